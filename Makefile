@@ -1,0 +1,42 @@
+# zkbluff — the two commands a new machine needs: `make demo` and `make test`.
+# Both create .venv and install what they need; both are idempotent.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+NODE_BIN := $(CURDIR)/node_modules/.bin
+
+.PHONY: demo test test-fast bench vectors circuits clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.stamp-install: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-install
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+# snarkjs, circom2, circomlib, circomlibjs for the interop tests and vector generators
+node_modules/.stamp: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+demo: $(VENV)/.stamp-install
+	$(BIN)/zkbluff demo
+
+test: $(VENV)/.stamp-test node_modules/.stamp
+	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q
+
+# the tests without the slow ones (for the edit-run loop; CI runs `make test`)
+test-fast: $(VENV)/.stamp-test node_modules/.stamp
+	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow"
+
+bench: $(VENV)/.stamp-test node_modules/.stamp
+	PATH="$(NODE_BIN):$$PATH" $(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis

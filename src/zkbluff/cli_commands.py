@@ -1,0 +1,1 @@
+"""Sub-commands of the zkbluff CLI, grouped by layer."""

@@ -1,0 +1,198 @@
+"""BN254 (alt_bn128, the curve of Ethereum's precompiles and of snarkjs).
+
+Points cross this layer's boundary as *affine tuples of ints*:
+
+* G1: ``(x, y)`` with ``0 <= x, y < p``
+* G2: ``((x0, x1), (y0, y1))`` for ``x = x0 + x1*u`` in ``Fq2 = Fq[u]/(u^2 + 1)``
+* the point at infinity: ``None``
+
+A :class:`Backend` does the arithmetic; two implement it: ``"pyecc"`` (py_ecc's
+``optimized_bn128``, the reference, always there) and ``"mcl"`` (mclbn256, native,
+the default when it loads). ``ZKBLUFF_BACKEND=pyecc|mcl`` forces one. Nothing above
+this layer imports py_ecc or mclbn256.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional, Protocol, Sequence, Tuple
+
+from zkbluff.errors import BackendUnavailable, MalformedInput
+from zkbluff.field import p, r
+
+Fq2 = Tuple[int, int]
+G1Affine = Optional[Tuple[int, int]]
+G2Affine = Optional[Tuple[Fq2, Fq2]]
+
+#: curve equation y^2 = x^3 + B1 over Fq
+B1 = 3
+
+
+def fq2_mul(a: Fq2, b: Fq2) -> Fq2:
+    return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
+
+
+def fq2_add(a: Fq2, b: Fq2) -> Fq2:
+    return ((a[0] + b[0]) % p, (a[1] + b[1]) % p)
+
+
+def fq2_inv(a: Fq2) -> Fq2:
+    d = pow((a[0] * a[0] + a[1] * a[1]) % p, -1, p)
+    return (a[0] * d % p, -a[1] * d % p)
+
+
+def fq2_pow(a: Fq2, e: int) -> Fq2:
+    out: Fq2 = (1, 0)
+    while e:
+        if e & 1:
+            out = fq2_mul(out, a)
+        a = fq2_mul(a, a)
+        e >>= 1
+    return out
+
+
+def fq2_sqrt(a: Fq2) -> Optional[Fq2]:
+    """A square root in Fq2 (p = 3 mod 4; Adj & Rodriguez-Henriquez, alg. 9), or None."""
+    a1 = fq2_pow(a, (p - 3) // 4)
+    alpha = fq2_mul(fq2_mul(a1, a1), a)
+    a0 = fq2_mul(fq2_pow(alpha, p), alpha)
+    if a0 == (p - 1, 0):
+        return None
+    x0 = fq2_mul(a1, a)
+    if alpha == (p - 1, 0):
+        x = fq2_mul((0, 1), x0)
+    else:
+        b = fq2_pow(fq2_add((1, 0), alpha), (p - 1) // 2)
+        x = fq2_mul(b, x0)
+    return x if fq2_mul(x, x) == (a[0] % p, a[1] % p) else None
+
+
+#: twist equation y^2 = x^3 + B2 over Fq2, B2 = 3 / (9 + u)
+B2: Fq2 = fq2_mul((3, 0), fq2_inv((9, 1)))
+
+G1_GENERATOR: Tuple[int, int] = (1, 2)
+G2_GENERATOR: Tuple[Fq2, Fq2] = (
+    (
+        10857046999023057135944570762232829481370756359578518086990519993285655852781,
+        11559732032986387107991004021392285783925812861821192530917403151452391805634,
+    ),
+    (
+        8495653923123431417604973247489272438418190587263600148770280649306958101930,
+        4082367875863433681332203403145435568316851327593401208105741076214120093531,
+    ),
+)
+
+
+def g1_is_on_curve(P: G1Affine) -> bool:
+    if P is None:
+        return True
+    x, y = P
+    return (y * y - x * x * x - B1) % p == 0
+
+
+def g2_is_on_curve(Q: G2Affine) -> bool:
+    if Q is None:
+        return True
+    x, y = Q
+    lhs = fq2_mul(y, y)
+    rhs = fq2_add(fq2_mul(fq2_mul(x, x), x), B2)
+    return lhs == rhs
+
+
+# Checked at import: the generators lie on their curves.
+assert g1_is_on_curve(G1_GENERATOR), "G1 generator is not on the curve"
+assert g2_is_on_curve(G2_GENERATOR), "G2 generator is not on the twist"
+
+
+class Prepared:
+    """A vector of points converted once into a backend's own layout, for repeated MSMs."""
+
+    __slots__ = ("data", "n")
+
+    def __init__(self, data: Any, n: int | None = None):
+        self.data = data
+        self.n = len(data) if n is None else n
+
+    def __len__(self) -> int:
+        return self.n
+
+
+def _check_lengths(points: Prepared, scalars: Sequence[int]) -> None:
+    if len(points) != len(scalars):
+        raise MalformedInput(f"MSM: got {len(points)} points and {len(scalars)} scalars")
+
+
+class Backend(Protocol):
+    """Group arithmetic on affine tuples; MSMs and pairings are batched."""
+
+    name: str
+
+    def g1_add(self, a: G1Affine, b: G1Affine) -> G1Affine: ...
+    def g1_neg(self, a: G1Affine) -> G1Affine: ...
+    def g1_mul(self, a: G1Affine, k: int) -> G1Affine: ...
+    def g1_msm(self, points: Any, scalars: Sequence[int]) -> G1Affine: ...
+    def g1_prepare(self, points: Sequence[G1Affine]) -> Any: ...
+    def g1_mul_many(self, base: G1Affine, scalars: Sequence[int]) -> list[G1Affine]: ...
+    def g2_add(self, a: G2Affine, b: G2Affine) -> G2Affine: ...
+    def g2_neg(self, a: G2Affine) -> G2Affine: ...
+    def g2_mul(self, a: G2Affine, k: int) -> G2Affine: ...
+    def g2_msm(self, points: Any, scalars: Sequence[int]) -> G2Affine: ...
+    def g2_prepare(self, points: Sequence[G2Affine]) -> Any: ...
+    def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]: ...
+    def g2_in_subgroup(self, a: G2Affine) -> bool: ...
+    def pairing_product_is_one(self, pairs: Sequence[Tuple[G1Affine, G2Affine]]) -> bool: ...
+
+
+_BACKENDS: dict[str, Backend] = {}
+
+
+def _load(name: str) -> Backend:
+    if name in _BACKENDS:
+        return _BACKENDS[name]
+    if name == "pyecc":
+        from zkbluff.curve.pyecc_backend import PyEccBackend
+
+        be: Backend = PyEccBackend()
+    elif name == "mcl":
+        try:
+            from zkbluff.curve.mcl_backend import MclBackend
+
+            be = MclBackend()
+        except BackendUnavailable:
+            raise
+        except Exception as exc:  # the native library failed to load
+            raise BackendUnavailable(f"backend 'mcl' cannot be loaded: {exc}") from exc
+    else:
+        raise BackendUnavailable(f"unknown backend {name!r}: expected 'pyecc' or 'mcl'")
+    _BACKENDS[name] = be
+    return be
+
+
+def available_backends() -> list[str]:
+    """Names of the backends that load on this machine."""
+    out = []
+    for name in ("mcl", "pyecc"):
+        try:
+            _load(name)
+            out.append(name)
+        except BackendUnavailable:
+            pass
+    return out
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """The backend called ``name``; by default ``$ZKBLUFF_BACKEND``, else mcl when it
+    loads, else pyecc. Asking for one by name that cannot load raises
+    :class:`BackendUnavailable` (never a silent fallback)."""
+    name = name or os.environ.get("ZKBLUFF_BACKEND") or None
+    if name is not None:
+        return _load(name)
+    try:
+        return _load("mcl")
+    except BackendUnavailable:
+        return _load("pyecc")
+
+
+def check_scalar(k: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise MalformedInput(f"scalar: expected an int, got {type(k).__name__}")
+    return k % r

@@ -1,0 +1,190 @@
+"""Native backend: MCL through mclbn256's ctypes library, set to BN_SNARK1.
+
+mclbn256 initialises MCL for curve id 0 (Fp254BNb), which is *not* alt_bn128; we
+re-initialise it with MCL_BN_SNARK1 (curve id 4) and use py_ecc's generators, so
+results encode identically to the py_ecc backend (checked in tests).
+
+Whole vectors cross the ctypes boundary at once: points are written straight into
+MCL's memory layout (Jacobian, Montgomery form, little-endian 64-bit limbs) from one
+``bytes`` join, and MSMs and multi-pairings are single calls (``mulVec``,
+``millerLoopVec``).
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import Sequence
+
+from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_lengths
+from zkbluff.errors import BackendUnavailable
+from zkbluff.field import p, r
+
+try:
+    from mclbn256 import mclbn256 as _mcl
+except Exception as exc:  # pragma: no cover - depends on the machine
+    raise BackendUnavailable(f"backend 'mcl' cannot be loaded: {exc}") from exc
+
+MCL_BN_SNARK1 = 4
+_lib = _mcl.lib
+if _lib.mclBn_init(MCL_BN_SNARK1, _mcl.MCLBN_COMPILED_TIME_VAR) != 0:  # pragma: no cover
+    raise BackendUnavailable("backend 'mcl': mclBn_init(MCL_BN_SNARK1) failed")
+
+_FP_BYTES = 32
+_RP = (1 << 256) % p  # Montgomery factor of Fq
+_RP_INV = pow(_RP, -1, p)
+_RR = (1 << 256) % r  # Montgomery factor of Fr
+_ONE_MONT = _RP.to_bytes(32, "little")
+_ZERO32 = bytes(32)
+_G1_SIZE = 3 * _FP_BYTES
+_G2_SIZE = 6 * _FP_BYTES
+_GT_SIZE = 12 * _FP_BYTES
+
+G1Struct = ctypes.c_uint64 * 12
+G2Struct = ctypes.c_uint64 * 24
+GTStruct = ctypes.c_uint64 * 48
+
+
+def _fp(x: int) -> bytes:
+    return (x * _RP % p).to_bytes(32, "little")
+
+
+def _g1_bytes(P: G1Affine) -> bytes:
+    if P is None:
+        return bytes(_G1_SIZE)
+    return _fp(P[0]) + _fp(P[1]) + _ONE_MONT
+
+
+def _g2_bytes(Q: G2Affine) -> bytes:
+    if Q is None:
+        return bytes(_G2_SIZE)
+    (x0, x1), (y0, y1) = Q
+    return _fp(x0) + _fp(x1) + _fp(y0) + _fp(y1) + _ONE_MONT + _ZERO32
+
+
+def _fr_blob(scalars: Sequence[int]) -> bytes:
+    return b"".join((k * _RR % r).to_bytes(32, "little") for k in scalars)
+
+
+def _read_fp(raw: bytes, i: int) -> int:
+    return int.from_bytes(raw[32 * i: 32 * i + 32], "little") * _RP_INV % p
+
+
+def _g1_from_struct(s) -> G1Affine:
+    _lib.mclBnG1_normalize(s, s)
+    if _lib.mclBnG1_isZero(s):
+        return None
+    raw = bytes(s)
+    return (_read_fp(raw, 0), _read_fp(raw, 1))
+
+
+def _g2_from_struct(s) -> G2Affine:
+    _lib.mclBnG2_normalize(s, s)
+    if _lib.mclBnG2_isZero(s):
+        return None
+    raw = bytes(s)
+    return ((_read_fp(raw, 0), _read_fp(raw, 1)), (_read_fp(raw, 2), _read_fp(raw, 3)))
+
+
+def _fr_struct(k: int):
+    return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
+
+
+class MclBackend:
+    name = "mcl"
+
+    # ---- G1
+    def _g1(self, P: G1Affine):
+        return G1Struct.from_buffer_copy(_g1_bytes(P))
+
+    def g1_add(self, a: G1Affine, b: G1Affine) -> G1Affine:
+        out = G1Struct()
+        _lib.mclBnG1_add(out, self._g1(a), self._g1(b))
+        return _g1_from_struct(out)
+
+    def g1_neg(self, a: G1Affine) -> G1Affine:
+        return None if a is None else (a[0], (-a[1]) % p)
+
+    def g1_mul(self, a: G1Affine, k: int) -> G1Affine:
+        out = G1Struct()
+        _lib.mclBnG1_mul(out, self._g1(a), _fr_struct(k))
+        return _g1_from_struct(out)
+
+    def g1_prepare(self, points: Sequence[G1Affine]) -> Prepared:
+        n = len(points)
+        buf = (G1Struct * max(n, 1)).from_buffer_copy(b"".join(map(_g1_bytes, points)) or bytes(_G1_SIZE))
+        return Prepared(buf, n)
+
+    def g1_msm(self, points, scalars: Sequence[int]) -> G1Affine:
+        pts = points if isinstance(points, Prepared) else self.g1_prepare(points)
+        _check_lengths(pts, scalars)
+        out = G1Struct()
+        if pts.n:
+            frs = (ctypes.c_uint64 * (4 * pts.n)).from_buffer_copy(_fr_blob(scalars))
+            _lib.mclBnG1_mulVec(out, pts.data, frs, ctypes.c_size_t(pts.n))
+        return _g1_from_struct(out)
+
+    def g1_mul_many(self, base: G1Affine, scalars: Sequence[int]) -> list[G1Affine]:
+        B = self._g1(base)
+        out = G1Struct()
+        res = []
+        for k in scalars:
+            _lib.mclBnG1_mul(out, B, _fr_struct(k))
+            res.append(_g1_from_struct(out))
+        return res
+
+    # ---- G2
+    def _g2(self, Q: G2Affine):
+        return G2Struct.from_buffer_copy(_g2_bytes(Q))
+
+    def g2_add(self, a: G2Affine, b: G2Affine) -> G2Affine:
+        out = G2Struct()
+        _lib.mclBnG2_add(out, self._g2(a), self._g2(b))
+        return _g2_from_struct(out)
+
+    def g2_neg(self, a: G2Affine) -> G2Affine:
+        return None if a is None else (a[0], ((-a[1][0]) % p, (-a[1][1]) % p))
+
+    def g2_mul(self, a: G2Affine, k: int) -> G2Affine:
+        out = G2Struct()
+        _lib.mclBnG2_mul(out, self._g2(a), _fr_struct(k))
+        return _g2_from_struct(out)
+
+    def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
+        n = len(points)
+        buf = (G2Struct * max(n, 1)).from_buffer_copy(b"".join(map(_g2_bytes, points)) or bytes(_G2_SIZE))
+        return Prepared(buf, n)
+
+    def g2_msm(self, points, scalars: Sequence[int]) -> G2Affine:
+        pts = points if isinstance(points, Prepared) else self.g2_prepare(points)
+        _check_lengths(pts, scalars)
+        out = G2Struct()
+        if pts.n:
+            frs = (ctypes.c_uint64 * (4 * pts.n)).from_buffer_copy(_fr_blob(scalars))
+            _lib.mclBnG2_mulVec(out, pts.data, frs, ctypes.c_size_t(pts.n))
+        return _g2_from_struct(out)
+
+    def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]:
+        B = self._g2(base)
+        out = G2Struct()
+        res = []
+        for k in scalars:
+            _lib.mclBnG2_mul(out, B, _fr_struct(k))
+            res.append(_g2_from_struct(out))
+        return res
+
+    def g2_in_subgroup(self, a: G2Affine) -> bool:
+        if a is None:
+            return True
+        return bool(_lib.mclBnG2_isValidOrder(self._g2(a)))
+
+    # ---- pairing
+    def pairing_product_is_one(self, pairs) -> bool:
+        live = [(P, Q) for P, Q in pairs if P is not None and Q is not None]
+        if not live:
+            return True
+        n = len(live)
+        g1s = (G1Struct * n).from_buffer_copy(b"".join(_g1_bytes(P) for P, _ in live))
+        g2s = (G2Struct * n).from_buffer_copy(b"".join(_g2_bytes(Q) for _, Q in live))
+        gt = GTStruct()
+        _lib.mclBn_millerLoopVec(gt, g1s, g2s, ctypes.c_size_t(n))
+        _lib.mclBn_finalExp(gt, gt)
+        return bool(_lib.mclBnGT_isOne(gt))

@@ -1,0 +1,84 @@
+"""One exception hierarchy for zkbluff.
+
+Every error a caller can provoke with bad input is a subclass of
+:class:`ZkbluffError`; messages say what was got and what was expected.
+The CLI maps :attr:`ZkbluffError.exit_code` to its process exit status.
+"""
+from __future__ import annotations
+
+
+class ZkbluffError(Exception):
+    """Base class of every zkbluff error."""
+
+    exit_code = 2
+
+
+class MalformedInput(ZkbluffError, ValueError):
+    """Input that cannot be parsed or is not in its domain: a point off the curve
+    or outside the subgroup, a coordinate or scalar >= its modulus, a wrong count,
+    a bad file header, malformed JSON."""
+
+    exit_code = 2
+
+
+class InvalidProof(ZkbluffError):
+    """A well-formed proof that does not verify."""
+
+    exit_code = 1
+
+
+class UnsatisfiedConstraint(ZkbluffError):
+    """A witness that violates a constraint; ``constraint`` names the first one."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, constraint: str | None = None, index: int | None = None):
+        super().__init__(message)
+        self.constraint = constraint
+        self.index = index
+
+
+class CommitmentMismatch(ZkbluffError):
+    """A reveal that does not open its commitment."""
+
+    exit_code = 1
+
+
+class OutcomeMismatch(ZkbluffError):
+    """A recorded outcome (deal, roll, seat order) that recomputation does not give."""
+
+    exit_code = 1
+
+
+class UnsupportedScheme(ZkbluffError):
+    """A record names a scheme (or version) that this library does not implement."""
+
+    exit_code = 2
+
+
+class IllegalMove(ZkbluffError):
+    """A move that the rules forbid: out of turn, an illegal claim, a card not held."""
+
+    exit_code = 1
+
+
+class TimeoutExpired(ZkbluffError):
+    """A seat did not act (or prove) before its deadline."""
+
+    exit_code = 1
+
+
+class TranscriptError(ZkbluffError):
+    """A transcript line that fails verification; ``line`` is its 1-based number."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message if line is None else f"line {line}: {message}")
+        self.line = line
+
+
+class BackendUnavailable(ZkbluffError):
+    """A curve backend that was asked for by name but cannot be loaded."""
+
+    exit_code = 2
