@@ -48,4 +48,66 @@ def backends_cmd() -> None:
         click.echo(name)
 
 
-from zkbluff import cli_commands  # noqa: E402,F401  (registers the sub-commands)
+def parse_field_arg(text: str, what: str) -> int:
+    """A decimal or 0x-hex field element below r; anything else is a usage error."""
+    from zkbluff.field import r
+
+    try:
+        v = int(text, 16) if text.lower().startswith("0x") else int(text, 10)
+    except ValueError:
+        raise click.BadParameter(f"{what}: expected a decimal or 0x-hex integer, got {text!r}")
+    if not 0 <= v < r:
+        raise click.BadParameter(f"{what}: expected 0 <= x < r, got {text}")
+    return v
+
+
+# ---------------------------------------------------------------- hash
+@main.group("hash")
+def hash_group() -> None:
+    """Hash functions of the circuits, natively."""
+
+
+@hash_group.command("poseidon")
+@click.argument("inputs", nargs=-1, required=True)
+def hash_poseidon(inputs: tuple[str, ...]) -> None:
+    """Print circomlib's Poseidon of 1..16 field elements (decimal or 0x-hex)."""
+    from zkbluff.gadgets.native import poseidon
+
+    if not 1 <= len(inputs) <= 16:
+        raise click.BadParameter(f"expected 1..16 inputs, got {len(inputs)}")
+    values = [parse_field_arg(x, f"input {i + 1}") for i, x in enumerate(inputs)]
+    click.echo(str(poseidon(values)))
+
+
+# ---------------------------------------------------------------- r1cs
+@main.group("r1cs")
+def r1cs_group() -> None:
+    """circom .r1cs files: counts, fingerprints, satisfaction."""
+
+
+@r1cs_group.command("info")
+@click.argument("r1cs_file", type=click.Path(exists=True, dir_okay=False))
+@typed_errors
+def r1cs_info(r1cs_file: str) -> None:
+    """Counts and fingerprint of a .r1cs file."""
+    from zkbluff.circuit.formats import read_r1cs
+
+    s = read_r1cs(r1cs_file)
+    click.echo(f"constraints: {s.n_constraints}")
+    click.echo(f"wires: {s.n_wires}")
+    click.echo(f"public inputs: {s.n_public}")
+    click.echo(f"private wires: {s.n_private}")
+    click.echo(f"fingerprint: {s.fingerprint()}")
+
+
+@r1cs_group.command("check")
+@click.argument("r1cs_file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("wtns_file", type=click.Path(exists=True, dir_okay=False))
+@typed_errors
+def r1cs_check(r1cs_file: str, wtns_file: str) -> None:
+    """Exit 0 if the witness satisfies the system, 1 naming the failing constraint, 2 if malformed."""
+    from zkbluff.circuit import check
+    from zkbluff.circuit.formats import read_r1cs, read_wtns
+
+    check(read_r1cs(r1cs_file), read_wtns(wtns_file))
+    click.echo("satisfied")

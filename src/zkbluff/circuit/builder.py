@@ -1,0 +1,301 @@
+"""An R1CS builder over Fr: one description of a statement for both jobs.
+
+A statement is a Python function ``synthesize(cs, inputs)``. Run on a
+:class:`ConstraintSystem` without values it builds the constraint system; run with
+values (``inputs`` given) the same code also computes every wire. There is never a
+second description to keep in step.
+
+Naming convention (as arkworks and gnark): ``is_*`` returns a constrained boolean,
+``enforce_*`` adds constraints, ``*_unchecked`` adds none (a hint the caller must pin).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from dataclasses import dataclass, field as dc_field
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+
+from zkbluff.errors import MalformedInput, UnsatisfiedConstraint
+from zkbluff.field import r
+
+ONE_WIRE = 0
+
+
+class LC:
+    """A linear combination ``sum coeff_i * wire_i`` (wire 0 is the constant 1),
+    carrying its value when the system computes values. Additions, subtractions and
+    scalar multiplications are free: they add no constraint."""
+
+    __slots__ = ("terms", "value")
+
+    def __init__(self, terms: dict[int, int], value: Optional[int]):
+        self.terms = terms
+        self.value = value
+
+    # -- construction
+    @staticmethod
+    def constant(c: int) -> "LC":
+        c %= r
+        return LC({ONE_WIRE: c} if c else {}, c)
+
+    @staticmethod
+    def of(x: "LCLike") -> "LC":
+        return x if isinstance(x, LC) else LC.constant(int(x))
+
+    def is_constant(self) -> bool:
+        return all(w == ONE_WIRE for w in self.terms)
+
+    def constant_value(self) -> int:
+        return self.terms.get(ONE_WIRE, 0)
+
+    # -- arithmetic (free)
+    def _combine(self, other: "LCLike", sign: int) -> "LC":
+        o = LC.of(other)
+        terms = dict(self.terms)
+        for w, c in o.terms.items():
+            v = (terms.get(w, 0) + sign * c) % r
+            if v:
+                terms[w] = v
+            else:
+                terms.pop(w, None)
+        val = None if self.value is None or o.value is None else (self.value + sign * o.value) % r
+        return LC(terms, val)
+
+    def __add__(self, other: "LCLike") -> "LC":
+        return self._combine(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: "LCLike") -> "LC":
+        return self._combine(other, -1)
+
+    def __rsub__(self, other: "LCLike") -> "LC":
+        return LC.of(other)._combine(self, -1)
+
+    def __neg__(self) -> "LC":
+        return LC({w: (-c) % r for w, c in self.terms.items()}, None if self.value is None else (-self.value) % r)
+
+    def __mul__(self, k: int) -> "LC":
+        if isinstance(k, LC):
+            raise TypeError("LC * LC is not linear: use cs.mul(a, b, name), which adds a constraint")
+        k = int(k) % r
+        if k == 0:
+            return LC({}, None if self.value is None else 0)
+        return LC({w: c * k % r for w, c in self.terms.items()}, None if self.value is None else self.value * k % r)
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return f"LC({self.terms}, value={self.value})"
+
+
+LCLike = Union[LC, int]
+
+
+@dataclass
+class R1CS:
+    """A rank-1 constraint system: ``<A_j, w> * <B_j, w> = <C_j, w>`` for every j.
+
+    Wire order is circom's: 0 the constant 1, then the public inputs, then the private
+    wires. Each constraint has a name (a namespace path such as ``"play/subset/bit_17"``).
+    """
+
+    n_wires: int
+    n_public: int
+    constraints: list[tuple[dict[int, int], dict[int, int], dict[int, int]]]
+    constraint_names: list[str]
+    wire_names: list[str]
+    public_names: list[str] = dc_field(default_factory=list)
+    #: circom header fields kept for byte-faithful round trips of files read from circom
+    n_pub_out: int = 0
+    n_prv_in: int = 0
+    labels: Optional[list[int]] = None
+
+    @property
+    def n_constraints(self) -> int:
+        return len(self.constraints)
+
+    @property
+    def n_private(self) -> int:
+        return self.n_wires - 1 - self.n_public
+
+    def fingerprint(self) -> str:
+        """SHA-256 (hex) of the constraint system's canonical bytes: counts and every
+        constraint in order, coefficients as 32-byte little-endian, terms by wire.
+        Names do not enter it; a change to any constraint does."""
+        from zkbluff.circuit.formats import r1cs_constraint_bytes
+
+        h = hashlib.sha256()
+        h.update(b"zkbluff.r1cs.v1")
+        h.update(self.n_wires.to_bytes(4, "little") + self.n_public.to_bytes(4, "little"))
+        h.update(len(self.constraints).to_bytes(4, "little"))
+        h.update(r1cs_constraint_bytes(self.constraints))
+        return h.hexdigest()
+
+
+def lc_value(terms: dict[int, int], witness: Sequence[int]) -> int:
+    return sum(c * witness[w] for w, c in terms.items()) % r
+
+
+def first_unsatisfied(system: R1CS, witness: Sequence[int]) -> Optional[int]:
+    """Index of the first unsatisfied constraint, or None."""
+    for j, (a, b, c) in enumerate(system.constraints):
+        if lc_value(a, witness) * lc_value(b, witness) % r != lc_value(c, witness):
+            return j
+    return None
+
+
+def check(system: R1CS, witness: Sequence[int]) -> None:
+    """Return if ``witness`` satisfies ``system``; raise :class:`UnsatisfiedConstraint`
+    naming the first failing constraint, or :class:`MalformedInput` for a witness of
+    the wrong size, with values out of range, or with ``w[0] != 1``."""
+    if len(witness) != system.n_wires:
+        raise MalformedInput(f"invalid witness size, got {len(witness)}, expected {system.n_wires}")
+    if witness[0] != 1:
+        raise MalformedInput(f"witness[0] must be 1 (the constant wire), got {witness[0]}")
+    for i, v in enumerate(witness):
+        if not isinstance(v, int) or not 0 <= v < r:
+            raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
+    j = first_unsatisfied(system, witness)
+    if j is not None:
+        name = system.constraint_names[j]
+        raise UnsatisfiedConstraint(f"constraint {j} '{name}' is not satisfied", constraint=name, index=j)
+
+
+Hint = Union[int, Callable[[], int], None]
+
+
+class ConstraintSystem:
+    """The object a statement's ``synthesize`` writes into.
+
+    ``with_values=False`` builds the shape only (hints are never called);
+    ``with_values=True`` also computes the witness, and raises
+    :class:`UnsatisfiedConstraint` at the first constraint the values violate.
+    """
+
+    def __init__(self, with_values: bool = False):
+        self.with_values = with_values
+        self.values: list[int] = [1]
+        self.wire_names: list[str] = ["one"]
+        self.public_names: list[str] = []
+        self.n_public = 0
+        self.constraints: list[tuple[dict[int, int], dict[int, int], dict[int, int]]] = []
+        self.constraint_names: list[str] = []
+        self._ns: list[str] = []
+        self._private_seen = False
+        self._wire_names_used: set[str] = set()
+        self._constraint_names_used: set[str] = set()
+
+    # -- names
+    @contextlib.contextmanager
+    def namespace(self, name: str) -> Iterator[None]:
+        """Prefix every name allocated inside with ``name/``."""
+        self._ns.append(name)
+        try:
+            yield
+        finally:
+            self._ns.pop()
+
+    def path(self, name: str) -> str:
+        return "/".join([*self._ns, name])
+
+    def _unique(self, name: str, used: set[str]) -> str:
+        full = self.path(name)
+        if full in used:
+            k = 1
+            while f"{full}#{k}" in used:
+                k += 1
+            full = f"{full}#{k}"
+        used.add(full)
+        return full
+
+    # -- allocation
+    def _value(self, hint: Hint, name: str) -> Optional[int]:
+        if not self.with_values:
+            return None
+        v = hint() if callable(hint) else hint
+        if v is None:
+            raise MalformedInput(f"no value for wire '{name}' while computing the witness")
+        if isinstance(v, bool):
+            v = int(v)
+        if not isinstance(v, int):
+            raise MalformedInput(f"wire '{name}': expected an int, got {type(v).__name__}")
+        return v % r
+
+    def public(self, name: str, value: Hint = None) -> LC:
+        """Allocate a public input. All public inputs come before any private wire."""
+        if self._private_seen:
+            raise RuntimeError(f"public input '{name}' allocated after a private wire: declare public inputs first")
+        full = self._unique(name, self._wire_names_used)
+        v = self._value(value, full)
+        if self.with_values and value is not None and not callable(value):
+            if isinstance(value, int) and not 0 <= value < r:
+                raise MalformedInput(f"public input '{full}': expected 0 <= x < r, got {value}")
+        self.n_public += 1
+        self.public_names.append(full)
+        return self._alloc(full, v)
+
+    def private_unchecked(self, name: str, value: Hint = None) -> LC:
+        """Allocate a private wire whose value is a hint: nothing constrains it here,
+        so the calling gadget must."""
+        self._private_seen = True
+        full = self._unique(name, self._wire_names_used)
+        return self._alloc(full, self._value(value, full))
+
+    def _alloc(self, full: str, v: Optional[int]) -> LC:
+        idx = len(self.wire_names)
+        self.wire_names.append(full)
+        if self.with_values:
+            self.values.append(v)  # type: ignore[arg-type]
+        return LC({idx: 1}, v)
+
+    # -- constraints
+    def enforce(self, a: LCLike, b: LCLike, c: LCLike, name: str) -> None:
+        """Add the constraint ``a * b = c``."""
+        a, b, c = LC.of(a), LC.of(b), LC.of(c)
+        full = self._unique(name, self._constraint_names_used)
+        self.constraints.append((a.terms, b.terms, c.terms))
+        self.constraint_names.append(full)
+        if self.with_values and (a.value * b.value - c.value) % r:  # type: ignore[operator]
+            raise UnsatisfiedConstraint(
+                f"constraint {len(self.constraints) - 1} '{full}' is not satisfied", constraint=full,
+                index=len(self.constraints) - 1)
+
+    def enforce_equal(self, a: LCLike, b: LCLike, name: str) -> None:
+        """Constrain ``a == b`` (1 constraint)."""
+        self.enforce(LC.of(a) - b, 1, 0, name)
+
+    def mul(self, a: LCLike, b: LCLike, name: str) -> LC:
+        """A new wire constrained to ``a * b`` (1 constraint); constants fold for free."""
+        a, b = LC.of(a), LC.of(b)
+        if a.is_constant():
+            return b * a.constant_value()
+        if b.is_constant():
+            return a * b.constant_value()
+        out = self.private_unchecked(name, (lambda: a.value * b.value % r) if self.with_values else None)
+        self.enforce(a, b, out, name)
+        return out
+
+    # -- results
+    def system(self) -> R1CS:
+        return R1CS(len(self.wire_names), self.n_public, self.constraints, self.constraint_names,
+                    self.wire_names, self.public_names)
+
+    def witness(self) -> list[int]:
+        if not self.with_values:
+            raise RuntimeError("this constraint system was built without values")
+        return list(self.values)
+
+
+Synthesize = Callable[[ConstraintSystem, Optional[dict]], object]
+
+
+def build(synthesize: Synthesize, inputs: Optional[dict] = None) -> tuple[R1CS, Optional[list[int]]]:
+    """Run a statement once: the system, and the witness when ``inputs`` is given."""
+    cs = ConstraintSystem(with_values=inputs is not None)
+    synthesize(cs, inputs)
+    return cs.system(), (cs.witness() if inputs is not None else None)
+
+
+def public_inputs(system: R1CS, witness: Sequence[int]) -> list[int]:
+    return list(witness[1: 1 + system.n_public])

@@ -1,0 +1,115 @@
+"""Native twins of the gadgets: the same names, computed on plain ints.
+
+Each gadget in :mod:`zkbluff.gadgets` is tested against its twin here.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from zkbluff.field import r
+from zkbluff.gadgets.poseidon_params import N_ROUNDS_F, params
+
+
+def bool_and(a: int, b: int) -> int:
+    return a & b
+
+
+def bool_or(a: int, b: int) -> int:
+    return a | b
+
+
+def bool_xor(a: int, b: int) -> int:
+    return a ^ b
+
+
+def bool_not(a: int) -> int:
+    return 1 - a
+
+
+def to_bits(x: int, n: int) -> list[int]:
+    """Little-endian bits of ``x``; ValueError if it does not fit in ``n`` bits."""
+    if not 0 <= x < (1 << n):
+        raise ValueError(f"{x} does not fit in {n} bits")
+    return [(x >> i) & 1 for i in range(n)]
+
+
+def from_bits(bits: Sequence[int]) -> int:
+    return sum(b << i for i, b in enumerate(bits)) % r
+
+
+def in_range(x: int, n: int) -> bool:
+    return 0 <= x < (1 << n)
+
+
+def is_zero(x: int) -> int:
+    return int(x % r == 0)
+
+
+def is_equal(a: int, b: int) -> int:
+    return int((a - b) % r == 0)
+
+
+def less_than(a: int, b: int, n: int) -> int:
+    return int(a < b)
+
+
+def less_or_equal(a: int, b: int, n: int) -> int:
+    return int(a <= b)
+
+
+def select(cond: int, if_true: int, if_false: int) -> int:
+    return if_true if cond else if_false
+
+
+def mux(index: int, options: Sequence[int]) -> int:
+    return options[index]
+
+
+def popcount(bits: Sequence[int]) -> int:
+    return sum(bits)
+
+
+def mask_is_subset(a: int, b: int) -> bool:
+    return a & ~b == 0
+
+
+def mask_is_disjoint(a: int, b: int) -> bool:
+    return a & b == 0
+
+
+def mask_union(a: int, b: int) -> int:
+    return a | b
+
+
+def mask_difference(a: int, b: int) -> int:
+    return a & ~b
+
+
+def mask_intersection(a: int, b: int) -> int:
+    return a & b
+
+
+def poseidon(inputs: Sequence[int]) -> int:
+    """circomlib's Poseidon hash of 1..16 field elements (equals circomlibjs ``poseidon``)."""
+    t = len(inputs) + 1
+    if not 2 <= t <= 17:
+        raise ValueError(f"Poseidon takes 1..16 inputs, got {len(inputs)}")
+    for x in inputs:
+        if not 0 <= x < r:
+            raise ValueError(f"Poseidon input {x} is not a field element below r")
+    C, M, r_p = params(t)
+    state = [0, *inputs]
+    half = N_ROUNDS_F // 2
+    for rnd in range(N_ROUNDS_F + r_p):
+        state = [(s + C[rnd * t + i]) % r for i, s in enumerate(state)]
+        if rnd < half or rnd >= half + r_p:
+            state = [pow(s, 5, r) for s in state]
+        else:
+            state[0] = pow(state[0], 5, r)
+        state = [sum(M[i][j] * state[j] for j in range(t)) % r for i in range(t)]
+    return state[0]
+
+
+def commit(value: int, salt: int) -> int:
+    """The salted commitment ``Poseidon(value, salt)``."""
+    return poseidon([value, salt])
