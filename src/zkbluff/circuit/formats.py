@@ -36,7 +36,7 @@ def r1cs_constraint_bytes(constraints) -> bytes:
     return b"".join(_lc_bytes(a) + _lc_bytes(b) + _lc_bytes(c) for a, b, c in constraints)
 
 
-def _section(kind: int, body: bytes) -> bytes:
+def binfile_section(kind: int, body: bytes) -> bytes:
     return struct.pack("<IQ", kind, len(body)) + body
 
 
@@ -47,11 +47,11 @@ def r1cs_to_bytes(system: R1CS) -> bytes:
               + struct.pack("<IIIIQI", system.n_wires, system.n_pub_out, system.n_public - system.n_pub_out,
                             system.n_prv_in, n_labels, system.n_constraints))
     labels = b"".join(struct.pack("<Q", i) for i in labels_list)
-    return (b"r1cs" + struct.pack("<II", 1, 3) + _section(1, header)
-            + _section(2, r1cs_constraint_bytes(system.constraints)) + _section(3, labels))
+    return (b"r1cs" + struct.pack("<II", 1, 3) + binfile_section(1, header)
+            + binfile_section(2, r1cs_constraint_bytes(system.constraints)) + binfile_section(3, labels))
 
 
-class _Reader:
+class BinReader:
     def __init__(self, data: bytes, what: str):
         self.data, self.pos, self.what = data, 0, what
 
@@ -69,8 +69,8 @@ class _Reader:
         return struct.unpack("<Q", self.take(8))[0]
 
 
-def _binfile(data: bytes, magic: bytes, versions: tuple[int, ...], what: str) -> dict[int, bytes]:
-    rd = _Reader(data, what)
+def read_binfile(data: bytes, magic: bytes, versions: tuple[int, ...], what: str) -> dict[int, bytes]:
+    rd = BinReader(data, what)
     got = rd.take(4)
     if got != magic:
         raise MalformedInput(f"{what}: expected magic {magic!r}, got {got!r}")
@@ -89,7 +89,7 @@ def _binfile(data: bytes, magic: bytes, versions: tuple[int, ...], what: str) ->
     return sections
 
 
-def _field_header(rd: _Reader, what: str) -> None:
+def _field_header(rd: BinReader, what: str) -> None:
     n8 = rd.u32()
     if n8 != N8:
         raise MalformedInput(f"{what}: expected field size 32 bytes, got {n8}")
@@ -106,18 +106,18 @@ def _fe(b: bytes, what: str) -> int:
 
 
 def r1cs_from_bytes(data: bytes, what: str = ".r1cs") -> R1CS:
-    sections = _binfile(data, b"r1cs", (1,), what)
+    sections = read_binfile(data, b"r1cs", (1,), what)
     for k in (1, 2):
         if k not in sections:
             raise MalformedInput(f"{what}: section {k} is missing")
-    h = _Reader(sections[1], what + " header")
+    h = BinReader(sections[1], what + " header")
     _field_header(h, what)
     n_wires, n_pub_out, n_pub_in, _n_prv_in = h.u32(), h.u32(), h.u32(), h.u32()
     _n_labels, m = h.u64(), h.u32()
     n_public = n_pub_out + n_pub_in
     if n_public + 1 > n_wires:
         raise MalformedInput(f"{what}: {n_public} public signals but only {n_wires} wires")
-    rd = _Reader(sections[2], what + " constraints")
+    rd = BinReader(sections[2], what + " constraints")
     constraints = []
     for j in range(m):
         lcs = []
@@ -136,7 +136,7 @@ def r1cs_from_bytes(data: bytes, what: str = ".r1cs") -> R1CS:
         raise MalformedInput(f"{what}: constraint section has {len(rd.data) - rd.pos} extra bytes")
     labels = None
     if 3 in sections:
-        lab = _Reader(sections[3], what + " wire map")
+        lab = BinReader(sections[3], what + " wire map")
         if len(sections[3]) != 8 * n_wires:
             raise MalformedInput(f"{what}: wire map holds {len(sections[3]) // 8} labels, expected {n_wires}")
         labels = [lab.u64() for _ in range(n_wires)]
@@ -149,14 +149,14 @@ def r1cs_from_bytes(data: bytes, what: str = ".r1cs") -> R1CS:
 def wtns_to_bytes(witness: Sequence[int]) -> bytes:
     header = struct.pack("<I", N8) + _PRIME + struct.pack("<I", len(witness))
     body = b"".join((v % r).to_bytes(N8, "little") for v in witness)
-    return b"wtns" + struct.pack("<II", 2, 2) + _section(1, header) + _section(2, body)
+    return b"wtns" + struct.pack("<II", 2, 2) + binfile_section(1, header) + binfile_section(2, body)
 
 
 def wtns_from_bytes(data: bytes, what: str = ".wtns") -> list[int]:
-    sections = _binfile(data, b"wtns", (2,), what)
+    sections = read_binfile(data, b"wtns", (2,), what)
     if 1 not in sections or 2 not in sections:
         raise MalformedInput(f"{what}: expected sections 1 and 2")
-    h = _Reader(sections[1], what + " header")
+    h = BinReader(sections[1], what + " header")
     _field_header(h, what)
     n = h.u32()
     body = sections[2]
