@@ -10,6 +10,7 @@ the point at infinity is all zeros.
 """
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 from typing import Optional, Union
@@ -154,6 +155,9 @@ def proving_key_to_bytes(pk: ProvingKey) -> bytes:
     secs = [binfile_section(1, zkey_to_bytes(pk))]
     if pk.system is not None:
         secs.append(binfile_section(2, r1cs_to_bytes(pk.system)))
+        names = {"constraints": pk.system.constraint_names, "wires": pk.system.wire_names,
+                 "public": pk.system.public_names}
+        secs.append(binfile_section(3, json.dumps(names, separators=(",", ":")).encode()))
     return ZKBLUFF_KEY_MAGIC + struct.pack("<II", 1, len(secs)) + b"".join(secs)
 
 
@@ -167,6 +171,16 @@ def proving_key_from_bytes(data: bytes, what: str = "proving key") -> ProvingKey
     if 1 not in sections:
         raise MalformedInput(f"{what}: the key section is missing")
     system = r1cs_from_bytes(sections[2], what + " circuit") if 2 in sections else None
+    if system is not None and 3 in sections:
+        try:
+            names = json.loads(sections[3])
+            if (len(names["constraints"]) == system.n_constraints and len(names["wires"]) == system.n_wires
+                    and len(names["public"]) == system.n_public):
+                system.constraint_names = list(names["constraints"])
+                system.wire_names = list(names["wires"])
+                system.public_names = list(names["public"])
+        except (ValueError, KeyError, TypeError):
+            raise MalformedInput(f"{what}: the names section is not valid JSON") from None
     pk = zkey_from_bytes(sections[1], what, system)
     if system is not None and (system.n_wires != pk.n_wires or system.n_public != pk.n_public):
         raise MalformedInput(f"{what}: the circuit does not match the key")
