@@ -29,6 +29,7 @@ demo: $(VENV)/.stamp-install
 	$(BIN)/zkbluff demo
 
 test: $(VENV)/.stamp-test node_modules/.stamp
+	$(BIN)/zkbluff circuits check
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q
 
 # the tests without the slow ones (for the edit-run loop; CI runs `make test`)

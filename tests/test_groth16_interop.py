@@ -11,6 +11,8 @@ from zkbluff.field import r
 from zkbluff.groth16 import Proof, VerifyingKey, prove, public_from_json, setup, verify
 from zkbluff.groth16.zkey import read_proving_key, write_zkey
 
+from pathlib import Path
+
 from nodetools import circom_witness, compile_circom, run
 from test_circuit_interop import CIRCOM_SOURCE
 from test_groth16 import hash_preimage
@@ -145,3 +147,36 @@ def test_snarkjs_keys_from_our_r1cs(snarkjs, ptau, tmp_path):
                    str(tmp_path / "pub.json")])
     verify(pk.vk, public_from_json(json.loads((tmp_path / "pub.json").read_text())),
            Proof.from_json(json.loads((tmp_path / "p.json").read_text())))
+
+
+def test_snarkjs_checks_statement_files_and_proofs(snarkjs, tmp_path, monkeypatch):
+    """snarkjs reads a registry .r1cs and our statement witness, and verifies a statement
+    proof with the key `zkbluff circuits export` writes."""
+    import random
+
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+    from zkbluff.statements import get_statement
+    from zkbluff.statements.keys import file_stem
+    from statement_inputs import valid_inputs
+
+    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(tmp_path / "keys"))
+    stmt = get_statement("card.play.v1@deck=52,max_play=4")
+    inputs = valid_inputs(stmt, random.Random(3))
+    (tmp_path / "in.json").write_text(json.dumps({k: str(v) for k, v in inputs.items()}))
+    t = str(tmp_path)
+    run_cli = CliRunner().invoke
+    assert run_cli(main, ["witness", stmt.key_id, f"{t}/in.json", f"{t}/w.wtns"]).exit_code == 0
+    r1cs_path = Path(__file__).resolve().parent.parent / "circuits" / (file_stem(stmt.key_id) + ".r1cs")
+    res = run(snarkjs + ["wtns", "check", str(r1cs_path), f"{t}/w.wtns"], check=False)
+    assert "WITNESS IS CORRECT" in res.stdout
+    assert run_cli(main, ["prove", stmt.key_id, f"{t}/in.json", f"{t}/proof.json", f"{t}/pub.json"]).exit_code == 0
+    assert run_cli(main, ["circuits", "export", stmt.key_id, f"{t}/vk.json"]).exit_code == 0
+    res = run(snarkjs + ["groth16", "verify", f"{t}/vk.json", f"{t}/pub.json", f"{t}/proof.json"], check=False)
+    assert res.returncode == 0 and "OK" in res.stdout
+    pub = json.loads((tmp_path / "pub.json").read_text())
+    pub[3] = str(int(pub[3]) + 1)  # another count
+    (tmp_path / "pub.json").write_text(json.dumps(pub))
+    res = run(snarkjs + ["groth16", "verify", f"{t}/vk.json", f"{t}/pub.json", f"{t}/proof.json"], check=False)
+    assert "OK" not in res.stdout

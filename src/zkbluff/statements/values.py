@@ -1,0 +1,147 @@
+"""Committed small values: Mind Bluff's eating choice and the hidden remaining count a
+referee holds, and the Bluffers revolver chamber. Each commits the value as
+``Poseidon(value, salt)`` and discloses one bit per check."""
+from __future__ import annotations
+
+from typing import Optional
+
+from zkbluff.circuit.builder import ConstraintSystem
+from zkbluff.gadgets import native as nat
+from zkbluff.gadgets.basic import enforce_range, is_equal, less_than, select
+from zkbluff.gadgets.poseidon import commit
+from zkbluff.statements.base import Statement, bind_context, value
+
+COUNT_BITS = 6  # remaining dango counts are below 64 (games start at 29..31)
+
+
+def choice_statement() -> Statement:
+    """``value.choice.v1``: the committed choice is 1, 2 or 3, and ``verdict`` is exactly
+    "the choice equals the public claim" (TRUE / BLUFF). Public: choice commitment, claim,
+    verdict, context. Discloses one bit."""
+    pub = ("choice_commitment", "claim", "verdict", "context")
+    prv = ("choice", "choice_salt")
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        com = cs.public("choice_commitment", value(inp, "choice_commitment"))
+        claim = cs.public("claim", value(inp, "claim"))
+        verdict = cs.public("verdict", value(inp, "verdict"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        choice = cs.private_unchecked("choice", value(inp, "choice"))
+        salt = cs.private_unchecked("choice_salt", value(inp, "choice_salt"))
+        enforce_one_to_three(cs, choice, "choice_range")
+        cs.enforce_equal(commit(cs, choice, salt, "choice_commit"), com, "choice_opens")
+        cs.enforce_equal(is_equal(cs, choice, claim, "is_true"), verdict, "verdict")
+
+    def native(inp: dict, prm: dict) -> dict:
+        out = {"choice_commitment": nat.commit(inp["choice"], inp["choice_salt"]), "context": inp.get("context", 0)}
+        if "claim" in inp:
+            out["verdict"] = int(inp["choice"] == inp["claim"])
+        return out
+
+    return Statement("value.choice.v1", (), pub, prv, synth, native, choice_statement.__doc__ or "")
+
+
+def enforce_one_to_three(cs: ConstraintSystem, x, name: str) -> None:
+    """Constrain x to {1, 2, 3}: ``(x-1)(x-2) = t`` and ``t (x-3) = 0``. 2 constraints."""
+    with cs.namespace(name):
+        t = cs.mul(x - 1, x - 2, "t")
+        cs.enforce(t, x - 3, 0, "root")
+
+
+def counter_step_statement() -> Statement:
+    """``value.counter_step.v1``: a referee's hidden count goes down by a committed eat of
+    1..3. ``ate_last`` is exactly "the eat reaches the count" (the eater took the last
+    dango and loses); then the new count is 0, else ``old - eat``. Public: old and new
+    count commitments, the choice commitment, ate_last, context."""
+    pub = ("old_commitment", "new_commitment", "choice_commitment", "ate_last", "context")
+    prv = ("old_count", "old_salt", "choice", "choice_salt", "new_salt")
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        old_c = cs.public("old_commitment", value(inp, "old_commitment"))
+        new_c = cs.public("new_commitment", value(inp, "new_commitment"))
+        choice_c = cs.public("choice_commitment", value(inp, "choice_commitment"))
+        ate_last = cs.public("ate_last", value(inp, "ate_last"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        old = cs.private_unchecked("old_count", value(inp, "old_count"))
+        choice = cs.private_unchecked("choice", value(inp, "choice"))
+        salts = [cs.private_unchecked(n, value(inp, n)) for n in ("old_salt", "choice_salt", "new_salt")]
+        enforce_range(cs, old, COUNT_BITS, "old_range")
+        enforce_one_to_three(cs, choice, "choice_range")
+        reaches = 1 - less_than(cs, choice, old, COUNT_BITS, "choice_lt_old")
+        cs.enforce_equal(reaches, ate_last, "ate_last")
+        new = select(cs, reaches, 0, old - choice, "new")
+        cs.enforce_equal(commit(cs, old, salts[0], "old_commit"), old_c, "old_opens")
+        cs.enforce_equal(commit(cs, choice, salts[1], "choice_commit"), choice_c, "choice_opens")
+        cs.enforce_equal(commit(cs, new, salts[2], "new_commit"), new_c, "new_opens")
+
+    def native(inp: dict, prm: dict) -> dict:
+        old, ch = inp["old_count"], inp["choice"]
+        last = int(ch >= old)
+        return {"old_commitment": nat.commit(old, inp["old_salt"]),
+                "new_commitment": nat.commit(0 if last else old - ch, inp["new_salt"]),
+                "choice_commitment": nat.commit(ch, inp["choice_salt"]), "ate_last": last,
+                "context": inp.get("context", 0)}
+
+    return Statement("value.counter_step.v1", (), pub, prv, synth, native, counter_step_statement.__doc__ or "")
+
+
+def counter_is_statement() -> Statement:
+    """``value.counter_is.v1``: ``equal`` is exactly "the committed count equals the public
+    ``target``" (Mind Bluff's All done compares with 1). Public: count commitment,
+    target, equal, context. Discloses one bit."""
+    pub = ("commitment", "target", "equal", "context")
+    prv = ("count", "salt")
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        com = cs.public("commitment", value(inp, "commitment"))
+        target = cs.public("target", value(inp, "target"))
+        equal = cs.public("equal", value(inp, "equal"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        count = cs.private_unchecked("count", value(inp, "count"))
+        salt = cs.private_unchecked("salt", value(inp, "salt"))
+        enforce_range(cs, count, COUNT_BITS, "count_range")
+        cs.enforce_equal(commit(cs, count, salt, "commit"), com, "opens")
+        cs.enforce_equal(is_equal(cs, count, target, "is_target"), equal, "equal")
+
+    def native(inp: dict, prm: dict) -> dict:
+        out = {"commitment": nat.commit(inp["count"], inp["salt"]), "context": inp.get("context", 0)}
+        if "target" in inp:
+            out["equal"] = int(inp["count"] == inp["target"])
+        return out
+
+    return Statement("value.counter_is.v1", (), pub, prv, synth, native, counter_is_statement.__doc__ or "")
+
+
+def chamber_statement(chambers: int = 6) -> Statement:
+    """``value.chamber.v1`` (Bluffers' revolver): the committed bullet chamber is
+    ``0..chambers-1``, and ``fired`` is exactly "the bullet is in chamber ``pull``" (the
+    chamber advances with every pull, from 0). Public: chamber commitment, pull, fired,
+    context. Discloses one bit."""
+    pub = ("chamber_commitment", "pull", "fired", "context")
+    prv = ("chamber", "salt")
+    bits = max(1, (chambers - 1).bit_length())
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        com = cs.public("chamber_commitment", value(inp, "chamber_commitment"))
+        pull = cs.public("pull", value(inp, "pull"))
+        fired = cs.public("fired", value(inp, "fired"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        chamber = cs.private_unchecked("chamber", value(inp, "chamber"))
+        salt = cs.private_unchecked("salt", value(inp, "salt"))
+        enforce_range(cs, chamber, bits, "chamber_range")
+        cs.enforce_equal(less_than(cs, chamber, chambers, bits + 1, "below_chambers"), 1, "chamber_max")
+        cs.enforce_equal(commit(cs, chamber, salt, "commit"), com, "opens")
+        cs.enforce_equal(is_equal(cs, chamber, pull, "is_pull"), fired, "fired")
+
+    def native(inp: dict, prm: dict) -> dict:
+        out = {"chamber_commitment": nat.commit(inp["chamber"], inp["salt"]), "context": inp.get("context", 0)}
+        if "pull" in inp:
+            out["fired"] = int(inp["chamber"] == inp["pull"])
+        return out
+
+    return Statement("value.chamber.v1", (("chambers", chambers),), pub, prv, synth, native,
+                     chamber_statement.__doc__ or "")
