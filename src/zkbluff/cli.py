@@ -413,3 +413,200 @@ def verify_cmd(name: str, public: str, proof: str) -> None:
     vk = verifying_key(name, create=False)
     verify(vk, public_from_json(_read_json(public, "public inputs")), Proof.from_json(_read_json(proof, "proof")))
     click.echo("OK: the proof is valid")
+
+
+# ---------------------------------------------------------------- transcripts and games
+@main.group("transcript")
+def transcript_group() -> None:
+    """Hash-chained match transcripts."""
+
+
+@transcript_group.command("verify")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--trusted-keys", is_flag=True, help="require the table's keys to be the ones in your key cache")
+@typed_errors
+def transcript_verify(file: str, trusted_keys: bool) -> None:
+    """Replay the rules, batch-verify every proof, check the reveals. Exit 0 valid,
+    1 with the first bad line, 2 malformed."""
+    from zkbluff.games.proof_or_bluff.verify import verify_transcript
+
+    trusted = None
+    if trusted_keys:
+        from zkbluff.statements import all_statements
+        from zkbluff.statements.keys import verifying_key
+
+        trusted = {}
+        for k in all_statements():
+            try:
+                trusted[k] = verifying_key(k, create=False)
+            except Exception:  # noqa: BLE001 - a key we do not have is simply not trusted
+                pass
+    report = verify_transcript(file, trusted)
+    outcome = "draw" if report["draw"] else (f"seat {report['winner']} won" if report["over"] else "not over")
+    click.echo(f"OK: {report['lines']} lines, {report['proofs']} proofs, {report['rounds']} round(s); "
+               f"{outcome}, scores {report['scores'][0]}–{report['scores'][1]}")
+    if not report["complete"]:
+        click.echo("note: the match has no reveal yet; the deal was not checked against the seed")
+    if not trusted_keys:
+        click.echo("keys: the table's own (" + ", ".join(f"{k} {v}" for k, v in report["keys"].items())
+                   + "); --trusted-keys checks them against yours")
+
+
+def _run_demo(out: str, seed: int, table: str, mode: str) -> int:
+    import time
+    from pathlib import Path
+
+    from zkbluff.bots.proof_or_bluff import HouseBot
+    from zkbluff.curve import get_backend
+    from zkbluff.games.proof_or_bluff.table import Table
+    from zkbluff.games.proof_or_bluff.verify import verify_transcript
+
+    t0 = time.perf_counter()
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    click.echo(f"zkbluff demo: a {mode} {table} match of Proof or Bluff, house bot against a second bot seat, "
+               f"real Groth16 proofs (backend {get_backend().name})")
+    tab = Table(table, mode, transcript=Path(out), seat_names=("bot", "house"),
+                say=lambda m: click.echo(m))
+    t_keys = time.perf_counter() - t0
+    click.echo(f"keys ready in {t_keys:.2f} s; match {tab.match_id}; transcript {out}")
+    bots = [HouseBot(seed), HouseBot(seed + 1)]
+    shown = 0
+
+    def show() -> None:
+        nonlocal shown
+        timing = {t.line: t for t in tab.timings}
+        for e in tab.writer.events[shown:]:
+            if e["action"] in ("header", "reveal"):
+                continue
+            t = timing.get(e["n"])
+            extra = f"  [prove {t.prove_s * 1000:.0f} ms, verify {t.verify_s * 1000:.1f} ms]" if t and t.prove_s else ""
+            click.echo(f"{e['n']:4d}  {tab.describe(e)}{extra}")
+        shown = len(tab.writer.events)
+
+    show()
+    while not tab.over:
+        seat = tab.to_move
+        tab.apply(seat, bots[seat].act(tab.observation(seat)))
+        show()
+    t_match = time.perf_counter() - t0 - t_keys
+    t1 = time.perf_counter()
+    report = verify_transcript(out)
+    t_verify = time.perf_counter() - t1
+    prove_total = sum(t.prove_s for t in tab.timings)
+    click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
+    click.echo(f"transcript verified offline: {report['lines']} lines, {report['proofs']} proofs in "
+               f"{len(report['keys'])} batches, reveals checked, in {t_verify:.2f} s")
+    click.echo(f"total {time.perf_counter() - t0:.2f} s")
+    return 0
+
+
+@main.command("demo")
+@click.option("--out", default="demo-out/match.jsonl", show_default=True, help="the transcript to write")
+@click.option("--seed", default=7, show_default=True, help="the bots' random seed")
+@click.option("--table", type=click.Choice(["classic", "five-up"]), default="classic", show_default=True)
+@click.option("--mode", type=click.Choice(["casual", "standard", "casino"]), default="standard", show_default=True)
+@typed_errors
+def demo_cmd(out: str, seed: int, table: str, mode: str) -> None:
+    """A whole match, house bot against a second bot seat, with real proofs; then the
+    transcript is verified offline."""
+    sys.exit(_run_demo(out, seed, table, mode))
+
+
+def _prompt_move(tab, seat: int):
+    """Ask the human for a move; re-ask with the reason until it is well-formed."""
+    from zkbluff.games.proof_or_bluff.rules import SHORT_RANKS, card_name, rank_name
+
+    s = tab.state
+    obs = tab.observation(seat)
+    legal = obs["legal"]
+    if ("prove",) in legal:
+        click.echo("You were challenged: your client proves the claim.")
+        return ("prove",)
+    hand = obs["hand"]
+    if tab.kind == "five-up":
+        board = [c for c in range(52) if s.board >> c & 1]
+        click.echo(f"Board: {' '.join(card_name(c) for c in board)}   your cards: {' '.join(card_name(c) for c in hand)}"
+                   f"   scores you {s.scores[seat]} – house {s.scores[1 - seat]}")
+        if legal[0][0] == "claim":
+            text = click.prompt("Name the board ranks you match (e.g. 'K 7', 'K K', or 'none')", default="none")
+            if text.strip().lower() == "none":
+                return ("claim", ())
+            names = []
+            for tok in text.upper().replace(",", " ").split():
+                tok = "T" if tok == "10" else tok[:1]
+                if tok not in SHORT_RANKS:
+                    raise click.BadParameter(f"{tok!r} is not a rank (2-9, T/10, J, Q, K, A)")
+                names.append(SHORT_RANKS.index(tok))
+            return ("claim", tuple(names))
+        claimant, names = s.claim
+        click.echo(f"House claims: {', '.join(rank_name(n) for n in names)}")
+    else:
+        click.echo(f"Required rank: {rank_name(s.required_rank)}   pile: {s.pile}   "
+                   f"scores you {s.scores[seat]} – house {s.scores[1 - seat]}   house holds {s.hand_sizes[1 - seat]}")
+        click.echo("Your hand: " + "  ".join(f"{i + 1}:{card_name(c)}" for i, c in enumerate(hand)))
+        if legal[0][0] == "play":
+            text = click.prompt(f"Cards to play as '{rank_name(s.required_rank)}' (numbers, e.g. '1 3')")
+            try:
+                idx = [int(x) - 1 for x in text.replace(",", " ").split()]
+            except ValueError:
+                raise click.BadParameter("give the numbers of the cards, e.g. '1 3'") from None
+            if not idx or any(not 0 <= i < len(hand) for i in idx) or len(set(idx)) != len(idx):
+                raise click.BadParameter(f"choose 1 to 4 different numbers from 1 to {len(hand)}")
+            return ("play", [hand[i] for i in idx])
+        _, count, rank = s.claim
+        click.echo(f"House claims: {count} × {rank_name(rank)}")
+    answer = click.prompt("[a]ccept or [c]hallenge (Proof or Bluff!)", type=click.Choice(["a", "c"]))
+    return ("accept",) if answer == "a" else ("challenge",)
+
+
+@main.command("play")
+@click.option("--table", type=click.Choice(["classic", "five-up"]), default="classic", show_default=True)
+@click.option("--mode", type=click.Choice(["casual", "standard", "casino"]), default="standard", show_default=True)
+@click.option("--seed", default=None, type=int, help="the house bot's seed (a match replays exactly)")
+@click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
+@click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="continue the match in this transcript")
+@typed_errors
+def play_cmd(table: str, mode: str, seed: int | None, out: str | None, resume: str | None) -> None:
+    """You against the house bot in the terminal. Ctrl-C leaves a transcript that can be
+    verified and resumed."""
+    import secrets
+    from pathlib import Path
+
+    from zkbluff.bots.proof_or_bluff import HouseBot
+    from zkbluff.errors import IllegalMove
+    from zkbluff.games.proof_or_bluff.table import Table
+
+    if resume:
+        tab = Table.resume(Path(resume), say=lambda m: click.echo(m, err=True))
+        path = Path(resume)
+    else:
+        match_id = secrets.token_hex(6)
+        path = Path(out or f"zkbluff-{match_id}.jsonl")
+        tab = Table(table, mode, match_id=match_id, transcript=path, seat_names=("you", "house"),
+                    say=lambda m: click.echo(m, err=True))
+    click.echo(f"Proof or Bluff — {tab.kind} table, {tab.mode} mode; transcript {path}")
+    click.echo(tab.writer.events[0]["data"]["trust"])
+    house = HouseBot(seed if seed is not None else secrets.randbits(32))
+    shown = len(tab.writer.events)
+    human = 0
+    try:
+        while not tab.over:
+            seat = tab.to_move
+            if seat == human:
+                try:
+                    tab.apply(seat, _prompt_move(tab, seat))
+                except (click.BadParameter, IllegalMove) as exc:
+                    click.echo(f"  not allowed: {exc}")
+                    continue
+            else:
+                tab.apply(seat, house.act(tab.observation(seat)))
+            for e in tab.writer.events[shown:]:
+                if e["action"] not in ("header", "reveal"):
+                    click.echo("  " + tab.describe(e))
+            shown = len(tab.writer.events)
+    except (KeyboardInterrupt, EOFError, click.Abort):
+        click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
+                   f"`zkbluff play --resume {path}` continues it.")
+        sys.exit(130)
+    click.echo(f"Verify it yourself: zkbluff transcript verify {path}")

@@ -1,0 +1,3 @@
+from zkbluff.cli import main
+
+main()

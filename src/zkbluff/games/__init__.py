@@ -1,0 +1,1 @@
+"""Game rule engines (pure state machines: no I/O, no crypto) and their tables."""

@@ -1,0 +1,1 @@
+"""Commit-reveal sessions, context binding and hash-chained transcripts."""

@@ -1,0 +1,97 @@
+"""Hash-chained JSON Lines transcripts.
+
+Each line is one event, a JSON object with ``n`` (1-based line number), ``prev`` (the
+SHA-256 hex of the previous line's bytes; 64 zeros for the first), ``seat``, ``action``,
+``data`` and, when the event carries one, ``proof`` (statement id, verification-key
+fingerprint, public inputs, the snarkjs-shaped proof). Lines are written canonically
+(sorted keys, no spaces) and flushed to disk one by one, so a crash loses nothing that
+was already played.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator, Optional, Union
+
+from zkbluff.errors import MalformedInput, TranscriptError
+
+GENESIS = "0" * 64
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def line_hash(line: str) -> str:
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+class TranscriptWriter:
+    """Appends events to a file (or only to memory when ``path`` is None)."""
+
+    def __init__(self, path: Optional[Union[str, Path]] = None, events: Optional[list[dict]] = None):
+        self.path = Path(path) if path is not None else None
+        self.lines: list[str] = []
+        self.events: list[dict] = []
+        self.head = GENESIS
+        if events:
+            for e in events:  # resuming: keep what is there
+                line = canonical(e)
+                self.lines.append(line)
+                self.events.append(e)
+                self.head = line_hash(line)
+        elif self.path is not None:
+            self.path.write_text("", encoding="utf-8")
+
+    @property
+    def next_line(self) -> int:
+        return len(self.lines) + 1
+
+    def append(self, seat: Optional[int], action: str, data: dict, proof: Optional[dict] = None) -> dict:
+        event = {"n": self.next_line, "prev": self.head, "seat": seat, "action": action, "data": data}
+        if proof is not None:
+            event["proof"] = proof
+        line = canonical(event)
+        self.lines.append(line)
+        self.events.append(event)
+        self.head = line_hash(line)
+        if self.path is not None:
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        return event
+
+
+def read_lines(path: Union[str, Path]) -> list[str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MalformedInput(f"transcript {path}: {exc}") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def parse_chain(lines: list[str]) -> Iterator[dict]:
+    """Yield each event after checking its JSON, its number and its link to the line
+    before; raise :class:`TranscriptError` (line number) or :class:`MalformedInput`."""
+    prev = GENESIS
+    for i, line in enumerate(lines, start=1):
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
+        if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event):
+            raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data")
+        if canonical(event) != line:
+            raise TranscriptError("not in canonical form (the line was edited)", line=i)
+        if event["n"] != i:
+            raise TranscriptError(f"numbered {event['n']}, expected {i} (a line was removed or reordered)", line=i)
+        if event["prev"] != prev:
+            raise TranscriptError("does not chain to the line before (hash mismatch)", line=i)
+        prev = line_hash(line)
+        yield event
