@@ -85,8 +85,10 @@ def parse_chain(lines: list[str]) -> Iterator[dict]:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
             raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
-        if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event):
-            raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data")
+        if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event) \
+                or not set(event) <= {"n", "prev", "seat", "action", "data", "proof"}:
+            raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data "
+                                 f"(and proof)")
         if canonical(event) != line:
             raise TranscriptError("not in canonical form (the line was edited)", line=i)
         if event["n"] != i:

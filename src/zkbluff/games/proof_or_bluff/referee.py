@@ -56,6 +56,21 @@ def deal_hands(stream, table: str, hand_size: int) -> tuple[list[int], int]:
     return hands, board
 
 
+#: the data fields each action carries (nothing else is accepted)
+FIELDS = {
+    "deal": ({"round", "handCommitments"}, {"startingRank", "board"}),
+    "play": ({"count", "rank", "newHandCommitment", "playCommitment"}, set()),
+    "accept": (set(), set()),
+    "challenge": (set(), set()),
+    "prove": (set(), {"verdict", "lies"}),
+    "claim": ({"names"}, set()),
+    "timeout": ({"kind"}, set()),
+    "end": ({"winner", "draw", "scores", "reason"}, set()),
+    "reveal": ({"seats", "seed"}, set()),
+}
+WITH_PROOF = {"deal", "play", "prove"}
+
+
 class Referee:
     def __init__(self, header: dict):
         try:
@@ -127,9 +142,15 @@ class Referee:
             raise IllegalMove("nothing may follow the reveal")
         if action == "header":
             raise IllegalMove("a second header")
-        handler = getattr(self, "_on_" + action.replace("-", "_"), None)
-        if handler is None:
+        if action not in FIELDS:
             raise MalformedInput(f"unknown action {action!r}")
+        handler = getattr(self, "_on_" + action)
+        required, optional = FIELDS[action]
+        if not required <= set(data) <= required | optional:
+            raise IllegalMove(f"{action}: data fields {sorted(data)}, expected {sorted(required)}"
+                              + (f" and optionally {sorted(optional)}" if optional else ""))
+        if ("proof" in event) != (action in WITH_PROOF):
+            raise IllegalMove(f"{action}: {'a proof is missing' if action in WITH_PROOF else 'an unexpected proof'}")
         if action not in ("end", "reveal") and self.ended:
             raise IllegalMove(f"{action}: the match is over")
         try:
@@ -217,7 +238,7 @@ class Referee:
             raise IllegalMove("end: the match is not over by the rules")
         if self.ended:
             raise IllegalMove("end: a second end")
-        expected = {"winner": s.winner, "draw": s.draw, "scores": s.scores}
+        expected = {"winner": s.winner, "draw": s.draw, "scores": s.scores, "reason": s.end_reason}
         if {k: data.get(k) for k in expected} != expected:
             raise IllegalMove(f"end: recorded {data!r:.100}, the rules give {expected}")
         self.ended = True
@@ -232,6 +253,8 @@ class Referee:
         for i, rv in enumerate(seats):
             check_reveal(self.seat_commitments[i], rv, f"seat {i}")
         seed = combine_entropies([rv["entropy"] for rv in seats])
+        if data["seed"] != seed:
+            raise CommitmentMismatch("reveal: the seed is not the combination of the revealed entropies")
         if commit_seed(seed) != self.seed_commitment:
             raise CommitmentMismatch("the combined entropies do not give the committed seed")
         stream = draw_stream(seed, self.table, self.match_id)

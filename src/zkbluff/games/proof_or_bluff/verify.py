@@ -49,6 +49,10 @@ def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, V
         except (IllegalMove, CommitmentMismatch, InvalidProof) as exc:
             raise TranscriptError(f"{exc}", line=n) from None
     assert referee is not None
+    if referee.rules.over and not referee.revealed:
+        missing = "reveal" if referee.ended else "end and reveal"
+        raise TranscriptError(f"the rules end the match here, but the {missing} line(s) are missing",
+                              line=len(lines) + 1)
     referee.verify_pending()
     s = referee.rules.s
     return {
