@@ -10,36 +10,46 @@ from zkbluff.gadgets import native as nat
 from zkbluff.gadgets.basic import enforce_range, is_equal, less_than, select
 from zkbluff.gadgets.poseidon import commit
 from zkbluff.statements.base import Statement, bind_context, value
+from zkbluff.statements.base import value as lazy
 
 COUNT_BITS = 6  # remaining dango counts are below 64 (games start at 29..31)
 
 
-def choice_statement() -> Statement:
-    """``value.choice.v1``: the committed choice is 1, 2 or 3, and ``verdict`` is exactly
-    "the choice equals the public claim" (TRUE / BLUFF). Public: choice commitment, claim,
-    verdict, context. Discloses one bit."""
-    pub = ("choice_commitment", "claim", "verdict", "context")
-    prv = ("choice", "choice_salt")
+def committed_equals_statement(name: str, params: tuple, value: str, salt: str, commitment: str, target: str,
+                               bit: str, enforce_value_range, doc: str) -> Statement:
+    """A committed small value and one disclosed bit: ``bit`` is exactly "the value equals
+    the public ``target``". Public: commitment, target, bit, context. Private: value, salt.
+    Constraints: the value's range, the commitment (240), the equality (3), the context."""
+    pub = (commitment, target, bit, "context")
+    prv = (value, salt)
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
-        com = cs.public("choice_commitment", value(inp, "choice_commitment"))
-        claim = cs.public("claim", value(inp, "claim"))
-        verdict = cs.public("verdict", value(inp, "verdict"))
-        context = cs.public("context", value(inp, "context"))
+        com = cs.public(commitment, lazy(inp, commitment))
+        tgt = cs.public(target, lazy(inp, target))
+        out = cs.public(bit, lazy(inp, bit))
+        context = cs.public("context", lazy(inp, "context"))
         bind_context(cs, context)
-        choice = cs.private_unchecked("choice", value(inp, "choice"))
-        salt = cs.private_unchecked("choice_salt", value(inp, "choice_salt"))
-        enforce_one_to_three(cs, choice, "choice_range")
-        cs.enforce_equal(commit(cs, choice, salt, "choice_commit"), com, "choice_opens")
-        cs.enforce_equal(is_equal(cs, choice, claim, "is_true"), verdict, "verdict")
+        v = cs.private_unchecked(value, lazy(inp, value))
+        s = cs.private_unchecked(salt, lazy(inp, salt))
+        enforce_value_range(cs, v, prm)
+        cs.enforce_equal(commit(cs, v, s, f"{value}_commit"), com, f"{value}_opens")
+        cs.enforce_equal(is_equal(cs, v, tgt, f"is_{target}"), out, bit)
 
     def native(inp: dict, prm: dict) -> dict:
-        out = {"choice_commitment": nat.commit(inp["choice"], inp["choice_salt"]), "context": inp.get("context", 0)}
-        if "claim" in inp:
-            out["verdict"] = int(inp["choice"] == inp["claim"])
+        out = {commitment: nat.commit(inp[value], inp[salt]), "context": inp.get("context", 0)}
+        if target in inp:
+            out[bit] = int(inp[value] == inp[target])
         return out
 
-    return Statement("value.choice.v1", (), pub, prv, synth, native, choice_statement.__doc__ or "")
+    return Statement(name, params, pub, prv, synth, native, doc)
+
+
+def choice_statement() -> Statement:
+    """``value.choice.v1`` (Mind Bluff): the committed choice is 1, 2 or 3, and ``verdict``
+    is exactly "the choice equals the public claim" (TRUE / BLUFF). Discloses one bit."""
+    return committed_equals_statement(
+        "value.choice.v1", (), "choice", "choice_salt", "choice_commitment", "claim", "verdict",
+        lambda cs, v, prm: enforce_one_to_three(cs, v, "choice_range"), choice_statement.__doc__ or "")
 
 
 def enforce_one_to_three(cs: ConstraintSystem, x, name: str) -> None:
@@ -89,59 +99,22 @@ def counter_step_statement() -> Statement:
 
 def counter_is_statement() -> Statement:
     """``value.counter_is.v1``: ``equal`` is exactly "the committed count equals the public
-    ``target``" (Mind Bluff's All done compares with 1). Public: count commitment,
-    target, equal, context. Discloses one bit."""
-    pub = ("commitment", "target", "equal", "context")
-    prv = ("count", "salt")
-
-    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
-        com = cs.public("commitment", value(inp, "commitment"))
-        target = cs.public("target", value(inp, "target"))
-        equal = cs.public("equal", value(inp, "equal"))
-        context = cs.public("context", value(inp, "context"))
-        bind_context(cs, context)
-        count = cs.private_unchecked("count", value(inp, "count"))
-        salt = cs.private_unchecked("salt", value(inp, "salt"))
-        enforce_range(cs, count, COUNT_BITS, "count_range")
-        cs.enforce_equal(commit(cs, count, salt, "commit"), com, "opens")
-        cs.enforce_equal(is_equal(cs, count, target, "is_target"), equal, "equal")
-
-    def native(inp: dict, prm: dict) -> dict:
-        out = {"commitment": nat.commit(inp["count"], inp["salt"]), "context": inp.get("context", 0)}
-        if "target" in inp:
-            out["equal"] = int(inp["count"] == inp["target"])
-        return out
-
-    return Statement("value.counter_is.v1", (), pub, prv, synth, native, counter_is_statement.__doc__ or "")
+    ``target``" (Mind Bluff's All done compares with 1). Discloses one bit."""
+    return committed_equals_statement(
+        "value.counter_is.v1", (), "count", "salt", "commitment", "target", "equal",
+        lambda cs, v, prm: enforce_range(cs, v, COUNT_BITS, "count_range"), counter_is_statement.__doc__ or "")
 
 
 def chamber_statement(chambers: int = 6) -> Statement:
     """``value.chamber.v1`` (Bluffers' revolver): the committed bullet chamber is
     ``0..chambers-1``, and ``fired`` is exactly "the bullet is in chamber ``pull``" (the
-    chamber advances with every pull, from 0). Public: chamber commitment, pull, fired,
-    context. Discloses one bit."""
-    pub = ("chamber_commitment", "pull", "fired", "context")
-    prv = ("chamber", "salt")
+    chamber advances with every pull, from 0). Discloses one bit."""
     bits = max(1, (chambers - 1).bit_length())
 
-    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
-        com = cs.public("chamber_commitment", value(inp, "chamber_commitment"))
-        pull = cs.public("pull", value(inp, "pull"))
-        fired = cs.public("fired", value(inp, "fired"))
-        context = cs.public("context", value(inp, "context"))
-        bind_context(cs, context)
-        chamber = cs.private_unchecked("chamber", value(inp, "chamber"))
-        salt = cs.private_unchecked("salt", value(inp, "salt"))
-        enforce_range(cs, chamber, bits, "chamber_range")
-        cs.enforce_equal(less_than(cs, chamber, chambers, bits + 1, "below_chambers"), 1, "chamber_max")
-        cs.enforce_equal(commit(cs, chamber, salt, "commit"), com, "opens")
-        cs.enforce_equal(is_equal(cs, chamber, pull, "is_pull"), fired, "fired")
+    def chamber_range(cs: ConstraintSystem, v, prm: dict) -> None:
+        enforce_range(cs, v, bits, "chamber_range")
+        cs.enforce_equal(less_than(cs, v, chambers, bits + 1, "below_chambers"), 1, "chamber_max")
 
-    def native(inp: dict, prm: dict) -> dict:
-        out = {"chamber_commitment": nat.commit(inp["chamber"], inp["salt"]), "context": inp.get("context", 0)}
-        if "pull" in inp:
-            out["fired"] = int(inp["chamber"] == inp["pull"])
-        return out
-
-    return Statement("value.chamber.v1", (("chambers", chambers),), pub, prv, synth, native,
-                     chamber_statement.__doc__ or "")
+    return committed_equals_statement(
+        "value.chamber.v1", (("chambers", chambers),), "chamber", "salt", "chamber_commitment", "pull", "fired",
+        chamber_range, chamber_statement.__doc__ or "")

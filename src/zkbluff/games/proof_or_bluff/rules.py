@@ -69,6 +69,61 @@ def _floor(x: int) -> int:
     return max(0, x)
 
 
+class _TwoSeatRules:
+    """What both tables share: turn checks, challenges, timeouts and the end."""
+
+    s: "ClassicState | FiveUpState"
+    IDLE_PHASES: tuple[str, ...] = ()
+
+    @property
+    def over(self) -> bool:
+        return self.s.phase == OVER
+
+    def _expect(self, seat: Optional[int], phase: str, what: str) -> None:
+        s = self.s
+        if s.phase == OVER:
+            raise IllegalMove(f"{what}: the match is over")
+        if s.phase != phase:
+            raise IllegalMove(f"{what}: not allowed now (the table is waiting for: {s.phase} by seat {s.to_move})")
+        if seat is not None and seat != s.to_move:
+            raise IllegalMove(f"{what}: out of turn (seat {seat} moved, seat {s.to_move} is to move)")
+
+    def challenge(self, seat: int) -> None:
+        """Demand the proof of the claim on the table ("Proof or Bluff!")."""
+        self._expect(seat, RESPOND, "challenge")
+        s = self.s
+        s.to_move = s.claim[0]  # type: ignore[index]
+        s.phase = PROVE
+
+    def timeout(self, seat: int, kind: str) -> None:
+        """``kind="proof"``: the challenged seat never proved: treated as caught.
+        ``kind="idle"``: the seat to move abandoned its turn and forfeits."""
+        s = self.s
+        if s.phase == OVER:
+            raise IllegalMove("timeout: the match is over")
+        if seat != s.to_move:
+            raise IllegalMove(f"timeout: seat {seat} is not the seat to move ({s.to_move})")
+        if kind == "proof":
+            self._expect(seat, PROVE, "proof timeout")
+            self._caught_by_timeout()
+        elif kind == "idle":
+            if s.phase not in self.IDLE_PHASES:
+                raise IllegalMove(f"idle timeout: not allowed in phase {s.phase}")
+            self._end(1 - seat, f"seat {seat} abandoned an idle turn")
+        else:
+            raise IllegalMove(f"timeout: unknown kind {kind!r}")
+
+    def _caught_by_timeout(self) -> None:
+        raise NotImplementedError
+
+    def _end(self, winner: Optional[int], reason: str) -> None:
+        s = self.s
+        s.phase = OVER
+        s.winner = winner
+        s.draw = winner is None
+        s.end_reason = reason
+
+
 @dataclass
 class ClassicState:
     mode: Mode
@@ -86,19 +141,16 @@ class ClassicState:
     end_reason: str = ""
 
 
-class ClassicRules:
+class ClassicRules(_TwoSeatRules):
     """The classic table. Actions: ``deal``, ``play(seat, count)``, ``accept(seat)``,
     ``challenge(seat)``, ``resolve(verdict)``, ``timeout(seat, kind)``."""
+
+    IDLE_PHASES = (PLAY, RESPOND)
 
     def __init__(self, mode: Mode, starting_rank: int):
         if not 0 <= starting_rank < 13:
             raise IllegalMove(f"starting rank must be 0..12, got {starting_rank}")
         self.s = ClassicState(mode, starting_rank)
-
-    # ---- queries
-    @property
-    def over(self) -> bool:
-        return self.s.phase == OVER
 
     def legal_actions(self, seat: int) -> list[tuple]:
         s = self.s
@@ -111,15 +163,6 @@ class ClassicRules:
         if s.phase == PROVE:
             return [("prove",)]
         return []
-
-    def _expect(self, seat: Optional[int], phase: str, what: str) -> None:
-        s = self.s
-        if s.phase == OVER:
-            raise IllegalMove(f"{what}: the match is over")
-        if s.phase != phase:
-            raise IllegalMove(f"{what}: not allowed now (the table is waiting for: {s.phase} by seat {s.to_move})")
-        if seat is not None and seat != s.to_move:
-            raise IllegalMove(f"{what}: out of turn (seat {seat} moved, seat {s.to_move} is to move)")
 
     # ---- actions
     def deal(self) -> None:
@@ -155,18 +198,15 @@ class ClassicRules:
         s.claim = None
         s.phase = PLAY  # the responder plays next
 
-    def challenge(self, seat: int) -> None:
-        self._expect(seat, RESPOND, "challenge")
-        s = self.s
-        s.to_move = s.claim[0]  # type: ignore[index]
-        s.phase = PROVE
-
     def resolve(self, verdict: bool) -> None:
         """Settle the challenge with the verdict the claim proof disclosed."""
         self._expect(None, PROVE, "resolve")
-        self._settle(bool(verdict), "")
+        self._settle(bool(verdict))
 
-    def _settle(self, verdict: bool, how: str) -> None:
+    def _caught_by_timeout(self) -> None:
+        self._settle(False)  # +3 to the challenger, as for a caught bluff
+
+    def _settle(self, verdict: bool) -> None:
         s = self.s
         claimant = s.claim[0]  # type: ignore[index]
         challenger = 1 - claimant
@@ -190,31 +230,6 @@ class ClassicRules:
             return None
         s.phase = PLAY
 
-    def timeout(self, seat: int, kind: str) -> None:
-        """``kind="proof"``: the challenged seat never proved: treated as caught (+3 to the
-        challenger). ``kind="idle"``: the seat to move abandoned its turn and forfeits."""
-        s = self.s
-        if s.phase == OVER:
-            raise IllegalMove("timeout: the match is over")
-        if seat != s.to_move:
-            raise IllegalMove(f"timeout: seat {seat} is not the seat to move ({s.to_move})")
-        if kind == "proof":
-            self._expect(seat, PROVE, "proof timeout")
-            self._settle(False, "timeout")
-        elif kind == "idle":
-            if s.phase not in (PLAY, RESPOND):
-                raise IllegalMove(f"idle timeout: not allowed in phase {s.phase}")
-            self._end(1 - seat, f"seat {seat} abandoned an idle turn")
-        else:
-            raise IllegalMove(f"timeout: unknown kind {kind!r}")
-
-    def _end(self, winner: Optional[int], reason: str) -> None:
-        s = self.s
-        s.phase = OVER
-        s.winner = winner
-        s.draw = winner is None
-        s.end_reason = reason
-
 
 @dataclass
 class FiveUpState:
@@ -236,27 +251,16 @@ def board_ranks(board: int) -> set[int]:
     return {c % 13 for c in range(52) if board >> c & 1}
 
 
-class FiveUpRules:
+class FiveUpRules(_TwoSeatRules):
     """5 Up 2 Down. Actions: ``deal(board)``, ``claim(seat, names)``, ``accept(seat)``,
     ``challenge(seat)``, ``resolve(lies)``, ``timeout(seat, kind)``."""
+
+    IDLE_PHASES = (CLAIM, RESPOND)
 
     def __init__(self, mode: str = "standard"):
         if mode not in FIVE_UP_TARGETS:
             raise IllegalMove(f"unknown mode {mode!r}")
         self.s = FiveUpState(FIVE_UP_TARGETS[mode])
-
-    @property
-    def over(self) -> bool:
-        return self.s.phase == OVER
-
-    def _expect(self, seat: Optional[int], phase: str, what: str) -> None:
-        s = self.s
-        if s.phase == OVER:
-            raise IllegalMove(f"{what}: the match is over")
-        if s.phase != phase:
-            raise IllegalMove(f"{what}: not allowed now (the table is waiting for: {s.phase} by seat {s.to_move})")
-        if seat is not None and seat != s.to_move:
-            raise IllegalMove(f"{what}: out of turn (seat {seat} moved, seat {s.to_move} is to move)")
 
     def legal_claims(self) -> list[tuple[int, ...]]:
         ranks = sorted(board_ranks(self.s.board))
@@ -311,12 +315,6 @@ class FiveUpRules:
         s.scores[claimant] += 1 if len(names) == 1 else 3
         self._claim_done()
 
-    def challenge(self, seat: int) -> None:
-        self._expect(seat, RESPOND, "challenge")
-        s = self.s
-        s.to_move = s.claim[0]  # type: ignore[index]
-        s.phase = PROVE
-
     def resolve(self, lies: int) -> None:
         """Settle a challenge with the number of lies the match proof disclosed."""
         self._expect(None, PROVE, "resolve")
@@ -331,21 +329,8 @@ class FiveUpRules:
             s.scores[1 - claimant] += lies
         self._claim_done()
 
-    def timeout(self, seat: int, kind: str) -> None:
-        s = self.s
-        if s.phase == OVER:
-            raise IllegalMove("timeout: the match is over")
-        if seat != s.to_move:
-            raise IllegalMove(f"timeout: seat {seat} is not the seat to move ({s.to_move})")
-        if kind == "proof":
-            self._expect(seat, PROVE, "proof timeout")
-            self.resolve(len(s.claim[1]))  # type: ignore[index]  # every named card counts as a lie
-        elif kind == "idle":
-            if s.phase not in (CLAIM, RESPOND):
-                raise IllegalMove(f"idle timeout: not allowed in phase {s.phase}")
-            self._end(1 - seat, f"seat {seat} abandoned an idle turn")
-        else:
-            raise IllegalMove(f"timeout: unknown kind {kind!r}")
+    def _caught_by_timeout(self) -> None:
+        self.resolve(len(self.s.claim[1]))  # type: ignore[index]  # every named card counts as a lie
 
     def _claim_done(self) -> None:
         s = self.s
@@ -364,10 +349,3 @@ class FiveUpRules:
                 return self._end(None, f"a tie after {FIVE_UP_MAX_ROUNDS} rounds")
             return self._end(s.scores.index(hi), f"the higher score after {FIVE_UP_MAX_ROUNDS} rounds")
         s.phase = DEAL
-
-    def _end(self, winner: Optional[int], reason: str) -> None:
-        s = self.s
-        s.phase = OVER
-        s.winner = winner
-        s.draw = winner is None
-        s.end_reason = reason
