@@ -245,6 +245,18 @@ def test_count_outside(a, m):
     assert out == bin(a & ~m).count("1")
 
 
+# circomlib's partial rounds per width t = 2..17; 3 constraints per S-box, t S-boxes in each
+# of 8 full rounds and 1 per partial round, less the first round's constant capacity S-box
+CIRCOMLIB_PARTIAL_ROUNDS = [56, 57, 56, 60, 60, 63, 64, 63, 60, 66, 60, 65, 70, 60, 64, 68]
+POSEIDON_COUNTS = [213, 240, 261, 297, 321, 354, 381, 402, 417, 459, 465, 504, 543, 537, 573, 609]
+
+
+def test_poseidon_counts_every_width():
+    assert POSEIDON_COUNTS == [3 * (8 * (n + 1) + CIRCOMLIB_PARTIAL_ROUNDS[n - 1]) - 3 for n in range(1, 17)]
+    from zkbluff.gadgets.poseidon import constraint_count
+    assert [constraint_count(n) for n in range(1, 17)] == POSEIDON_COUNTS
+
+
 @pytest.mark.parametrize("n_inputs, count", [(1, 213), (2, 240), (3, 261), (16, 609)])
 def test_poseidon_pinned_counts(n_inputs, count):
     assert constraint_count(n_inputs) == count

@@ -78,8 +78,9 @@ def test_proves_and_every_public_input_is_bound(mcl, keys, key):
 
 
 @pytest.mark.slow
-def test_small_statement_on_pyecc(pyecc):
-    stmt = STATEMENTS["value.choice.v1"]
+@pytest.mark.parametrize("key", ["value.choice.v1", "value.counter_is.v1", "value.chamber.v1@chambers=6"])
+def test_small_statements_on_pyecc(pyecc, key):
+    stmt = STATEMENTS[key]
     system, witness = stmt.build(valid_inputs(stmt, random.Random(1)))
     pk = setup_insecure_seeded_for_tests(system, "pyecc", backend=pyecc)
     proof = prove(pk, witness, backend=pyecc)
@@ -88,6 +89,15 @@ def test_small_statement_on_pyecc(pyecc):
     bad[2] ^= 1
     with pytest.raises(InvalidProof):
         verify(pk.vk, bad, proof, backend=pyecc)
+
+
+@settings(max_examples=30)
+@given(st.sampled_from(sorted(STATEMENTS)), st.integers(0, 2 ** 32))
+def test_every_statement_agrees_with_its_native_twin(key, seed):
+    stmt = STATEMENTS[key]
+    inputs = valid_inputs(stmt, random.Random(seed))
+    system, witness = stmt.build(inputs)
+    assert witness[1: 1 + system.n_public] == stmt.public_values(inputs)
 
 
 # ---------------------------------------------------------------- semantic negatives
