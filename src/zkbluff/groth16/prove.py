@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Sequence
 
 import numpy as np
@@ -70,18 +71,26 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
                 raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
     t1 = clock()
     prep = _prepared(pk, be)
-    w = np.empty(len(witness), dtype=object)
-    w[:] = list(witness)
-    a, b = prep["matrix"].evaluate(w)
-    h = h_evaluations(prep["domain"], a, b)
-    t2 = clock()
     rr, ss = _random_nonzero(), _random_nonzero()
     wl = list(witness)
-    A = be.g1_msm(prep["a"], wl + [1, rr])
-    B2 = be.g2_msm(prep["b2"], wl + [1, ss])
-    B1 = be.g1_msm(prep["b1"], wl + [1, ss])
-    C0 = be.g1_msm(prep["c"], wl[pk.n_public + 1:] + h + [(-rr * ss) % r])
-    C = be.g1_msm([C0, A, B1], [1, ss, rr])
+
+    def msm_abb() -> tuple:
+        return (be.g1_msm(prep["a"], wl + [1, rr]), be.g2_msm(prep["b2"], wl + [1, ss]),
+                be.g1_msm(prep["b1"], wl + [1, ss]))
+
+    # The A, B MSMs do not need H: a worker thread runs them in the backend (native code
+    # releases the GIL) while this thread does the NTTs. Every backend call stays on that
+    # one worker, so the backend is never entered from two threads at once.
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        abb = worker.submit(msm_abb)
+        w = np.empty(len(witness), dtype=object)
+        w[:] = wl
+        a, b = prep["matrix"].evaluate(w)
+        h = h_evaluations(prep["domain"], a, b)
+        t2 = clock()
+        A, B2, B1 = abb.result()
+        c_scalars = wl[pk.n_public + 1:] + h + [(-rr * ss) % r]
+        C = worker.submit(lambda: be.g1_msm([be.g1_msm(prep["c"], c_scalars), A, B1], [1, ss, rr])).result()
     t3 = clock()
     proof = Proof(A, B2, C)
     if pk.system is None:
@@ -94,5 +103,6 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
                 "the witness does not satisfy the circuit (the proof fails its own check; "
                 "give the .r1cs to name the constraint)") from None
     if timings is not None:
+        # polynomials: the NTT work (overlapping the A and B MSMs); msm: what remains after it
         timings.update(check=t1 - t0, polynomials=t2 - t1, msm=t3 - t2, total=clock() - t0)
     return proof
