@@ -175,6 +175,8 @@ def test_malformed_input_rejected_before_pairing(mcl, hash_keys):
     (x0, x1), (y0, y1) = proof.b
     with pytest.raises(MalformedInput, match="pi_b"):
         verify(pk.vk, public, Proof(proof.a, ((x1, x0), (y1, y0)), proof.c))  # G2 coordinates swapped
+    with pytest.raises(MalformedInput, match="Fq2"):
+        verify(pk.vk, public, Proof(proof.a, ((x0 + p, x1), (y0, y1)), proof.c))  # a coordinate not reduced
     from test_curve import non_subgroup_g2
     with pytest.raises(MalformedInput, match="subgroup"):
         verify(pk.vk, public, Proof(proof.a, non_subgroup_g2(), proof.c))

@@ -264,12 +264,15 @@ def fair_verify_card(proof: str, root: str) -> None:
 
 # ---------------------------------------------------------------- statements
 def _circuits_folder() -> "Path":
+    """``./circuits`` when the current folder has one, else the source checkout's."""
     from pathlib import Path
 
     import zkbluff
 
-    repo = Path(zkbluff.__file__).resolve().parents[2] / "circuits"
-    return repo
+    here = Path.cwd() / "circuits"
+    if (here / "manifest.json").exists():
+        return here
+    return Path(zkbluff.__file__).resolve().parents[2] / "circuits"
 
 
 @main.group("circuits")

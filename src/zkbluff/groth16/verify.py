@@ -30,7 +30,11 @@ def _validate(vk: VerifyingKey, public: Sequence[int], proof: Proof, be: Backend
         if not (isinstance(P, tuple) and len(P) == 2 and all(isinstance(v, int) and 0 <= v < p for v in P)
                 and g1_is_on_curve(P)):
             raise MalformedInput(f"{where}{name}: not a point on the curve")
-    g2_check(proof.b, f"{where}pi_b", False, be)
+    B = proof.b
+    if B is not None and not (isinstance(B, tuple) and len(B) == 2 and all(
+            isinstance(c, tuple) and len(c) == 2 and all(isinstance(v, int) and 0 <= v < p for v in c) for c in B)):
+        raise MalformedInput(f"{where}pi_b: not a point with coordinates in Fq2")
+    g2_check(B, f"{where}pi_b", False, be)
 
 
 def _vk_x(vk: VerifyingKey, public: Sequence[int], be: Backend):

@@ -188,8 +188,9 @@ class Referee:
 
     def _on_play(self, event, seat, data, verify_now):
         count = int(data["count"])
-        if ("play", count) not in self.rules.legal_actions(seat):
-            self.rules.play(seat, count)  # raises the precise IllegalMove
+        if self.table != "classic":
+            raise IllegalMove("play: only at the classic table")
+        self.rules.check_play(seat, count)
         if int(data["rank"]) != self.rules.s.required_rank:
             raise IllegalMove(f"play: the claimed rank must be the required rank {self.rules.s.required_rank}")
         new_c, play_c = int(data["newHandCommitment"]), int(data["playCommitment"])

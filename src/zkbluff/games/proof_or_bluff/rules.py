@@ -176,12 +176,18 @@ class ClassicRules(_TwoSeatRules):
         s.claim = None
         s.phase = PLAY
 
-    def play(self, seat: int, count: int) -> None:
-        """Place ``count`` cards with the claim "count × required rank"."""
+    def check_play(self, seat: int, count: int) -> None:
+        """Raise :class:`IllegalMove` (saying why) unless ``play(seat, count)`` is legal."""
         self._expect(seat, PLAY, "play")
         s = self.s
-        if not isinstance(count, int) or not 1 <= count <= min(MAX_PLAY, s.hand_sizes[seat]):
+        if isinstance(count, bool) or not isinstance(count, int) or \
+                not 1 <= count <= min(MAX_PLAY, s.hand_sizes[seat]):
             raise IllegalMove(f"play: count must be 1..{min(MAX_PLAY, s.hand_sizes[seat])}, got {count!r}")
+
+    def play(self, seat: int, count: int) -> None:
+        """Place ``count`` cards with the claim "count × required rank"."""
+        self.check_play(seat, count)
+        s = self.s
         s.hand_sizes[seat] -= count
         s.pile += count
         s.claim = (seat, count, s.required_rank)

@@ -216,25 +216,25 @@ class Table:
         self.submit(None, "deal", data, proof, timing)
 
     def _finish(self) -> None:
+        """The end line and the reveal, each checked by the referee like any move."""
         s = self.state
-        self.writer.append(None, "end", {"winner": s.winner, "draw": s.draw, "scores": list(s.scores),
-                                         "reason": s.end_reason})
-        self.referee.ended = True
-        reveal = {"seats": [{"entropy": x.entropy, "saltSeed": x.salt_seed} for x in self.seats],
-                  "seed": self._seed()}
-        event = {"n": self.writer.next_line, "prev": self.writer.head, "seat": None, "action": "reveal",
-                 "data": reveal}
-        self.referee.apply(event)
-        self.writer.append(None, "reveal", reveal)
+        for action, data in (
+                ("end", {"winner": s.winner, "draw": s.draw, "scores": list(s.scores), "reason": s.end_reason}),
+                ("reveal", {"seats": [{"entropy": x.entropy, "saltSeed": x.salt_seed} for x in self.seats],
+                            "seed": self._seed()})):
+            event = {"n": self.writer.next_line, "prev": self.writer.head, "seat": None, "action": action,
+                     "data": data}
+            self.referee.apply(event)
+            self.writer.append(None, action, data)
 
     # ---------------------------------------------------------------- seat moves (honest)
     def play(self, seat: int, cards: Iterable[int]) -> dict:
         """Place ``cards`` face down, claiming "len(cards) × required rank"."""
         cards = sorted(set(cards))
         mask = sum(1 << c for c in cards)
-        if ("play", len(cards)) not in self.rules.legal_actions(seat):
-            self.rules.play(seat, len(cards))  # raises the precise IllegalMove, changes nothing
-            raise IllegalMove("play: not legal now")
+        if self.kind != "classic":
+            raise IllegalMove("play: only at the classic table (5 Up 2 Down claims instead)")
+        self.rules.check_play(seat, len(cards))  # raises the precise IllegalMove, changes nothing
         st = self.seats[seat]
         if any(not 0 <= c < 52 for c in cards) or mask & ~st.hand:
             raise IllegalMove("play: you can only play cards from your own hand")
