@@ -207,6 +207,18 @@ def test_cheating_seat_rejected_by_the_table(keys):
                                replay["public"][3]]})
 
 
+def test_sealed_hands_reach_only_their_seat(keys):
+    tab = Table("classic", "casual", key_folder=keys)
+    deal = tab.writer.events[1]
+    assert tab.receive_hand(0, deal["data"], deal["n"]) == tab.seats[0].hand
+    assert str(tab.seats[0].hand) not in json.dumps(deal)  # the hand is not in the clear
+    from zkbluff.errors import CommitmentMismatch
+    forged = json.loads(json.dumps(deal["data"]))
+    forged["sealedHands"][0] = forged["sealedHands"][1]  # seat 1's box sent to seat 0
+    with pytest.raises(CommitmentMismatch):
+        tab.receive_hand(0, forged, deal["n"])
+
+
 def test_timeouts_with_an_injected_clock(keys):
     clock = Clock()
     tab = Table("classic", "casual", key_folder=keys, clock=clock, proof_timeout=30, idle_timeout=120)

@@ -8,6 +8,7 @@ group work is five MSMs through the backend; the polynomial work is six NTTs.
 from __future__ import annotations
 
 import secrets
+import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Sequence
@@ -22,9 +23,15 @@ from zkbluff.groth16.keys import Proof, ProvingKey
 from zkbluff.groth16.qap import CoefficientMatrix, h_evaluations
 
 _PREPARED: "weakref.WeakKeyDictionary[ProvingKey, dict]" = weakref.WeakKeyDictionary()
+_PREPARED_LOCK = threading.Lock()
 
 
 def _prepared(pk: ProvingKey, backend: Backend) -> dict:
+    with _PREPARED_LOCK:
+        return _prepared_locked(pk, backend)
+
+
+def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:
     per_key = _PREPARED.setdefault(pk, {})
     if backend.name not in per_key:
         per_key[backend.name] = {
@@ -36,7 +43,9 @@ def _prepared(pk: ProvingKey, backend: Backend) -> dict:
     if "matrix" not in per_key:
         per_key["matrix"] = CoefficientMatrix(pk.coefficients, pk.domain_size)
         per_key["domain"] = EvaluationDomain.for_size(pk.domain_size)
-    return {**per_key[backend.name], "matrix": per_key["matrix"], "domain": per_key["domain"]}
+        per_key["lock"] = threading.Lock()  # one prove at a time uses a key's prepared points
+    return {**per_key[backend.name], "matrix": per_key["matrix"], "domain": per_key["domain"],
+            "lock": per_key["lock"]}
 
 
 def _random_nonzero() -> int:
@@ -81,7 +90,7 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     # The A, B MSMs do not need H: a worker thread runs them in the backend (native code
     # releases the GIL) while this thread does the NTTs. Every backend call stays on that
     # one worker, so the backend is never entered from two threads at once.
-    with ThreadPoolExecutor(max_workers=1) as worker:
+    with prep["lock"], ThreadPoolExecutor(max_workers=1) as worker:
         abb = worker.submit(msm_abb)
         w = np.empty(len(witness), dtype=object)
         w[:] = wl

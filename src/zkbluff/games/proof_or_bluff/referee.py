@@ -58,7 +58,7 @@ def deal_hands(stream, table: str, hand_size: int) -> tuple[list[int], int]:
 
 #: the data fields each action carries (nothing else is accepted)
 FIELDS = {
-    "deal": ({"round", "handCommitments"}, {"startingRank", "board"}),
+    "deal": ({"round", "handCommitments", "sealedHands"}, {"startingRank", "board"}),
     "play": ({"count", "rank", "newHandCommitment", "playCommitment"}, set()),
     "accept": (set(), set()),
     "challenge": (set(), set()),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from zkbluff.errors import IllegalMove
+from zkbluff.games.decks import STANDARD_52
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King", "Ace")
 RANK_PLURALS = ("Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights", "Nines", "Tens", "Jacks",
@@ -36,7 +37,7 @@ def card_name(card: int) -> str:
 
 def rank_mask(rank: int) -> int:
     """The card ids that count as ``rank`` (all four suits): the claim statement's mask."""
-    return sum(1 << (rank + 13 * s) for s in range(4))
+    return STANDARD_52.rank_mask(rank)
 
 
 def next_rank(rank: int) -> int:

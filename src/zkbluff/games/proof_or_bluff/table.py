@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.proof_or_bluff.referee import (
     CLAIM_ID, MATCH_ID, PLAY_ID, Referee, deal_hands, deal_id, draw_stream, statements_for,
 )
@@ -32,6 +32,7 @@ from zkbluff.protocol.commit_reveal import (
     SeatSecrets, combine_entropies, commit_seed, fresh_salt, hand_salt,
 )
 from zkbluff.protocol.context import context_value
+from zkbluff.protocol.messages import open_sealed, seal, seat_key
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.statements import get_statement
 from zkbluff.statements.cards import NO_RANK
@@ -206,7 +207,10 @@ class Table:
         timing = MoveTiming(0, "deal", None)
         key = deal_id(self.kind, MODES[self.mode].hand_size)
         proof = self._prove(key, inputs, timing)
-        data = {"round": rnd, "handCommitments": [str(commit(s.hand, s.salt)) for s in self.seats]}
+        line = self.writer.next_line
+        data = {"round": rnd, "handCommitments": [str(commit(s.hand, s.salt)) for s in self.seats],
+                "sealedHands": [seal(seat_key(s.salt_seed, i), self.match_id, line,
+                                     {"hand": str(s.hand), "salt": str(s.salt)}) for i, s in enumerate(self.seats)]}
         if self.kind == "classic":
             if rnd == 1:
                 data["startingRank"] = self.starting_rank
@@ -214,6 +218,18 @@ class Table:
             data["board"] = str(board)
         self._save_secrets()
         self.submit(None, "deal", data, proof, timing)
+        for i, seat in enumerate(self.seats):
+            self.receive_hand(i, data, line)
+
+    def receive_hand(self, seat: int, deal_data: dict, line: int) -> int:
+        """A seat opens its sealed hand from the deal line and checks it against the
+        published commitment (a dealer who sends another hand is caught here)."""
+        st = self.seats[seat]
+        got = open_sealed(seat_key(st.salt_seed, seat), self.match_id, line, deal_data["sealedHands"][seat])
+        hand, salt = int(got["hand"]), int(got["salt"])
+        if str(commit(hand, salt)) != deal_data["handCommitments"][seat]:
+            raise CommitmentMismatch(f"seat {seat}: the sealed hand does not open the published commitment")
+        return hand
 
     def _finish(self) -> None:
         """The end line and the reveal, each checked by the referee like any move."""
