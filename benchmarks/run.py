@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from zkbluff.circuit import build  # noqa: E402
-from zkbluff.circuit.formats import write_r1cs, write_wtns  # noqa: E402
+from zkbluff.circuit.formats import write_wtns  # noqa: E402
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, available_backends, get_backend  # noqa: E402
 from zkbluff.field import EvaluationDomain, r  # noqa: E402
 

@@ -1,6 +1,6 @@
 import pytest
 
-from zkbluff.circuit import LC, ConstraintSystem, build, check
+from zkbluff.circuit import ConstraintSystem, build, check
 from zkbluff.circuit.audit import under_constrained_wires, unsatisfied_after
 from zkbluff.circuit.formats import (
     r1cs_from_bytes, r1cs_to_bytes, wtns_from_bytes, wtns_to_bytes,

@@ -1,5 +1,4 @@
 """Every gadget against its native twin, pinned constraint counts, and tampering."""
-import random
 
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -4,7 +4,6 @@ import json
 import pytest
 
 from zkbluff.circuit import build
-from zkbluff.curve import G1_GENERATOR, G2_GENERATOR
 from zkbluff.curve.codec import g1_to_json
 from zkbluff.errors import InvalidProof, MalformedInput, UnsatisfiedConstraint
 from zkbluff.field import p, r

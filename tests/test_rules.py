@@ -1,5 +1,4 @@
 """Every rule of seed 000 as a named test, on the pure rules engine."""
-import random
 
 import pytest
 

@@ -1,6 +1,5 @@
 """Proof or Bluff tables with real proofs: whole matches, transcripts, cheaters, time."""
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

@@ -263,7 +263,7 @@ def fair_verify_card(proof: str, root: str) -> None:
 
 
 # ---------------------------------------------------------------- statements
-def _circuits_folder() -> "Path":
+def _circuits_folder():
     """``./circuits`` when the current folder has one, else the source checkout's."""
     from pathlib import Path
 

@@ -17,7 +17,7 @@ import random
 from math import comb
 from typing import Optional
 
-from zkbluff.games.proof_or_bluff.rules import MAX_PLAY, next_rank
+from zkbluff.games.proof_or_bluff.rules import MAX_PLAY
 
 
 def _hypergeom_at_least(k: int, draws: int, good: int, total: int) -> float:

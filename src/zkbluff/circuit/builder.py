@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from dataclasses import dataclass, field as dc_field
-from typing import Callable, Iterable, Iterator, Optional, Sequence, Union
+from typing import Callable, Iterator, Optional, Sequence, Union
 
 from zkbluff.errors import MalformedInput, UnsatisfiedConstraint
 from zkbluff.field import r

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
-from typing import Optional, Union
+from typing import Union
 
 from zkbluff.circuit.formats import (
     BinReader, binfile_section, r1cs_from_bytes, r1cs_to_bytes, read_binfile,

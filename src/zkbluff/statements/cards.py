@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from zkbluff.circuit.builder import LC, ConstraintSystem
-from zkbluff.errors import MalformedInput
 from zkbluff.gadgets import native as nat
 from zkbluff.gadgets.basic import alloc_boolean, enforce_range, is_zero, less_than, popcount, select
 from zkbluff.gadgets.poseidon import commit
@@ -236,7 +235,7 @@ def match_statement() -> Statement:
                 cs.enforce(need[rank], absent, 0, "named_on_board")
                 fewer = less_than(cs, need[rank], have, 2, "need_lt_have")  # both 0..2
                 matched = matched + select(cs, fewer, need[rank], have, "min")
-        cs.enforce_equal(need_total(need) - matched, lies, "lies")
+        cs.enforce_equal(popcount(need) - matched, lies, "lies")
 
     def native(inp: dict, prm: dict) -> dict:
         out = {"hand_commitment": nat.commit(inp["hand"], inp["hand_salt"]), "context": inp.get("context", 0)}
@@ -246,6 +245,3 @@ def match_statement() -> Statement:
 
     return Statement("card.match.v1", (("deck", deck),), pub, prv, synth, native, match_statement.__doc__ or "")
 
-
-def need_total(need: Sequence[LC]) -> LC:
-    return popcount(need)

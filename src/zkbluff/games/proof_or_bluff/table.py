@@ -17,7 +17,7 @@ import json
 import os
 import secrets as pysecrets
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -218,7 +218,7 @@ class Table:
             data["board"] = str(board)
         self._save_secrets()
         self.submit(None, "deal", data, proof, timing)
-        for i, seat in enumerate(self.seats):
+        for i in range(len(self.seats)):
             self.receive_hand(i, data, line)
 
     def receive_hand(self, seat: int, deal_data: dict, line: int) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from zkbluff.errors import (
-    CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError, ZkbluffError,
+    CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError,
 )
 from zkbluff.games.proof_or_bluff.referee import Referee
 from zkbluff.groth16 import VerifyingKey
