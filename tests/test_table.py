@@ -257,6 +257,17 @@ def test_resume_from_transcript(keys, tmp_path):
         Table.resume(p2, key_folder=keys)
 
 
+def test_an_existing_transcript_is_never_overwritten(keys, tmp_path):
+    path = tmp_path / "keep.jsonl"
+    Table("classic", "casual", transcript=path, key_folder=keys)
+    before = path.read_text()
+    with pytest.raises(MalformedInput, match="already holds a match"):
+        Table("classic", "casual", transcript=path, key_folder=keys)
+    assert path.read_text() == before
+    res = CliRunner().invoke(main, ["play", "--out", str(path)], input="1\n")
+    assert res.exit_code == 2 and path.read_text() == before
+
+
 def test_out_of_turn_and_bad_moves_lose_nothing(keys):
     tab = Table("five-up", "casual", key_folder=keys)
     n = len(tab.writer.events)
@@ -275,6 +286,17 @@ def test_demo_command(keys, tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output and "prove" in res.output
     assert verify_transcript(tmp_path / "d.jsonl")["complete"]
+
+
+def test_play_command_five_up_scripted(keys, tmp_path, monkeypatch):
+    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(keys))
+    out = tmp_path / "f.jsonl"
+    script = "Z\n" + "none\na\nc\n" * 80
+    res = CliRunner().invoke(main, ["play", "--table", "five-up", "--mode", "casual", "--seed", "4", "--out", str(out)],
+                             input=script)
+    assert res.exit_code in (0, 130), res.output
+    assert "Board:" in res.output and "not allowed" in res.output
+    verify_transcript(out)
 
 
 def test_play_command_scripted(keys, tmp_path, monkeypatch):

@@ -469,7 +469,7 @@ def _run_demo(out: str, seed: int, table: str, mode: str) -> int:
     click.echo(f"zkbluff demo: a {mode} {table} match of Proof or Bluff, house bot against a second bot seat, "
                f"real Groth16 proofs (backend {get_backend().name})")
     tab = Table(table, mode, transcript=Path(out), seat_names=("bot", "house"),
-                say=lambda m: click.echo(m))
+                say=lambda m: click.echo(m), overwrite=True)  # the demo's own output file
     t_keys = time.perf_counter() - t0
     click.echo(f"keys ready in {t_keys:.2f} s; match {tab.match_id}; transcript {out}")
     bots = [HouseBot(seed), HouseBot(seed + 1)]

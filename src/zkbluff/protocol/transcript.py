@@ -31,7 +31,8 @@ def line_hash(line: str) -> str:
 class TranscriptWriter:
     """Appends events to a file (or only to memory when ``path`` is None)."""
 
-    def __init__(self, path: Optional[Union[str, Path]] = None, events: Optional[list[dict]] = None):
+    def __init__(self, path: Optional[Union[str, Path]] = None, events: Optional[list[dict]] = None,
+                 overwrite: bool = False):
         self.path = Path(path) if path is not None else None
         self.lines: list[str] = []
         self.events: list[dict] = []
@@ -43,6 +44,8 @@ class TranscriptWriter:
                 self.events.append(e)
                 self.head = line_hash(line)
         elif self.path is not None:
+            if not overwrite and self.path.exists() and self.path.stat().st_size:
+                raise MalformedInput(f"transcript {self.path} already holds a match: resume it or choose another file")
             self.path.write_text("", encoding="utf-8")
 
     @property

@@ -72,7 +72,7 @@ class Table:
                  transcript: Optional[Path] = None, clock: Callable[[], float] = time.monotonic,
                  proof_timeout: float = 60.0, idle_timeout: float = 600.0, seat_names=("player", "house"),
                  key_folder: Optional[Path] = None, backend=None, seat_secrets: Optional[list[SeatSecrets]] = None,
-                 say: Optional[Callable[[str], None]] = None,
+                 say: Optional[Callable[[str], None]] = None, overwrite: bool = False,
                  _resume: Optional[tuple[list[dict], list[SeatState]]] = None):
         if table not in ("classic", "five-up") or mode not in MODES:
             raise MalformedInput(f"unknown table {table!r} or mode {mode!r}")
@@ -99,7 +99,7 @@ class Table:
             self.match_id = match_id or pysecrets.token_hex(8)
             secrets_ = seat_secrets or [SeatSecrets.fresh(), SeatSecrets.fresh()]
             self.seats = [SeatState(s.entropy, s.salt_seed) for s in secrets_]
-            self.writer = TranscriptWriter(transcript)
+            self.writer = TranscriptWriter(transcript, overwrite=overwrite)
             header = {
                 "game": "proof-or-bluff", "table": table, "mode": mode, "matchId": self.match_id,
                 "seats": list(seat_names), "trust": TRUST,
