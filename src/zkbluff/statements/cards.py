@@ -74,12 +74,8 @@ def play_statement(deck: int, max_play: int) -> Statement:
     count_bits = max(1, (max_play - 1).bit_length())
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
-        old_c = cs.public("old_hand_commitment", value(inp, "old_hand_commitment"))
-        new_c = cs.public("new_hand_commitment", value(inp, "new_hand_commitment"))
-        play_c = cs.public("play_commitment", value(inp, "play_commitment"))
-        count = cs.public("count", value(inp, "count"))
-        context = cs.public("context", value(inp, "context"))
-        bind_context(cs, context)
+        pub_ = _hand_change_publics(cs, inp, ("count",))
+        count = pub_["count"]
         old = alloc_mask(cs, inp, "old_hand", deck)
         played = alloc_mask(cs, inp, "play", deck)
         enforce_subset(cs, played, old, "subset")
@@ -88,12 +84,7 @@ def play_statement(deck: int, max_play: int) -> Statement:
         with cs.namespace("count_range"):  # 1 <= count <= max_play
             enforce_range(cs, count - 1, count_bits, "low")
             cs.enforce_equal(less_than(cs, count - 1, max_play, count_bits + 1), 1, "high")
-        old_salt = cs.private_unchecked("old_salt", value(inp, "old_salt"))
-        play_salt = cs.private_unchecked("play_salt", value(inp, "play_salt"))
-        new_salt = cs.private_unchecked("new_salt", value(inp, "new_salt"))
-        cs.enforce_equal(commit(cs, _mask(old), old_salt, "old_commit"), old_c, "old_opens")
-        cs.enforce_equal(commit(cs, _mask(played), play_salt, "play_commit"), play_c, "play_opens")
-        cs.enforce_equal(commit(cs, _mask(new), new_salt, "new_commit"), new_c, "new_opens")
+        _enforce_hand_change_opens(cs, inp, old, played, new, pub_)
 
     def native(inp: dict, prm: dict) -> dict:
         old, played = inp["old_hand"], inp["play"]
@@ -104,6 +95,25 @@ def play_statement(deck: int, max_play: int) -> Statement:
 
     return Statement("card.play.v1", (("deck", deck), ("max_play", max_play)), pub, prv, synth, native,
                      play_statement.__doc__ or "")
+
+
+def _hand_change_publics(cs: ConstraintSystem, inp: Optional[dict], extra: tuple[str, ...] = ()) -> dict:
+    """The public inputs of a hand change (old and new hand, the play, ``extra``, the
+    context), allocated in that order; the context is bound (1 constraint)."""
+    names = ("old_hand_commitment", "new_hand_commitment", "play_commitment", *extra, "context")
+    pub = {n: cs.public(n, value(inp, n)) for n in names}
+    bind_context(cs, pub["context"])
+    return pub
+
+
+def _enforce_hand_change_opens(cs: ConstraintSystem, inp: Optional[dict], old, played, new, pub: dict) -> None:
+    """The three salts, then the old hand, the play and the new hand each open their public
+    commitment. 3 × 240 constraints."""
+    salts = [cs.private_unchecked(n, value(inp, n)) for n in ("old_salt", "play_salt", "new_salt")]
+    for label, bits, salt, key in (("old", old, salts[0], "old_hand_commitment"),
+                                   ("play", played, salts[1], "play_commitment"),
+                                   ("new", new, salts[2], "new_hand_commitment")):
+        cs.enforce_equal(commit(cs, _mask(bits), salt, f"{label}_commit"), pub[key], f"{label}_opens")
 
 
 def _mask(bits: Sequence[LC]) -> LC:
@@ -155,19 +165,12 @@ def absorb_statement(deck: int) -> Statement:
     prv = ("old_hand", "old_salt", "play", "play_salt", "new_salt")
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
-        old_c = cs.public("old_hand_commitment", value(inp, "old_hand_commitment"))
-        new_c = cs.public("new_hand_commitment", value(inp, "new_hand_commitment"))
-        play_c = cs.public("play_commitment", value(inp, "play_commitment"))
-        context = cs.public("context", value(inp, "context"))
-        bind_context(cs, context)
+        pub_ = _hand_change_publics(cs, inp)
         old = alloc_mask(cs, inp, "old_hand", deck)
         pile = alloc_mask(cs, inp, "play", deck)
         enforce_disjoint(cs, old, pile, "disjoint")
         new = union_disjoint(old, pile)
-        salts = [cs.private_unchecked(n, value(inp, n)) for n in ("old_salt", "play_salt", "new_salt")]
-        cs.enforce_equal(commit(cs, _mask(old), salts[0], "old_commit"), old_c, "old_opens")
-        cs.enforce_equal(commit(cs, _mask(pile), salts[1], "play_commit"), play_c, "play_opens")
-        cs.enforce_equal(commit(cs, _mask(new), salts[2], "new_commit"), new_c, "new_opens")
+        _enforce_hand_change_opens(cs, inp, old, pile, new, pub_)
 
     def native(inp: dict, prm: dict) -> dict:
         return {"old_hand_commitment": nat.commit(inp["old_hand"], inp["old_salt"]),
