@@ -57,6 +57,32 @@ def test_every_private_wire_is_pinned(key):
         assert shape.fingerprint() == system.fingerprint()
 
 
+def test_no_public_input_is_free():
+    from zkbluff.circuit.audit import unconstrained_public_inputs
+
+    for key, stmt in STATEMENTS.items():
+        assert unconstrained_public_inputs(stmt.build()[0]) == [], key
+
+
+def test_the_free_public_input_audit_can_fail():
+    from zkbluff.circuit import build
+    from zkbluff.circuit.audit import unconstrained_public_inputs
+
+    def leaky(cs, inp):
+        cs.public("used")
+        cs.public("ignored")
+        x = cs.private_unchecked("x")
+        cs.enforce(x, x, 0, "sq")
+
+    def uses_first(cs, inp):
+        u = cs.public("used")
+        cs.public("ignored")
+        cs.enforce(u, u, u, "bit")
+
+    assert unconstrained_public_inputs(build(uses_first)[0]) == ["ignored"]
+    assert unconstrained_public_inputs(build(leaky)[0]) == ["used", "ignored"]
+
+
 @pytest.fixture(scope="module")
 def keys(mcl):
     return {k: setup_insecure_seeded_for_tests(s.build()[0], k, backend=mcl) for k, s in STATEMENTS.items()}

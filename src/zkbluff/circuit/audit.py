@@ -61,3 +61,15 @@ def unsatisfied_after(system: R1CS, witness: Sequence[int], wire: int, value: in
         if lc_value(a, w) * lc_value(b, w) % r != lc_value(c, w):
             return system.constraint_names[j]
     return None
+
+
+def unconstrained_public_inputs(system: R1CS) -> list[str]:
+    """Names of the public inputs that no constraint mentions (a free public signal: the
+    proof would not bind it beyond snarkjs's independence rows)."""
+    used: set[int] = set()
+    for a, b, c in system.constraints:
+        used.update(a)
+        used.update(b)
+        used.update(c)
+    names = system.public_names or [f"public_{i}" for i in range(1, system.n_public + 1)]
+    return [names[i - 1] for i in range(1, system.n_public + 1) if i not in used]
