@@ -31,3 +31,11 @@ def test_setup_prove_verify(tmp_path):
     assert run(main, ["groth16", "verify", f"{t}/vk.json", f"{t}/public.json", f"{t}/proof.json"]).exit_code == 2
     (tmp_path / "public.json").write_text('not json')
     assert run(main, ["groth16", "verify", f"{t}/vk.json", f"{t}/public.json", f"{t}/proof.json"]).exit_code == 2
+
+
+def test_unwritable_output_is_a_clean_error(tmp_path):
+    system, witness = build(cube, {"x": 3, "out": 35})
+    write_r1cs(tmp_path / "c.r1cs", system)
+    res = CliRunner().invoke(main, ["groth16", "setup", str(tmp_path / "c.r1cs"), str(tmp_path / "no" / "pk"),
+                                    str(tmp_path / "vk.json")])
+    assert res.exit_code == 2 and "error:" in res.output and "Traceback" not in res.output

@@ -28,6 +28,8 @@ def typed_errors(fn):
             return fn(*args, **kwargs)
         except ZkbluffError as exc:
             _fail(str(exc), exc.exit_code)
+        except OSError as exc:  # a file that cannot be read or written: malformed input, exit 2
+            _fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
 
     return wrapper
 
@@ -55,7 +57,7 @@ def parse_field_arg(text: str, what: str) -> int:
     try:
         v = int(text, 16) if text.lower().startswith("0x") else int(text, 10)
     except ValueError:
-        raise click.BadParameter(f"{what}: expected a decimal or 0x-hex integer, got {text!r}")
+        raise click.BadParameter(f"{what}: expected a decimal or 0x-hex integer, got {text!r}") from None
     if not 0 <= v < r:
         raise click.BadParameter(f"{what}: expected 0 <= x < r, got {text}")
     return v
