@@ -110,6 +110,33 @@ def test_tampered_lines_are_rejected(finished, tmp_path):
                 verify_transcript(write(tmp_path, swapped))
 
 
+def test_malformed_rechained_lines_are_malformed_input(finished, tmp_path):
+    path, lines = finished
+    events = [json.loads(l) for l in lines]
+    forged = json.loads(json.dumps(events))
+    forged[1]["data"]["handCommitments"] = forged[1]["data"]["handCommitments"][:1]
+    with pytest.raises(MalformedInput, match="deal"):
+        verify_transcript(write(tmp_path, rechain(forged)))
+    res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, rechain(forged), "m.jsonl"))])
+    assert res.exit_code == 2
+
+
+def test_a_bad_proof_in_a_batch_names_its_line(finished, tmp_path):
+    """Give the last proof-carrying line another proof's B point (re-chained, so only the
+    batch verification can object; its context is still its own) and the verifier names it."""
+    path, lines = finished
+    events = [json.loads(l) for l in lines]
+    with_proof = [i for i, e in enumerate(events) if "proof" in e]
+    last = with_proof[-1]
+    donor = next(i for i in reversed(with_proof[:-1]) if events[i]["proof"]["statement"] ==
+                 events[last]["proof"]["statement"])
+    forged = json.loads(json.dumps(events))
+    forged[last]["proof"]["proof"]["pi_b"] = events[donor]["proof"]["proof"]["pi_b"]
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(write(tmp_path, rechain(forged)))
+    assert exc.value.line == last + 1 and "does not verify" in str(exc.value)
+
+
 def test_naive_edit_names_the_line(finished, tmp_path):
     path, lines = finished
     changed = list(lines)

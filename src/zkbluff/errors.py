@@ -22,9 +22,13 @@ class MalformedInput(ZkbluffError, ValueError):
 
 
 class InvalidProof(ZkbluffError):
-    """A well-formed proof that does not verify."""
+    """A well-formed proof that does not verify; in a batch, ``index`` is the first bad item."""
 
     exit_code = 1
+
+    def __init__(self, message: str, index: int | None = None):
+        super().__init__(message)
+        self.index = index
 
 
 class UnsatisfiedConstraint(ZkbluffError):

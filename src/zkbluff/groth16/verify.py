@@ -77,5 +77,5 @@ def batch_verify(vk: VerifyingKey, items: Sequence[tuple[Sequence[int], Proof]],
         try:
             verify(vk, public, proof, be)
         except InvalidProof:
-            raise InvalidProof(f"item {i}: the proof does not verify for its public inputs") from None
+            raise InvalidProof(f"item {i}: the proof does not verify for its public inputs", index=i) from None
     raise InvalidProof("the batch does not verify")  # pragma: no cover - negligible probability

@@ -129,8 +129,8 @@ class Referee:
             try:
                 batch_verify(self.vks[statement], [(pub, pr) for pub, pr, _ in items])
             except InvalidProof as exc:
-                idx = int(str(exc).split()[1].rstrip(":")) if str(exc).startswith("item ") else 0
-                raise TranscriptError(f"the {statement} proof does not verify", line=items[idx][2]) from None
+                line = items[exc.index or 0][2]
+                raise TranscriptError(f"the {statement} proof does not verify", line=line) from None
         self.pending = {}
 
     # ---- events
@@ -155,7 +155,7 @@ class Referee:
             raise IllegalMove(f"{action}: the match is over")
         try:
             handler(event, seat, data, verify_now)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (LookupError, TypeError, ValueError) as exc:
             if isinstance(exc, MalformedInput):
                 raise
             raise MalformedInput(f"{action}: malformed data ({exc})") from None
