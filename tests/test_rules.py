@@ -270,8 +270,7 @@ class Checked:
         if "pile" in obs:
             assert 0 <= obs["pile"] <= 14 and all(0 <= h <= 7 for h in obs["hand_sizes"])
             assert len(obs["hand"]) == obs["hand_sizes"][obs["seat"]]
-            if obs["phase"] == "play" and obs["claim"] is None and obs["pile"] == 0:
-                pass  # after a challenge the pile is empty
+            assert len(set(obs["hand"])) == len(obs["hand"]) and all(0 <= c < 52 for c in obs["hand"])
         return self.agent.act(obs)
 
 

@@ -19,68 +19,84 @@ def _obs(rules, seat: int, hand: list[int]) -> dict:
     return obs
 
 
+class _ClassicDealer:
+    """Knows both hands; deals from the seeded generator and settles challenges natively."""
+
+    def __init__(self, rules: ClassicRules, rng: random.Random):
+        self.rules, self.rng = rules, rng
+        self.hands: list[list[int]] = [[], []]
+        self.last_play: list[int] = []
+
+    def deal(self) -> None:
+        size = self.rules.s.mode.hand_size
+        deck = list(range(52))
+        self.rng.shuffle(deck)
+        self.hands = [deck[:size], deck[size: 2 * size]]
+        self.rules.deal()
+
+    def settle(self) -> None:
+        self.rules.resolve(all(c % 13 == self.rules.s.claim[2] for c in self.last_play))
+
+    def move(self, seat: int, action: tuple) -> None:
+        cards = list(action[1])
+        self.rules.play(seat, len(cards))
+        for c in cards:
+            self.hands[seat].remove(c)
+        self.last_play = cards
+
+
+class _FiveUpDealer:
+    def __init__(self, rules: FiveUpRules, rng: random.Random):
+        self.rules, self.rng = rules, rng
+        self.hands: list[list[int]] = [[], []]
+
+    def deal(self) -> None:
+        deck = list(range(52))
+        self.rng.shuffle(deck)
+        self.hands = [deck[0:2], deck[2:4]]
+        self.rules.deal(sum(1 << c for c in deck[4:9]))
+
+    def settle(self) -> None:
+        s = self.rules.s
+        names = list(s.claim[1]) + [NO_RANK] * (2 - len(s.claim[1]))
+        hand = sum(1 << c for c in self.hands[s.to_move])
+        self.rules.resolve(lies_native(hand, s.board, names[0], names[1]))
+
+    def move(self, seat: int, action: tuple) -> None:
+        self.rules.claim(seat, tuple(action[1]))
+
+
+def _run(rules, dealer, agents, max_moves: int) -> Optional[int]:
+    for _ in range(max_moves):
+        s = rules.s
+        if s.phase == "over":
+            return s.winner
+        if s.phase == "deal":
+            dealer.deal()
+        elif s.phase == "prove":
+            dealer.settle()
+        else:
+            seat = s.to_move
+            action = agents[seat].act(_obs(rules, seat, dealer.hands[seat]))
+            if action[0] in ("accept", "challenge"):
+                getattr(rules, action[0])(seat)
+            else:
+                dealer.move(seat, action)
+    raise RuntimeError("match did not end")
+
+
 def play_classic(agents, mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
     """Winner seat, or None for a draw."""
     rng = random.Random(seed)
-    m = MODES[mode]
-    rules = ClassicRules(m, rng.randrange(13))
-    hands: list[list[int]] = [[], []]
-    last_play: list[int] = []
-    for _ in range(max_moves):
-        s = rules.s
-        if s.phase == "over":
-            return s.winner
-        if s.phase == "deal":
-            deck = list(range(52))
-            rng.shuffle(deck)
-            hands = [deck[: m.hand_size], deck[m.hand_size: 2 * m.hand_size]]
-            rules.deal()
-            continue
-        seat = s.to_move
-        if s.phase == "prove":
-            rules.resolve(all(c % 13 == s.claim[2] for c in last_play))
-            continue
-        action = agents[seat].act(_obs(rules, seat, hands[seat]))
-        if action[0] == "play":
-            cards = list(action[1])
-            rules.play(seat, len(cards))
-            for c in cards:
-                hands[seat].remove(c)
-            last_play = cards
-        elif action[0] == "accept":
-            rules.accept(seat)
-        else:
-            rules.challenge(seat)
-    raise RuntimeError("match did not end")
+    rules = ClassicRules(MODES[mode], rng.randrange(13))
+    return _run(rules, _ClassicDealer(rules, rng), agents, max_moves)
 
 
 def play_five_up(agents, mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
+    """Winner seat, or None for a draw."""
     rng = random.Random(seed)
     rules = FiveUpRules(mode)
-    hands: list[list[int]] = [[], []]
-    for _ in range(max_moves):
-        s = rules.s
-        if s.phase == "over":
-            return s.winner
-        if s.phase == "deal":
-            deck = list(range(52))
-            rng.shuffle(deck)
-            hands = [deck[0:2], deck[2:4]]
-            rules.deal(sum(1 << c for c in deck[4:9]))
-            continue
-        seat = s.to_move
-        if s.phase == "prove":
-            names = list(s.claim[1]) + [NO_RANK] * (2 - len(s.claim[1]))
-            rules.resolve(lies_native(sum(1 << c for c in hands[seat]), s.board, names[0], names[1]))
-            continue
-        action = agents[seat].act(_obs(rules, seat, hands[seat]))
-        if action[0] == "claim":
-            rules.claim(seat, tuple(action[1]))
-        elif action[0] == "accept":
-            rules.accept(seat)
-        else:
-            rules.challenge(seat)
-    raise RuntimeError("match did not end")
+    return _run(rules, _FiveUpDealer(rules, rng), agents, max_moves)
 
 
 def win_rate(play, make_a, make_b, matches: int = 100, mode: str = "standard") -> dict:
