@@ -66,12 +66,6 @@ class IllegalMove(ZkbluffError):
     exit_code = 1
 
 
-class TimeoutExpired(ZkbluffError):
-    """A seat did not act (or prove) before its deadline."""
-
-    exit_code = 1
-
-
 class TranscriptError(ZkbluffError):
     """A transcript line that fails verification; ``line`` is its 1-based number."""
 

@@ -23,7 +23,6 @@ GENERATOR = 5
 S = 28
 #: a primitive 2^S-th root of unity, GENERATOR^((r-1)/2^S)
 ROOT_OF_UNITY = pow(GENERATOR, (r - 1) >> S, r)
-MAX_LOG_SIZE = S
 
 
 def _is_probable_prime(n: int) -> bool:

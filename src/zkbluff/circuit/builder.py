@@ -296,6 +296,3 @@ def build(synthesize: Synthesize, inputs: Optional[dict] = None) -> tuple[R1CS, 
     synthesize(cs, inputs)
     return cs.system(), (cs.witness() if inputs is not None else None)
 
-
-def public_inputs(system: R1CS, witness: Sequence[int]) -> list[int]:
-    return list(witness[1: 1 + system.n_public])

@@ -17,7 +17,7 @@ import os
 from typing import Any, Optional, Protocol, Sequence, Tuple
 
 from zkbluff.errors import BackendUnavailable, MalformedInput
-from zkbluff.field import p, r
+from zkbluff.field import p
 
 Fq2 = Tuple[int, int]
 G1Affine = Optional[Tuple[int, int]]
@@ -191,8 +191,3 @@ def get_backend(name: str | None = None) -> Backend:
     except BackendUnavailable:
         return _load("pyecc")
 
-
-def check_scalar(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise MalformedInput(f"scalar: expected an int, got {type(k).__name__}")
-    return k % r

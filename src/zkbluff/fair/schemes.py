@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from zkbluff.errors import CommitmentMismatch, MalformedInput, OutcomeMismatch, UnsupportedScheme
+from zkbluff.fair.cards import card_name
 from zkbluff.fair.stream import DrawStream, hmac_hex, hmac_stream, sha256_hex, word
 
 # Reading: the game name in the message is its lowercase English name.
@@ -100,14 +101,6 @@ def replay_match_seed_v2(rec: dict) -> dict:
 
 PAD_LEAF_TEXT = "pk1:pad"
 TREE_LEAVES = 64
-RANKS = "23456789TJQKA"
-SUITS = "cdhs"
-
-
-def card_name(card: int) -> str:
-    return RANKS[card % 13] + SUITS[card // 13]
-
-
 def hand_value(server_seed: str, table: str, session: str, hand: int) -> str:
     return hmac_hex(server_seed, f"pk1:hand:{table}:{session}:{hand}")
 

@@ -37,10 +37,6 @@ def from_bits(bits: Sequence[int]) -> int:
     return sum(b << i for i, b in enumerate(bits)) % r
 
 
-def in_range(x: int, n: int) -> bool:
-    return 0 <= x < (1 << n)
-
-
 def is_zero(x: int) -> int:
     return int(x % r == 0)
 

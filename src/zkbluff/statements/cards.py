@@ -12,7 +12,9 @@ from zkbluff.circuit.builder import LC, ConstraintSystem
 from zkbluff.gadgets import native as nat
 from zkbluff.gadgets.basic import alloc_boolean, enforce_range, is_zero, less_than, popcount, select
 from zkbluff.gadgets.poseidon import commit
-from zkbluff.gadgets.sets import count_outside, enforce_disjoint, enforce_subset, union_disjoint
+from zkbluff.gadgets.sets import (
+    count_outside, difference_of_subset, enforce_disjoint, enforce_subset, union_disjoint,
+)
 from zkbluff.statements.base import (
     Statement, alloc_mask, bind_context, public_mask_bits, value,
 )
@@ -79,7 +81,7 @@ def play_statement(deck: int, max_play: int) -> Statement:
         old = alloc_mask(cs, inp, "old_hand", deck)
         played = alloc_mask(cs, inp, "play", deck)
         enforce_subset(cs, played, old, "subset")
-        new = [o - p for o, p in zip(old, played)]  # boolean because played ⊆ old
+        new = difference_of_subset(old, played)  # boolean because played ⊆ old
         cs.enforce_equal(popcount(played), count, "count")
         with cs.namespace("count_range"):  # 1 <= count <= max_play
             enforce_range(cs, count - 1, count_bits, "low")

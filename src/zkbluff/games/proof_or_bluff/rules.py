@@ -14,25 +14,14 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from zkbluff.errors import IllegalMove
+from zkbluff.fair.cards import RANKS as SHORT_RANKS, card_name  # noqa: F401  (re-exported for the games)
 from zkbluff.games.decks import STANDARD_52
 
 RANK_NAMES = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Jack", "Queen", "King", "Ace")
-RANK_PLURALS = ("Twos", "Threes", "Fours", "Fives", "Sixes", "Sevens", "Eights", "Nines", "Tens", "Jacks",
-                "Queens", "Kings", "Aces")
-SUITS = ("c", "d", "h", "s")
-SHORT_RANKS = "23456789TJQKA"
-
-
-def rank_of(card: int) -> int:
-    return card % 13
 
 
 def rank_name(rank: int) -> str:
     return RANK_NAMES[rank]
-
-
-def card_name(card: int) -> str:
-    return SHORT_RANKS[card % 13] + SUITS[card // 13]
 
 
 def rank_mask(rank: int) -> int:
