@@ -266,15 +266,9 @@ def fair_verify_card(proof: str, root: str) -> None:
 
 # ---------------------------------------------------------------- statements
 def _circuits_folder():
-    """``./circuits`` when the current folder has one, else the source checkout's."""
-    from pathlib import Path
+    from zkbluff.statements.keys import registry_dir
 
-    import zkbluff
-
-    here = Path.cwd() / "circuits"
-    if (here / "manifest.json").exists():
-        return here
-    return Path(zkbluff.__file__).resolve().parents[2] / "circuits"
+    return registry_dir()
 
 
 @main.group("circuits")

@@ -23,6 +23,21 @@ from zkbluff.statements.base import Statement
 from zkbluff.statements.registry import all_statements, get_statement
 
 
+def registry_dir() -> Path:
+    """The committed registry (``.r1cs`` files, manifest, pinned keys): ``./circuits`` when
+    the current folder is a checkout that has one, else the source checkout's
+    ``circuits/``, else the copy an install carries inside the package
+    (``zkbluff/registry/``). Everything that reads the registry finds it here."""
+    here = Path.cwd() / "circuits"
+    if (here / "manifest.json").exists():
+        return here
+    package = Path(__file__).resolve().parents[1]
+    checkout = package.parents[1] / "circuits"
+    if (checkout / "manifest.json").exists():
+        return checkout
+    return package / "registry"
+
+
 def file_stem(key_id: str) -> str:
     return key_id.replace("@", "__").replace(",", "_").replace("=", "-")
 
