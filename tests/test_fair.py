@@ -165,3 +165,22 @@ def test_card_proof_and_negative_twins(poker):
         verify_card_proof({"card": 1}, root)
     with pytest.raises(MalformedInput):
         card_proof(deck, hv, 52)
+
+
+@pytest.mark.parametrize("root", ["zz", "", "ab" * 31, "g" * 64, "0" * 65, None, 7])
+def test_a_root_that_is_not_64_hex_digits_is_malformed_not_a_mismatch(poker, root):
+    deck, hv, _ = poker
+    with pytest.raises(MalformedInput, match="root: expected 64 hex digits"):
+        verify_card_proof(card_proof(deck, hv, 3), root)
+
+
+def test_an_uppercase_root_salt_or_path_is_the_same_value(poker):
+    deck, hv, root = poker
+    proof = card_proof(deck, hv, 3)
+    shouted = {**proof, "salt": proof["salt"].upper(),
+               "path": [{**step, "hash": step["hash"].upper()} for step in proof["path"]]}
+    verify_card_proof(shouted, root.upper())
+    with pytest.raises(MalformedInput, match="salt: expected 64 hex digits"):
+        verify_card_proof({**proof, "salt": proof["salt"][:10]}, root)
+    with pytest.raises(CommitmentMismatch):  # the twin: a real hex root of another deck
+        verify_card_proof(proof, "0" * 64)

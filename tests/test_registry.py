@@ -64,3 +64,22 @@ def test_statement_cli_flow(tmp_path, key_dir):
     assert run(main, ["circuits", "export", name, f"{t}/vk.json"]).exit_code == 0
     assert json.loads((tmp_path / "vk.json").read_text())["nPublic"] == 4
     assert run(main, ["circuits", "export", "card.nope.v1", f"{t}/vk2.json"]).exit_code == 2
+
+
+def test_a_bare_statement_name_means_its_first_parameter_set():
+    from zkbluff.statements import get_statement
+
+    assert get_statement("card.claim.v1").key_id == "card.claim.v1@deck=52"
+    assert get_statement("card.claim.v1@deck=20").key_id == "card.claim.v1@deck=20"
+    with pytest.raises(Exception, match="unknown statement 'card.nothing.v1'"):
+        get_statement("card.nothing.v1")
+
+
+def test_a_missing_public_input_the_twin_cannot_compute_is_named():
+    from zkbluff.errors import MalformedInput
+    from zkbluff.statements import get_statement
+
+    claim = get_statement("card.claim.v1@deck=52")
+    with pytest.raises(MalformedInput, match="missing input.*'rank_mask'"):
+        claim.build({"play": 1, "play_salt": 5, "context": 1})
+    claim.build({"play": 1, "play_salt": 5, "rank_mask": 1 | 1 << 13, "context": 1})  # the twin: complete

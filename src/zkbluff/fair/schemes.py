@@ -156,14 +156,26 @@ def card_proof(deck: list[int], hand_val: str, position: int) -> dict:
             "root": levels[-1][0]}
 
 
+def _sha256_hex_arg(value: Any, what: str) -> str:
+    """A SHA-256/HMAC value as the records write it: 64 hex digits. Case is folded (an
+    uppercase copy of a root is the same root); anything else is malformed, not a
+    mismatch."""
+    if not isinstance(value, str) or len(value) != 64 or any(c not in "0123456789abcdefABCDEF" for c in value):
+        shown = value if isinstance(value, str) and len(value) <= 80 else f"{str(value)[:80]}..."
+        raise MalformedInput(f"{what}: expected 64 hex digits, got {shown!r}")
+    return value.lower()
+
+
 def verify_card_proof(proof: Any, root: str) -> None:
     """Raise :class:`CommitmentMismatch` unless ``proof`` opens ``root``;
     :class:`MalformedInput` if it is not shaped as :func:`card_proof` makes it."""
+    root = _sha256_hex_arg(root, "root")
     try:
         position, card, salt, path = proof["position"], proof["card"], proof["salt"], proof["path"]
         if not (isinstance(position, int) and isinstance(card, int) and isinstance(salt, str)
                 and isinstance(path, list) and 0 <= position < TREE_LEAVES and 0 <= card < 52):
             raise TypeError
+        salt = _sha256_hex_arg(salt, "salt")
         h = leaf_hash(position, card, salt)
         idx = position
         if len(path) != 6:
@@ -172,6 +184,7 @@ def verify_card_proof(proof: Any, root: str) -> None:
             side, sib = step["side"], step["hash"]
             if side not in ("left", "right") or not isinstance(sib, str):
                 raise TypeError
+            sib = _sha256_hex_arg(sib, "path hash")
             if (side == "left") != bool(idx & 1):
                 raise CommitmentMismatch("a path step stands on the wrong side for this position")
             h = node_hash(sib, h) if side == "left" else node_hash(h, sib)

@@ -47,7 +47,17 @@ class Statement:
         for k, v in inputs.items():
             if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < r:
                 raise MalformedInput(f"{self.key_id}: input {k!r} must be an integer 0 <= x < r, got {v!r}")
-        return {**self.native(inputs, self.param_dict), **inputs}
+        try:
+            computed = self.native(inputs, self.param_dict)
+        except KeyError as exc:  # a public input the native twin cannot compute (a rank mask, a target)
+            raise MalformedInput(f"{self.key_id}: missing input {exc.args[0]!r} (public inputs: "
+                                 f"{', '.join(self.public)})") from None
+        full = {**computed, **inputs}
+        missing = [k for k in self.public if k not in full]
+        if missing:
+            raise MalformedInput(f"{self.key_id}: missing input(s) {', '.join(repr(k) for k in missing)} "
+                                 f"(public inputs: {', '.join(self.public)})")
+        return full
 
     def build(self, inputs: Optional[dict] = None) -> tuple[R1CS, Optional[list[int]]]:
         full = None if inputs is None else self.complete(inputs)

@@ -41,8 +41,7 @@ def get_statement(key_id: str) -> Statement:
     if key_id in stmts:
         return stmts[key_id]
     matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
-    if len(matches) == 1:
+    if matches:  # a bare name means its first registered parameter set (the standard deck)
         return matches[0]
     known = ", ".join(stmts)
-    raise MalformedInput(f"unknown statement {key_id!r}" + (" (give its parameters)" if matches else "")
-                         + f"; known: {known}")
+    raise MalformedInput(f"unknown statement {key_id!r}; known: {known}")
