@@ -1,0 +1,202 @@
+"""Results and the leaderboard, behind one small interface (:class:`ResultStore`) so a
+production database can replace SQLite later.
+
+What counts (seed 003, "Leaderboard and seasons"):
+
+- every finished match is recorded with each seat's place and points;
+- a match with at least two real (non-bot) players is *online*: its points go to the
+  worldwide leaderboard and the season (bots at the table don't stop it counting);
+- a match with fewer than two real players (against bots) counts only on the player's
+  own device: :meth:`ResultStore.local_total` adds it, the leaderboard never does;
+- a player who left the table earns no points from that match;
+- every calendar month (UTC) is a season; the season leaderboard starts empty each month;
+- a tier is a badge from the season's points. The seed names the tiers (Bronze, Silver,
+  Gold, Diamond) but not their thresholds; our reading, as data: :data:`TIERS`.
+
+Points are computed by the server from the game's result, never sent by a client.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional, Sequence, Union
+
+from zkbluff.errors import MalformedInput
+
+#: (tier, the season points from which it is held), lowest first — a reading, see above
+TIERS: tuple[tuple[str, int], ...] = (("Bronze", 0), ("Silver", 50), ("Gold", 150), ("Diamond", 400))
+
+MAX_NAME = 100
+
+
+def tier_for(points: int) -> str:
+    """The badge for a season's points (the highest tier whose threshold is reached)."""
+    name = TIERS[0][0]
+    for tier, threshold in TIERS:
+        if points >= threshold:
+            name = tier
+    return name
+
+
+def season_of(moment: datetime) -> str:
+    """The season of a moment: its calendar month in UTC, as ``YYYY-MM``."""
+    if moment.tzinfo is None:
+        raise MalformedInput("a season needs an aware datetime (UTC)")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m")
+
+
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's outcome. ``player`` is the stable identity (the seat's public key
+    fingerprint for a person, ``bot:<name>`` for a bot)."""
+
+    player: str
+    name: str
+    is_bot: bool
+    place: int
+    points: int
+    left: bool = False  # left the table: earns nothing from this match
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.player, str) or not self.player or len(self.player) > 200:
+            raise MalformedInput(f"player id: expected 1..200 characters, got {self.player!r:.60}")
+        check_name(self.name)
+        if isinstance(self.place, bool) or not isinstance(self.place, int) or self.place < 1:
+            raise MalformedInput(f"place: expected an integer >= 1, got {self.place!r}")
+        if isinstance(self.points, bool) or not isinstance(self.points, int) or self.points < 0:
+            raise MalformedInput(f"points: expected an integer >= 0, got {self.points!r}")
+
+    @property
+    def earned(self) -> int:
+        return 0 if self.left else self.points
+
+
+def check_name(name: object) -> str:
+    """A display name is untrusted data: 1..100 characters, no control characters."""
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME:
+        raise MalformedInput(f"name: expected 1..{MAX_NAME} characters, got {str(name)[:40]!r}")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        raise MalformedInput("name: control characters are not allowed")
+    return name
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    rank: int
+    player: str
+    name: str
+    points: int
+    matches: int
+    tier: str
+
+
+class ResultStore(ABC):
+    """Where finished matches go. Implementations must make :meth:`record` atomic and
+    idempotent per ``match_id`` (a retried write after a crash records nothing twice)."""
+
+    @abstractmethod
+    def record(self, match_id: str, game: str, ended: datetime, seats: Sequence[SeatResult]) -> bool:
+        """Store a finished match; ``False`` if it was already stored (unchanged)."""
+
+    @abstractmethod
+    def leaderboard(self, season: Optional[str] = None, game: Optional[str] = None,
+                    limit: int = 20) -> list[LeaderboardRow]:
+        """Online points per player, highest first (``season`` ``YYYY-MM`` or all time)."""
+
+    @abstractmethod
+    def local_total(self, player: str) -> int:
+        """Every point the player earned, bot matches included (the device's total)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+def counts_online(seats: Sequence[SeatResult]) -> bool:
+    """At least two real players at the table (seed 003)."""
+    return sum(not s.is_bot for s in seats) >= 2
+
+
+class SqliteResultStore(ResultStore):
+    """One SQLite file (stdlib ``sqlite3``) in WAL mode; safe to share between threads."""
+
+    SCHEMA = """
+    CREATE TABLE IF NOT EXISTS matches (
+        match_id TEXT PRIMARY KEY, game TEXT NOT NULL, ended TEXT NOT NULL,
+        season TEXT NOT NULL, online INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS placements (
+        match_id TEXT NOT NULL REFERENCES matches(match_id), player TEXT NOT NULL,
+        name TEXT NOT NULL, is_bot INTEGER NOT NULL, place INTEGER NOT NULL,
+        points INTEGER NOT NULL, left_table INTEGER NOT NULL,
+        PRIMARY KEY (match_id, player));
+    CREATE INDEX IF NOT EXISTS placements_player ON placements(player);
+    """
+
+    def __init__(self, path: Union[str, Path]):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(self.SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise MalformedInput(f"results database {self.path}: {exc}") from None
+
+    def record(self, match_id: str, game: str, ended: datetime, seats: Sequence[SeatResult]) -> bool:
+        if not seats:
+            raise MalformedInput("a match result needs at least one seat")
+        if len({s.player for s in seats}) != len(seats):
+            raise MalformedInput("a player appears twice in one match result")
+        with self._lock:
+            cur = self._db.cursor()
+            cur.execute("BEGIN IMMEDIATE")
+            try:
+                if cur.execute("SELECT 1 FROM matches WHERE match_id = ?", (match_id,)).fetchone():
+                    cur.execute("ROLLBACK")
+                    return False
+                cur.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
+                            (match_id, game, ended.astimezone(timezone.utc).isoformat(), season_of(ended),
+                             int(counts_online(seats))))
+                cur.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                [(match_id, s.player, s.name, int(s.is_bot), s.place, s.points, int(s.left))
+                                 for s in seats])
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+        return True
+
+    def leaderboard(self, season: Optional[str] = None, game: Optional[str] = None,
+                    limit: int = 20) -> list[LeaderboardRow]:
+        where, args = ["m.online = 1", "p.is_bot = 0"], []
+        if season is not None:
+            where.append("m.season = ?")
+            args.append(season)
+        if game is not None:
+            where.append("m.game = ?")
+            args.append(game)
+        sql = (f"SELECT p.player, MAX(p.name), SUM(CASE WHEN p.left_table THEN 0 ELSE p.points END) AS pts, "
+               f"COUNT(*) FROM placements p JOIN matches m USING (match_id) WHERE {' AND '.join(where)} "
+               f"GROUP BY p.player ORDER BY pts DESC, p.player LIMIT ?")
+        with self._lock:
+            rows = self._db.execute(sql, (*args, int(limit))).fetchall()
+        out, rank, last = [], 0, None
+        for i, (player, name, points, matches) in enumerate(rows, start=1):
+            if points != last:  # equal points share a rank
+                rank, last = i, points
+            out.append(LeaderboardRow(rank, player, name, points, matches, tier_for(points)))
+        return out
+
+    def local_total(self, player: str) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT COALESCE(SUM(CASE WHEN left_table THEN 0 ELSE points END), 0) "
+                                   "FROM placements WHERE player = ?", (player,)).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,91 @@
+"""Results and leaderboard (seed 003's "Leaderboard and seasons"), on SQLite."""
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from zkbluff.errors import MalformedInput
+from zkbluff.server.storage import SeatResult, SqliteResultStore, counts_online, season_of, tier_for
+
+NOV = datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc)
+DEC = NOV + timedelta(minutes=2)
+
+
+def seat(player, place, points, bot=False, left=False):
+    return SeatResult(player, player.title(), bot, place, points, left)
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = SqliteResultStore(tmp_path / "results.sqlite")
+    yield s
+    s.close()
+
+
+def test_only_matches_with_two_real_players_reach_the_leaderboard(store):
+    store.record("m1", "bluffers", NOV, [seat("ana", 1, 8), seat("bo", 2, 4), seat("bot:x", 3, 1, bot=True)])
+    store.record("m2", "bluffers", NOV, [seat("ana", 1, 5), seat("bot:y", 2, 1, bot=True)])  # against a bot
+    board = store.leaderboard(season="2026-11")
+    assert [(r.player, r.points, r.matches) for r in board] == [("ana", 8, 1), ("bo", 4, 1)]
+    assert store.local_total("ana") == 13  # the bot match counts on the device only
+    assert counts_online([seat("a", 1, 5), seat("b", 2, 1)]) and not counts_online([seat("a", 1, 5)])
+
+
+def test_a_player_who_left_earns_nothing_from_that_match(store):
+    store.record("m1", "bluffers", NOV, [seat("ana", 1, 8), seat("bo", 2, 4, left=True), seat("cy", 3, 1)])
+    points = {r.player: r.points for r in store.leaderboard()}
+    assert points == {"ana": 8, "bo": 0, "cy": 1}
+    assert store.local_total("bo") == 0
+
+
+def test_every_calendar_month_is_a_season_that_starts_empty(store):
+    store.record("m1", "bluffers", NOV, [seat("ana", 1, 5), seat("bo", 2, 1)])
+    store.record("m2", "bluffers", DEC, [seat("bo", 1, 5), seat("ana", 2, 1)])
+    assert season_of(NOV) == "2026-11" and season_of(DEC) == "2026-12"
+    assert [(r.player, r.points) for r in store.leaderboard(season="2026-12")] == [("bo", 5), ("ana", 1)]
+    assert [(r.player, r.points) for r in store.leaderboard(season="2026-11")] == [("ana", 5), ("bo", 1)]
+    assert store.leaderboard(season="2027-01") == []
+    assert {r.points for r in store.leaderboard()} == {6}  # all time: both months
+    with pytest.raises(MalformedInput):
+        season_of(datetime(2026, 11, 1))  # naive: which month is ambiguous
+
+
+def test_recording_is_idempotent_per_match(store):
+    seats = [seat("ana", 1, 5), seat("bo", 2, 1)]
+    assert store.record("m1", "bluffers", NOV, seats) is True
+    assert store.record("m1", "bluffers", NOV, seats) is False
+    assert store.local_total("ana") == 5
+
+
+def test_equal_points_share_a_rank_and_tiers_follow_points(store):
+    store.record("m1", "bluffers", NOV, [seat("ana", 1, 5), seat("bo", 2, 1)])
+    store.record("m2", "bluffers", NOV, [seat("cy", 1, 5), seat("di", 2, 1)])
+    ranks = {r.player: r.rank for r in store.leaderboard()}
+    assert ranks["ana"] == ranks["cy"] == 1 and ranks["bo"] == ranks["di"] == 3
+    assert [tier_for(p) for p in (0, 49, 50, 149, 150, 399, 400)] == \
+        ["Bronze", "Bronze", "Silver", "Silver", "Gold", "Gold", "Diamond"]
+
+
+def test_bad_results_are_refused_and_nothing_is_written(store):
+    with pytest.raises(MalformedInput, match="control characters"):
+        SeatResult("p", "evil\x1b[2J", False, 1, 5)
+    with pytest.raises(MalformedInput, match="1..100"):
+        SeatResult("p", "x" * 101, False, 1, 5)
+    with pytest.raises(MalformedInput, match="points"):
+        SeatResult("p", "P", False, 1, -3)
+    with pytest.raises(MalformedInput, match="twice"):
+        store.record("m1", "bluffers", NOV, [seat("ana", 1, 5), seat("ana", 2, 1)])
+    assert store.leaderboard() == [] and store.local_total("ana") == 0
+
+
+def test_results_survive_a_reopen_in_wal_mode(tmp_path):
+    path = tmp_path / "r.sqlite"
+    s = SqliteResultStore(path)
+    s.record("m1", "bluffers", NOV, [seat("ana", 1, 5), seat("bo", 2, 1)])
+    assert s._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    s.close()
+    again = SqliteResultStore(path)
+    assert again.local_total("ana") == 5
+    again.close()
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database" * 100)
+    with pytest.raises(MalformedInput, match="results database"):
+        SqliteResultStore(tmp_path / "junk.sqlite")
