@@ -14,8 +14,10 @@ def transcript_group() -> None:
 @transcript_group.command("verify")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--trusted-keys", is_flag=True, help="require the table's keys to be the ones in your key cache")
+@click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT:HEX",
+              help="a seat's known Ed25519 public key; the header must list it (repeatable)")
 @typed_errors
-def transcript_verify(file: str, trusted_keys: bool) -> None:
+def transcript_verify(file: str, trusted_keys: bool, seat_keys: tuple[str, ...]) -> None:
     """Dispatch on the header's game; check every signature, replay the rules,
     batch-verify every proof, check the closing line. Exit 0 valid, 1 with the first bad
     line, 2 malformed (an unknown game included)."""
@@ -33,7 +35,13 @@ def transcript_verify(file: str, trusted_keys: bool) -> None:
                 trusted[k] = verifying_key(k, create=False)
             except MalformedInput:  # a key we do not have is simply not trusted
                 pass
-    report = verify_transcript(file, trusted)
+    known: dict[int, str] = {}
+    for item in seat_keys:
+        seat, _, key = item.partition(":")
+        if not seat.isdigit() or not key:
+            raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
+        known[int(seat)] = key
+    report = verify_transcript(file, trusted, known)
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:

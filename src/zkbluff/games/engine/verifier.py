@@ -9,7 +9,7 @@ proof in one batch per key. Reports the first bad line by number.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 from zkbluff.errors import (
     CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError,
@@ -19,9 +19,14 @@ from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.transcript import parse_chain, read_lines
 
 
-def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, VerifyingKey]] = None) -> dict[str, Any]:
+def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, VerifyingKey]] = None,
+                      seat_keys: Optional[Mapping[int, str]] = None) -> dict[str, Any]:
     """Verify a transcript file; return a summary. Raises :class:`TranscriptError` (exit
-    1) naming the first bad line, or :class:`MalformedInput` (exit 2)."""
+    1) naming the first bad line, or :class:`MalformedInput` (exit 2).
+
+    ``trusted_keys``: the verifying keys the statements must use. ``seat_keys``: public
+    keys a seat is known by (seat number → hex); the header must list them, so a house
+    that rewrote a whole match under fresh seat keys is caught."""
     lines = read_lines(path)
     if not lines:
         raise MalformedInput(f"transcript {path}: empty")
@@ -35,6 +40,9 @@ def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, V
                     for key_id, vk in referee.vks.items():
                         if key_id not in trusted_keys or trusted_keys[key_id].fingerprint() != vk.fingerprint():
                             raise TranscriptError(f"the table's key for {key_id} is not a trusted key", line=1)
+                for seat, key in (seat_keys or {}).items():
+                    if not 0 <= seat < len(referee.seat_keys) or referee.seat_keys[seat] != key.lower():
+                        raise TranscriptError(f"the header does not list {key[:16]}… as seat {seat}'s key", line=1)
                 continue
             referee.apply(event)
         except TranscriptError:
