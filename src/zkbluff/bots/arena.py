@@ -114,7 +114,7 @@ def play_five_up(agents: Sequence[Any], mode: str = "standard", seed: int = 0, m
 
 
 def win_rate(play: Callable[..., Optional[int]], make_a: Callable[[int], Any], make_b: Callable[[int], Any],
-             matches: int = 100, mode: str = "standard") -> dict:
+             matches: int = 100, mode: str = "standard") -> dict[str, Any]:
     """Results of policy A against policy B, A taking each seat half the time."""
     wins = draws = 0
     for i in range(matches):

@@ -119,6 +119,7 @@ def witness_cmd(name: str, inputs: str, witness: str) -> None:
 
     stmt = get_statement(name)
     _, w = stmt.build(_statement_inputs(stmt, inputs))
+    assert w is not None
     write_wtns(witness, w)
     click.echo(f"{len(w)} wires, public: " + ", ".join(f"{n}={v}" for n, v in zip(stmt.public, w[1:])))
 
@@ -137,6 +138,7 @@ def prove_cmd(name: str, inputs: str, proof: str, public: str) -> None:
 
     stmt = get_statement(name)
     system, w = stmt.build(_statement_inputs(stmt, inputs))
+    assert w is not None
     pk = load_keys(stmt.key_id, say=lambda m: click.echo(m, err=True))
     write_json(proof, prove(pk, w).to_json())
     write_json(public, public_to_json(w[1: 1 + system.n_public]))

@@ -93,18 +93,18 @@ def verify_signature(public_hex: str, message: bytes, signature: Any, who: str) 
                                f"under {who}'s public key {public_hex[:16]}…)") from None
 
 
-def line_message(event: dict) -> bytes:
+def line_message(event: dict[str, Any]) -> bytes:
     """The bytes a line's signature covers: the canonical line without ``sig``."""
     return (LINE_DOMAIN + canonical({k: v for k, v in event.items() if k != "sig"})).encode("utf-8")
 
 
-def sign_line(key: SigningKey, event: dict) -> dict:
+def sign_line(key: SigningKey, event: dict[str, Any]) -> dict[str, Any]:
     """``event`` with ``sig`` set to ``key``'s signature of it (any old ``sig`` replaced)."""
     body = {k: v for k, v in event.items() if k != "sig"}
     return {**body, "sig": key.sign(line_message(body))}
 
 
-def check_line_signature(event: dict, public_hex: str, who: str) -> None:
+def check_line_signature(event: dict[str, Any], public_hex: str, who: str) -> None:
     """Raise unless ``event['sig']`` is ``who``'s signature of the line."""
     if "sig" not in event:
         raise InvalidSignature(f"the line is not signed (expected a signature of {who})")

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Optional
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
-from zkbluff.games.registry import spec_for
+from zkbluff.games.engine.registry import spec_for
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
 from zkbluff.protocol.signing import check_line_signature, check_public_key

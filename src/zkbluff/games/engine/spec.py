@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
@@ -193,8 +193,10 @@ class GameSpec(ABC):
         name of the limit that applies ("proof" or "idle"); None when no seat is to move."""
 
     # ---- bots and text
-    house_bot: ClassVar[Callable[[int], Any]]
-    random_bot: ClassVar[Callable[[int], Any]]
+    #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent``
+    house_bot: ClassVar[type]
+    random_bot: ClassVar[type]
+    #: the game's terminal text: ``RULES``, ``describe(line, names)``, ``prompt(obs, ask, say, names)``
     text: ClassVar[Any]
 
     def summary(self, result: Optional[Result], seat_names: list[str]) -> str:

@@ -20,7 +20,7 @@ from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, Tim
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec
-from zkbluff.games.registry import spec_for
+from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 
 
@@ -71,7 +71,7 @@ class Table:
 
     @property
     def match_id(self) -> str:
-        return self.view.match_id
+        return str(self.view.match_id)
 
     @property
     def header(self) -> dict[str, Any]:
@@ -102,8 +102,9 @@ class Table:
         self.referee.receive(line)
         verify_s = time.perf_counter() - t
         self.writer.append_event(line)
-        for party in (self.dealer, *self.seats):
-            party.receive(wire(line))
+        self.dealer.receive(wire(line))
+        for seat in self.seats:
+            seat.receive(wire(line))
         if "proof" in line:
             self.timings.append(MoveTiming(line["n"], line["action"], line["seat"], seconds, verify_s))
         if self.persist is not None:
@@ -181,7 +182,10 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
     names = list(names or [f"seat {i}" for i in range(spec.n_seats)])
     if len(names) != spec.n_seats:
         raise MalformedInput(f"{game}: {spec.n_seats} seats, got {len(names)} names")
-    prover = lambda: Prover(key_folder, backend, say)  # noqa: E731 - one prover per party
+
+    def prover() -> Prover:  # one per party
+        return Prover(key_folder, backend, say)
+
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
@@ -211,7 +215,10 @@ def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: A
             files[party] = json.loads(path.read_text())
         except (OSError, ValueError) as exc:
             raise MalformedInput(f"cannot resume without the {party}'s secrets ({path}): {exc}") from None
-    prover = lambda: Prover(key_folder, backend, say)  # noqa: E731
+
+    def prover() -> Prover:
+        return Prover(key_folder, backend, say)
+
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import ClassVar, Optional, Union
+from typing import Any, ClassVar, Optional, Union
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import STANDARD_52
@@ -168,6 +168,9 @@ def _is_int(x: object) -> bool:
 
 # ---------------------------------------------------------------- shared by both tables
 
+_State = Union["ClassicState", "FiveUpState"]
+
+
 class _ProofOrBluffRules(Rules):
     """What both tables share: turn checks, challenges, timeouts, the end and the result."""
 
@@ -196,10 +199,10 @@ class _ProofOrBluffRules(Rules):
     def apply(self, seat: Optional[int], action: Action) -> None:
         self._apply(seat, action)  # one transition on a copy: checked and applied at once
 
-    def _transition(self, s, seat: Optional[int], a: Action) -> None:
+    def _transition(self, s: Any, seat: Optional[int], a: Action) -> None:
         raise NotImplementedError
 
-    def _expect(self, s, seat: Optional[int], phase: Phase, what: str, by_dealer: bool = False) -> None:
+    def _expect(self, s: _State, seat: Optional[int], phase: Phase, what: str, by_dealer: bool = False) -> None:
         if s.phase == OVER:
             raise IllegalMove(f"{what}: the match is over")
         if s.phase != phase:
@@ -213,7 +216,7 @@ class _ProofOrBluffRules(Rules):
         elif seat != s.to_move:
             raise IllegalMove(f"{what}: out of turn (seat {seat} moved, seat {s.to_move} is to move)")
 
-    def _timeout(self, s, seat: Optional[int], a: Timeout) -> None:
+    def _timeout(self, s: _State, seat: Optional[int], a: Timeout) -> None:
         if seat is not NO_SEAT:
             raise IllegalMove(f"timeout: only the referee times a seat out, not seat {seat}")
         if s.phase == OVER:
@@ -230,16 +233,17 @@ class _ProofOrBluffRules(Rules):
         else:
             raise IllegalMove(f"timeout: unknown limit {a.limit!r} (expected 'proof' or 'idle')")
 
-    def _challenge(self, s, seat: Optional[int]) -> None:
+    def _challenge(self, s: _State, seat: Optional[int]) -> None:
         self._expect(s, seat, RESPOND, "challenge")
+        assert s.claim is not None
         s.to_move = s.claim[0]
         s.phase = PROVE
 
-    def _caught_by_timeout(self, s) -> None:
+    def _caught_by_timeout(self, s: Any) -> None:
         raise NotImplementedError
 
     @staticmethod
-    def _end(s, winner: Optional[int], reason: str) -> None:
+    def _end(s: _State, winner: Optional[int], reason: str) -> None:
         s.phase = OVER
         s.winner = winner
         s.draw = winner is None
@@ -389,7 +393,7 @@ class ClassicRules(_ProofOrBluffRules):
         s.claim = None
         s.phase = PLAY  # the responder plays next
 
-    def _caught_by_timeout(self, s: ClassicState) -> None:  # type: ignore[override]
+    def _caught_by_timeout(self, s: ClassicState) -> None:
         self._settle(s, False)  # +3 to the challenger, as for a caught bluff
 
     def _settle(self, s: ClassicState, verdict: bool) -> None:
@@ -562,7 +566,7 @@ class FiveUpRules(_ProofOrBluffRules):
             s.scores[1 - claimant] += lies
         self._claim_done(s)
 
-    def _caught_by_timeout(self, s: FiveUpState) -> None:  # type: ignore[override]
+    def _caught_by_timeout(self, s: FiveUpState) -> None:
         self._settle(s, len(s.claim[1]))  # type: ignore[index]  # every named card counts as a lie
 
     def _claim_done(self, s: FiveUpState) -> None:
