@@ -351,12 +351,16 @@ def test_out_of_turn_and_bad_moves_lose_nothing(match_keys):
     assert len(tab.writer.events) == n
 
 
-def test_demo_command(match_keys, tmp_path, monkeypatch):
+@pytest.mark.parametrize("args, game", [([], CLASSIC), (["five-up-two-down"], FIVE_UP)])
+def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
     monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
-    res = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
+    res = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output and "prove" in res.output
-    assert verify_transcript(tmp_path / "d.jsonl")["complete"]
+    report = verify_transcript(tmp_path / "d.jsonl")
+    assert report["complete"] and report["game"] == game
+    bad = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "e.jsonl"), "--mode", "turbo"])
+    assert bad.exit_code == 2 and "turbo" in bad.output
 
 
 def test_play_command_five_up_scripted(match_keys, tmp_path, monkeypatch):

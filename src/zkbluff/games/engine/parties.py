@@ -62,8 +62,10 @@ class _Party:
         return self.key.public_hex
 
     def _follow(self, event: Mapping[str, Any]) -> tuple[Any, dict[str, int]]:
+        """Check and apply a public line to this party's own view (signatures, rules and
+        proofs, verified at once: no party takes another's word for a line)."""
         if self.view is None:
-            self.view = Referee(event, verify_now=False)
+            self.view = Referee(event, verify_now=True)
             return None, {}
         return self.view.apply(event)
 
