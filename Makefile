@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast bench vectors circuits clean
+.PHONY: demo test test-fast typecheck bench vectors circuits clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,11 +30,16 @@ demo: $(VENV)/.stamp-install
 
 test: $(VENV)/.stamp-test node_modules/.stamp
 	$(BIN)/zkbluff circuits check
+	$(BIN)/mypy
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q
 
 # the tests without the slow ones (for the edit-run loop; CI runs `make test`)
 test-fast: $(VENV)/.stamp-test node_modules/.stamp
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow"
+
+# the type check alone (configured in pyproject.toml: strict for games, protocol and bots)
+typecheck: $(VENV)/.stamp-test
+	$(BIN)/mypy
 
 # groth16py (arkworks, native) is a peer in the table where it installs; not a dependency
 bench: $(VENV)/.stamp-test node_modules/.stamp
@@ -42,4 +47,4 @@ bench: $(VENV)/.stamp-test node_modules/.stamp
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache

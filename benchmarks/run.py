@@ -331,15 +331,17 @@ def bench_statements() -> None:
 # ------------------------------------------------------------------ bots
 def bench_bots() -> None:
     from zkbluff.bots.arena import play_classic, play_five_up, win_rate
-    from zkbluff.bots.proof_or_bluff import HouseBot, RandomBot
+    from zkbluff.games.registry import spec_class
 
     emit("## House bot win rates (100 matches each, seats alternating, rules engine without proofs)")
     emit()
     emit("| table | against | wins | draws | losses |")
     emit("|---|---|---|---|---|")
-    for label, play in (("classic (standard)", play_classic), ("5 Up 2 Down (standard)", play_five_up)):
-        for opp_name, opp in (("random legal moves", RandomBot), ("itself", HouseBot)):
-            res = win_rate(play, HouseBot, opp, 100)
+    for label, play, game in (("classic (standard)", play_classic, "proof-or-bluff"),
+                              ("5 Up 2 Down (standard)", play_five_up, "five-up-two-down")):
+        spec = spec_class(game)
+        for opp_name, opp in (("random legal moves", spec.random_bot), ("itself", spec.house_bot)):
+            res = win_rate(play, spec.house_bot, opp, 100)
             emit(f"| {label} | {opp_name} | {res['wins']} | {res['draws']} | {res['losses']} |")
     emit()
 

@@ -64,3 +64,9 @@ def mcl():
 @pytest.fixture(scope="session")
 def pyecc():
     return get_backend("pyecc")
+
+
+@pytest.fixture(scope="session")
+def match_keys(tmp_path_factory) -> Path:
+    """One proving-key folder for every whole-match test of the session (keys made on first use)."""
+    return tmp_path_factory.mktemp("match-keys")

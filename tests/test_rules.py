@@ -3,10 +3,10 @@
 import pytest
 
 from zkbluff.bots.arena import play_classic, play_five_up
-from zkbluff.bots.proof_or_bluff import HouseBot, RandomBot
+from zkbluff.bots.proof_or_bluff import ClassicHouseBot, ClassicRandomBot, FiveUpHouseBot
 from zkbluff.errors import IllegalMove
 from zkbluff.games.proof_or_bluff.rules import (
-    MODES, ClassicRules, FiveUpRules, next_rank, rank_mask, rank_name,
+    MODES, Accept, Challenge, Claim, ClassicRules, FiveUpRules, Play, next_rank, rank_mask, rank_name,
 )
 
 ACE, KING, SEVEN, EIGHT, NINE, TWO = 12, 11, 5, 6, 7, 0
@@ -37,7 +37,7 @@ def test_rank_rotation_wraps_ace_to_two():
 
 def test_plays_are_one_to_four_cards_and_the_claim_is_count_and_required_rank():
     r = classic()
-    assert r.legal_actions(0) == [("play", k) for k in (1, 2, 3, 4)]
+    assert r.legal_actions(0) == [Play(k, SEVEN) for k in (1, 2, 3, 4)]
     for bad in (0, 5):
         with pytest.raises(IllegalMove):
             r.play(0, bad)
@@ -52,7 +52,7 @@ def test_no_pass_and_no_move_out_of_turn():
     with pytest.raises(IllegalMove):
         r.accept(1)
     r.play(0, 1)
-    assert r.legal_actions(1) == [("accept",), ("challenge",)]
+    assert r.legal_actions(1) == [Accept(), Challenge()]
     with pytest.raises(IllegalMove):
         r.play(1, 1)  # a claim is on the table: accept or challenge, no pass
 
@@ -194,7 +194,7 @@ def five(mode="standard"):
 
 def test_five_up_claims_name_board_ranks():
     r = five()
-    assert ("claim", ()) in r.legal_actions(0) and ("claim", (KING, KING)) in r.legal_actions(0)
+    assert Claim(()) in r.legal_actions(0) and Claim((KING, KING)) in r.legal_actions(0)
     with pytest.raises(IllegalMove):
         r.claim(0, (EIGHT,))  # not on the board
     with pytest.raises(IllegalMove):
@@ -266,24 +266,24 @@ class Checked:
         self.agent = agent
 
     def act(self, obs):
-        assert all(s >= 0 for s in obs["scores"])
-        if "pile" in obs:
-            assert 0 <= obs["pile"] <= 14 and all(0 <= h <= 7 for h in obs["hand_sizes"])
-            assert len(obs["hand"]) == obs["hand_sizes"][obs["seat"]]
-            assert len(set(obs["hand"])) == len(obs["hand"]) and all(0 <= c < 52 for c in obs["hand"])
+        assert all(s >= 0 for s in obs.state.scores)
+        if hasattr(obs.state, "pile"):
+            assert 0 <= obs.state.pile <= 14 and all(0 <= h <= 7 for h in obs.state.hand_sizes)
+            assert len(obs.hand) == obs.state.hand_sizes[obs.seat]
+        assert len(set(obs.hand)) == len(obs.hand) and all(0 <= c < 52 for c in obs.hand)
         return self.agent.act(obs)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_whole_classic_matches_end(seed):
-    agents = [Checked(HouseBot(seed)), Checked(RandomBot(seed + 99))]
+    agents = [Checked(ClassicHouseBot(seed)), Checked(ClassicRandomBot(seed + 99))]
     winner = play_classic(agents, ["casual", "standard", "casino"][seed % 3], seed=seed)
     assert winner in (0, 1, None)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_whole_five_up_matches_end(seed):
-    winner = play_five_up([Checked(HouseBot(seed)), Checked(HouseBot(seed + 1))], "casual" if seed % 2 else "standard",
+    winner = play_five_up([Checked(FiveUpHouseBot(seed)), Checked(FiveUpHouseBot(seed + 1))], "casual" if seed % 2 else "standard",
                           seed=seed)
     assert winner in (0, 1, None)
 
@@ -291,7 +291,9 @@ def test_whole_five_up_matches_end(seed):
 def test_house_bot_beats_a_random_player():
     from zkbluff.bots.arena import win_rate
 
-    classic_res = win_rate(play_classic, HouseBot, RandomBot, 100)
-    five_res = win_rate(play_five_up, HouseBot, RandomBot, 100)
+    from zkbluff.bots.proof_or_bluff import FiveUpRandomBot
+
+    classic_res = win_rate(play_classic, ClassicHouseBot, ClassicRandomBot, 100)
+    five_res = win_rate(play_five_up, FiveUpHouseBot, FiveUpRandomBot, 100)
     assert classic_res["wins"] >= 80, classic_res
     assert five_res["wins"] >= 80, five_res

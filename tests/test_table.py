@@ -1,23 +1,27 @@
-"""Proof or Bluff tables with real proofs: whole matches, transcripts, cheaters, time."""
+"""Proof or Bluff tables with real proofs on the engine: whole matches, signed transcripts,
+cheaters, time, resume."""
 import json
 
 import pytest
 from click.testing import CliRunner
 
-from zkbluff.bots.proof_or_bluff import HouseBot, RandomBot
 from zkbluff.cli import main
-from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput, TranscriptError, ZkbluffError
-from zkbluff.games.proof_or_bluff.referee import PLAY_ID
-from zkbluff.games.proof_or_bluff.rules import next_rank
-from zkbluff.games.proof_or_bluff.table import Table
-from zkbluff.games.proof_or_bluff.verify import verify_transcript
-from zkbluff.gadgets.native import commit
+from zkbluff.errors import (
+    CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError, ZkbluffError,
+)
+from zkbluff.games.engine.parties import TimeLimits
+from zkbluff.games.engine.table import open_match, resume_match
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.games.proof_or_bluff.moves import PlayCards, ProveClaim
+from zkbluff.games.proof_or_bluff.rules import (
+    Accept, Challenge, Claim, ClassicRules, Play, ProveVerdict, next_rank,
+)
+from zkbluff.games.proof_or_bluff.spec import CLAIM_ID, PLAY_ID
+from zkbluff.games.registry import spec_class
+from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 
-
-@pytest.fixture(scope="session")
-def keys(tmp_path_factory):
-    return tmp_path_factory.mktemp("keys")
+CLASSIC, FIVE_UP = "proof-or-bluff", "five-up-two-down"
 
 
 class Clock:
@@ -28,49 +32,58 @@ class Clock:
         return self.t
 
 
-def check_invariants(tab: Table, before: dict, event: dict) -> None:
+def hands(tab):
+    return [s.private["hand"] for s in tab.seats]
+
+
+def check_invariants(tab, before: dict, event: dict) -> None:
     s = tab.state
-    hands = [st.hand for st in tab.seats]
-    assert hands[0] & hands[1] == 0, "a card in two hands"
-    assert all(h < (1 << 52) for h in hands)
+    h = hands(tab)
+    assert h[0] & h[1] == 0, "a card in two hands"
+    assert all(x < (1 << 52) for x in h)
     assert all(x >= 0 for x in s.scores)
-    if tab.kind == "classic" and not tab.over:
-        assert [bin(h).count("1") for h in hands] == s.hand_sizes
+    if isinstance(tab.rules, ClassicRules) and not tab.over:
+        assert [bin(x).count("1") for x in h] == s.hand_sizes
         if event["action"] in ("accept", "prove", "timeout") and s.phase != "deal" and before["phase"] != "deal":
-            if event["action"] != "timeout" or event["data"]["kind"] == "proof":
+            if event["action"] != "timeout" or event["data"]["limit"] == "proof":
                 assert s.required_rank == next_rank(before["rank"]), "rank rotation"
         if event["action"] == "prove":
             assert s.pile == 0, "the pile is discarded after a challenge"
 
 
-def run_match(tab: Table, agents) -> None:
+def run_match(tab, agents) -> None:
     while not tab.over:
         seat = tab.to_move
-        before = {"rank": tab.state.required_rank if tab.kind == "classic" else None, "phase": tab.state.phase}
-        event = tab.apply(seat, agents[seat].act(tab.observation(seat)))
+        before = {"rank": getattr(tab.state, "required_rank", None), "phase": tab.state.phase}
+        event = tab.move(seat, agents[seat].act(tab.observation(seat)))
         check_invariants(tab, before, event)
 
 
-@pytest.mark.parametrize("table, mode, seed", [("classic", "casual", 1), ("classic", "standard", 2),
-                                                ("five-up", "casual", 3)])
-def test_whole_match_with_real_proofs(keys, tmp_path, table, mode, seed):
+def bots(game, a, b, random_second=False):
+    cls = spec_class(game)
+    return [cls.house_bot(a), (cls.random_bot if random_second else cls.house_bot)(b)]
+
+
+@pytest.mark.parametrize("game, mode, seed", [(CLASSIC, "casual", 1), (CLASSIC, "standard", 2), (FIVE_UP, "casual", 3)])
+def test_whole_match_with_real_proofs(match_keys, tmp_path, game, mode, seed):
     path = tmp_path / "m.jsonl"
-    tab = Table(table, mode, transcript=path, key_folder=keys)
-    run_match(tab, [HouseBot(seed), RandomBot(seed)])
+    tab = open_match(game, {"mode": mode}, transcript=path, key_folder=match_keys)
+    run_match(tab, bots(game, seed, seed, random_second=True))
     report = verify_transcript(path)
     assert report["complete"] and report["over"] and report["proofs"] == len(tab.timings)
-    assert report["scores"] == tab.state.scores
+    assert report["scores"] == tab.state.scores and report["game"] == game
     assert path.read_text().count("\n") == report["lines"]
     header = json.loads(path.read_text().split("\n")[0])
-    assert "could see both hands" in header["data"]["trust"]
+    assert "could see every hand" in header["data"]["trust"]
+    assert all("sig" in json.loads(line) for line in path.read_text().splitlines())
 
 
 @pytest.fixture(scope="module")
-def finished(keys, tmp_path_factory):
+def finished(match_keys, tmp_path_factory):
     path = tmp_path_factory.mktemp("t") / "m.jsonl"
-    tab = Table("classic", "casual", transcript=path, key_folder=keys)
-    run_match(tab, [HouseBot(5), HouseBot(6)])
-    return path, path.read_text().rstrip("\n").split("\n")
+    tab = open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+    run_match(tab, bots(CLASSIC, 5, 6))
+    return path, path.read_text().rstrip("\n").split("\n"), tab
 
 
 def write(tmp_path, lines, name="x.jsonl"):
@@ -79,11 +92,25 @@ def write(tmp_path, lines, name="x.jsonl"):
     return p
 
 
-def rechain(events: list[dict]) -> list[str]:
-    """Recompute numbers and hash links, as a forger who edits a line would."""
+def party_key(tab, event):
+    """The key of the party entitled to an event (a forger who holds every key)."""
+    if event["seat"] is not None:
+        return tab.seats[event["seat"]].key
+    if event["action"] in ("deal", "reveal"):
+        return tab.dealer.key
+    return tab.referee.key
+
+
+def rechain(events: list[dict], tab=None, key_of=None) -> list[str]:
+    """Recompute numbers and hash links, as a forger who edits a line would; re-sign each
+    line with ``key_of(event)`` (by default: the entitled party's key, when ``tab`` is given)."""
+    if key_of is None and tab is not None:
+        key_of = lambda e: party_key(tab, e)  # noqa: E731
     out, prev = [], "0" * 64
     for i, e in enumerate(events, start=1):
         e = {**e, "n": i, "prev": prev}
+        if key_of is not None:
+            e = sign_line(key_of(e), e)
         line = canonical(e)
         out.append(line)
         prev = line_hash(line)
@@ -91,7 +118,7 @@ def rechain(events: list[dict]) -> list[str]:
 
 
 def test_tampered_lines_are_rejected(finished, tmp_path):
-    path, lines = finished
+    path, lines, _ = finished
     verify_transcript(path)
     for i in range(len(lines)):
         changed = list(lines)
@@ -111,20 +138,24 @@ def test_tampered_lines_are_rejected(finished, tmp_path):
 
 
 def test_malformed_rechained_lines_are_malformed_input(finished, tmp_path):
-    path, lines = finished
+    path, lines, tab = finished
     events = [json.loads(l) for l in lines]
     forged = json.loads(json.dumps(events))
-    forged[1]["data"]["handCommitments"] = forged[1]["data"]["handCommitments"][:1]
+    forged[1]["data"]["sealed_hands"] = 7
     with pytest.raises(MalformedInput, match="deal"):
-        verify_transcript(write(tmp_path, rechain(forged)))
-    res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, rechain(forged), "m.jsonl"))])
+        verify_transcript(write(tmp_path, rechain(forged, tab)))
+    res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, rechain(forged, tab), "m.jsonl"))])
     assert res.exit_code == 2
+    forged = json.loads(json.dumps(events))
+    forged[0]["data"]["game"] = "snap"
+    res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, rechain(forged, tab), "g.jsonl"))])
+    assert res.exit_code == 2 and "unknown game 'snap'" in res.output
 
 
 def test_a_bad_proof_in_a_batch_names_its_line(finished, tmp_path):
-    """Give the last proof-carrying line another proof's B point (re-chained, so only the
-    batch verification can object; its context is still its own) and the verifier names it."""
-    path, lines = finished
+    """Give the last proof-carrying line another proof's B point (re-chained and re-signed,
+    so only the batch verification can object) and the verifier names it."""
+    path, lines, tab = finished
     events = [json.loads(l) for l in lines]
     with_proof = [i for i, e in enumerate(events) if "proof" in e]
     last = with_proof[-1]
@@ -133,26 +164,27 @@ def test_a_bad_proof_in_a_batch_names_its_line(finished, tmp_path):
     forged = json.loads(json.dumps(events))
     forged[last]["proof"]["proof"]["pi_b"] = events[donor]["proof"]["proof"]["pi_b"]
     with pytest.raises(TranscriptError) as exc:
-        verify_transcript(write(tmp_path, rechain(forged)))
+        verify_transcript(write(tmp_path, rechain(forged, tab)))
     assert exc.value.line == last + 1 and "does not verify" in str(exc.value)
 
 
 def test_naive_edit_names_the_line(finished, tmp_path):
-    path, lines = finished
+    path, lines, _ = finished
     changed = list(lines)
     changed[4] = changed[4].replace('"seat":0', '"seat":1', 1).replace('"seat":1', '"seat":0', 1) + " "
     with pytest.raises((TranscriptError, MalformedInput)):
         verify_transcript(write(tmp_path, changed))
     res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, lines[:3] + lines[4:]))])
     assert res.exit_code == 1 and "line 4" in res.output
-    assert CliRunner().invoke(main, ["transcript", "verify", str(path)]).exit_code == 0
+    ok = CliRunner().invoke(main, ["transcript", "verify", str(path)])
+    assert ok.exit_code == 0 and "proof-or-bluff" in ok.output
     assert CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, ["{nope"]))]).exit_code == 2
 
 
 def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
-    """A forger who recomputes the hash chain still cannot change what the proofs,
-    the rules or the reveal pin."""
-    path, lines = finished
+    """A forger who holds every party's key and recomputes the hash chain still cannot
+    change what the proofs, the rules or the reveal pin."""
+    path, lines, tab = finished
     events = [json.loads(l) for l in lines]
     forgeries = []
     for i, e in enumerate(events):
@@ -163,7 +195,7 @@ def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
             forgeries.append(("count", i, f))
         if a == "prove":
             f = json.loads(json.dumps(events))
-            f[i]["data"]["verdict"] = 1 - f[i]["data"]["verdict"]
+            f[i]["data"]["verdict"] = not f[i]["data"]["verdict"]
             forgeries.append(("verdict", i, f))
         if a == "end":
             f = json.loads(json.dumps(events))
@@ -183,156 +215,172 @@ def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
     assert len(forgeries) > 10
     for what, i, forged in forgeries:
         with pytest.raises(ZkbluffError) as exc:
-            verify_transcript(write(tmp_path, rechain(forged)))
+            verify_transcript(write(tmp_path, rechain(forged, tab)))
         assert not isinstance(exc.value, MalformedInput) or what == "removed play", what
 
 
-def test_cheating_seat_rejected_by_the_table(keys):
-    tab = Table("classic", "casual", key_folder=keys)
+def forge_line(tab, seat, action, proof=None):
+    """A line in ``seat``'s name, signed with its own key (a cheating client)."""
+    view = tab.seats[seat].view
+    line = {"n": view.next_line, "prev": view.head, "seat": seat, "action": action.kind, "data": action.to_data()}
+    if proof is not None:
+        line["proof"] = proof
+    return sign_line(tab.seats[seat].key, line)
+
+
+def test_cheating_seat_rejected_by_the_table(match_keys):
+    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
     seat = tab.to_move
-    st = tab.seats[seat]
-    other = tab.seats[1 - seat]
+    st, other = tab.seats[seat], tab.seats[1 - seat]
+    theirs = [c for c in range(52) if other.private["hand"] >> c & 1]
     # 1. cards it does not hold
     with pytest.raises(IllegalMove, match="your own hand"):
-        tab.play(seat, [other.cards()[0]])
+        tab.move(seat, PlayCards((theirs[0],)))
     # 1b. a forged proof for a hand it does not hold (another old hand commitment)
-    from zkbluff.games.proof_or_bluff.table import MoveTiming
-    card = other.cards()[0]
-    forged = tab._prove(PLAY_ID, {"old_hand": other.hand, "old_salt": other.salt, "play": 1 << card,
-                                  "play_salt": 1, "new_salt": 2}, MoveTiming(0, "play", seat))
-    data = {"count": 1, "rank": tab.state.required_rank, "newHandCommitment": forged["public"][1],
-            "playCommitment": forged["public"][2]}
+    view = st.view
+    forged = st.prover.prove(PLAY_ID, {"old_hand": other.private["hand"], "old_salt": other.private["salt"],
+                                       "play": 1 << theirs[0], "play_salt": 1, "new_salt": 2},
+                             tab.match_id, view.next_line, view.head, seat)
     n_before = len(tab.writer.events)
     with pytest.raises(IllegalMove, match="old_hand_commitment"):
-        tab.submit(seat, "play", data, forged)
+        tab.publish(forge_line(tab, seat, Play(1, tab.state.required_rank), forged))
     assert len(tab.writer.events) == n_before and tab.state.phase == "play"
     # a legal play, then the claim proof with a lying verdict
-    tab.play(seat, st.cards()[:1])
-    tab.challenge(1 - seat)
-    truth = int(st.play & ~sum(1 << (tab.state.claim[2] + 13 * s) for s in range(4)) == 0)
-    honest = tab._prove("card.claim.v1@deck=52", {"play": st.play, "play_salt": st.play_salt,
-                                                   "rank_mask": sum(1 << (tab.state.claim[2] + 13 * s)
-                                                                    for s in range(4))},
-                        MoveTiming(0, "prove", seat))
+    mine = [c for c in range(52) if st.private["hand"] >> c & 1]
+    tab.move(seat, PlayCards((mine[0],)))
+    tab.move(1 - seat, Challenge())
+    mask = sum(1 << (tab.state.claim[2] + 13 * s) for s in range(4))
+    truth = st.private["play"] & ~mask == 0
+    honest = st.prover.prove(CLAIM_ID, {"play": st.private["play"], "play_salt": st.private["playSalt"],
+                                        "rank_mask": mask}, tab.match_id, view.next_line, view.head, seat)
     with pytest.raises(IllegalMove, match="verdict"):
-        tab.submit(seat, "prove", {"verdict": 1 - truth}, honest)
+        tab.publish(forge_line(tab, seat, ProveVerdict(not truth), honest))
     lying = dict(honest)
     lying["public"] = list(honest["public"])
-    lying["public"][2] = str(1 - truth)
+    lying["public"][2] = str(int(not truth))
     with pytest.raises(InvalidProof):
-        tab.submit(seat, "prove", {"verdict": 1 - truth}, lying)
+        tab.publish(forge_line(tab, seat, ProveVerdict(not truth), lying))
     # a replayed proof from another turn: its context is for another line
-    tab.prove_claim(seat)
+    tab.move(seat, ProveClaim())
     replay = tab.writer.events[-1]["proof"]
     assert tab.state.phase == "play"
+    mover = tab.to_move
+    fake = {**replay, "statement": PLAY_ID, "vk": tab.view.vks[PLAY_ID].fingerprint(), "signer": mover,
+            "public": [str(tab.view.ledger.hands[mover]), "1", "1", "1", replay["public"][3]]}
     with pytest.raises(IllegalMove, match="another turn"):
-        tab.submit(tab.to_move, "play", {"count": 1, "rank": tab.state.required_rank,
-                                         "newHandCommitment": "1", "playCommitment": "1"},
-                   {**replay, "statement": PLAY_ID, "vk": tab.keys[PLAY_ID].vk.fingerprint(),
-                    "public": [str(commit(tab.seats[tab.to_move].hand, tab.seats[tab.to_move].salt)), "1", "1", "1",
-                               replay["public"][3]]})
+        tab.publish(forge_line(tab, mover, Play(1, tab.state.required_rank), fake))
 
 
-def test_sealed_hands_reach_only_their_seat(keys):
-    tab = Table("classic", "casual", key_folder=keys)
+def test_sealed_hands_reach_only_their_seat(match_keys):
+    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
     deal = tab.writer.events[1]
-    assert tab.receive_hand(0, deal["data"], deal["n"]) == tab.seats[0].hand
-    assert str(tab.seats[0].hand) not in json.dumps(deal)  # the hand is not in the clear
-    from zkbluff.errors import CommitmentMismatch
-    forged = json.loads(json.dumps(deal["data"]))
-    forged["sealedHands"][0] = forged["sealedHands"][1]  # seat 1's box sent to seat 0
-    with pytest.raises(CommitmentMismatch):
-        tab.receive_hand(0, forged, deal["n"])
+    seat0, seat1 = tab.seats
+    commitment = tab.view.ledger.hands[0]
+    sealed = deal["data"]["sealed_hands"]
+    got = tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], commitment)
+    assert got == (seat0.private["hand"], seat0.private["salt"])
+    assert str(seat0.private["hand"]) not in json.dumps(deal)  # the hand is not in the clear
+    with pytest.raises(CommitmentMismatch):  # seat 1's box sent to seat 0
+        tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[1], commitment)
+    with pytest.raises(CommitmentMismatch):  # seat 1 cannot open seat 0's box
+        tab.spec.deal.seat_open(seat1.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], commitment)
 
 
-def test_timeouts_with_an_injected_clock(keys):
+def test_timeouts_with_an_injected_clock(match_keys):
     clock = Clock()
-    tab = Table("classic", "casual", key_folder=keys, clock=clock, proof_timeout=30, idle_timeout=120)
+    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys, clock=clock,
+                     limits=TimeLimits(proof=30, idle=120))
     seat = tab.to_move
     assert tab.poll() is None
-    tab.play(seat, tab.seats[seat].cards()[:1])
-    tab.challenge(1 - seat)
+    mine = [c for c in range(52) if tab.seats[seat].private["hand"] >> c & 1]
+    tab.move(seat, PlayCards((mine[0],)))
+    tab.move(1 - seat, Challenge())
     clock.t += 29
     assert tab.poll() is None
     clock.t += 2
     ev = tab.poll()
-    assert ev["action"] == "timeout" and ev["data"]["kind"] == "proof"
+    assert ev["action"] == "timeout" and ev["data"] == {"seat": seat, "limit": "proof"} and ev["seat"] is None
     assert tab.state.scores[1 - seat] == 3  # treated as caught
     clock.t += 121
     ev = tab.poll()
-    assert ev["data"]["kind"] == "idle" and tab.over and tab.state.winner == seat
+    assert ev["data"]["limit"] == "idle" and tab.over and tab.state.winner == seat
     assert tab.writer.events[-1]["action"] == "reveal"
 
 
-def test_resume_from_transcript(keys, tmp_path):
+def test_resume_from_transcript(match_keys, tmp_path):
     path = tmp_path / "r.jsonl"
-    tab = Table("classic", "casual", transcript=path, key_folder=keys)
-    bots = [HouseBot(1), HouseBot(2)]
+    tab = open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+    agents = bots(CLASSIC, 1, 2)
     for _ in range(6):
         seat = tab.to_move
-        tab.apply(seat, bots[seat].act(tab.observation(seat)))
+        tab.move(seat, agents[seat].act(tab.observation(seat)))
     snapshot = path.read_text()
-    again = Table.resume(path, key_folder=keys)
+    again = resume_match(path, key_folder=match_keys)
     assert path.read_text() == snapshot
     assert again.state.scores == tab.state.scores and again.to_move == tab.to_move
-    assert [s.hand for s in again.seats] == [s.hand for s in tab.seats]
-    run_match(again, bots)
+    assert hands(again) == hands(tab)
+    assert [s.public_key for s in again.seats] == [s.public_key for s in tab.seats]
+    run_match(again, agents)
     assert verify_transcript(path)["complete"]
+    p2 = tmp_path / "copy.jsonl"
+    p2.write_text(snapshot)
     with pytest.raises(MalformedInput, match="secrets"):
-        p2 = tmp_path / "copy.jsonl"
-        p2.write_text(snapshot)
-        Table.resume(p2, key_folder=keys)
+        resume_match(p2, key_folder=match_keys)
 
 
-def test_an_existing_transcript_is_never_overwritten(keys, tmp_path):
+def test_an_existing_transcript_is_never_overwritten(match_keys, tmp_path):
     path = tmp_path / "keep.jsonl"
-    Table("classic", "casual", transcript=path, key_folder=keys)
+    open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
     before = path.read_text()
     with pytest.raises(MalformedInput, match="already holds a match"):
-        Table("classic", "casual", transcript=path, key_folder=keys)
+        open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
     assert path.read_text() == before
     res = CliRunner().invoke(main, ["play", "--out", str(path)], input="1\n")
     assert res.exit_code == 2 and path.read_text() == before
 
 
-def test_out_of_turn_and_bad_moves_lose_nothing(keys):
-    tab = Table("five-up", "casual", key_folder=keys)
+def test_out_of_turn_and_bad_moves_lose_nothing(match_keys):
+    tab = open_match(FIVE_UP, {"mode": "casual"}, key_folder=match_keys)
     n = len(tab.writer.events)
     with pytest.raises(IllegalMove):
-        tab.claim(1 - tab.to_move, ())
+        tab.move(1 - tab.to_move, Claim(()))
     with pytest.raises(IllegalMove):
-        tab.accept(tab.to_move)
-    with pytest.raises(IllegalMove):
-        tab.apply(tab.to_move, ("dance",))
+        tab.move(tab.to_move, Accept())
+    with pytest.raises(MalformedInput, match="not a move"):
+        tab.move(tab.to_move, ("dance",))
     assert len(tab.writer.events) == n
 
 
-def test_demo_command(keys, tmp_path, monkeypatch):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(keys))
-    res = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
+@pytest.mark.parametrize("args, game", [([], CLASSIC), (["five-up-two-down"], FIVE_UP)])
+def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
+    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
+    res = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output and "prove" in res.output
-    assert verify_transcript(tmp_path / "d.jsonl")["complete"]
+    report = verify_transcript(tmp_path / "d.jsonl")
+    assert report["complete"] and report["game"] == game
+    bad = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "e.jsonl"), "--mode", "turbo"])
+    assert bad.exit_code == 2 and "turbo" in bad.output
 
 
-def test_play_command_five_up_scripted(keys, tmp_path, monkeypatch):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(keys))
+def test_play_command_five_up_scripted(match_keys, tmp_path, monkeypatch):
+    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "f.jsonl"
     script = "Z\n" + "none\na\nc\n" * 80
     res = CliRunner().invoke(main, ["play", "--table", "five-up", "--mode", "casual", "--seed", "4", "--out", str(out)],
                              input=script)
     assert res.exit_code in (0, 130), res.output
     assert "Board:" in res.output and "not allowed" in res.output
-    verify_transcript(out)
+    assert verify_transcript(out)["game"] == FIVE_UP
 
 
-def test_play_command_scripted(keys, tmp_path, monkeypatch):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(keys))
+def test_play_command_scripted(match_keys, tmp_path, monkeypatch):
+    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "p.jsonl"
-    script = "x\n9 9\n" + "1\na\n" * 60
+    script = "x\n1 1\n9 9\n" + "1\na\n" * 60
     res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "3", "--out", str(out)], input=script)
     assert res.exit_code in (0, 130), res.output
-    assert "not allowed" in res.output  # the bad inputs were re-prompted with a reason
+    assert "not allowed" in res.output and "listed twice" in res.output  # re-prompted with a reason
     verify_transcript(out)
     if res.exit_code == 130:
         resumed = CliRunner().invoke(main, ["play", "--resume", str(out)], input="1\na\n" * 60)

@@ -1,48 +1,56 @@
-"""Fast bot-against-bot matches on the pure rules, without cryptography: a dealer that
-knows every hand settles challenges natively. For measuring policies (win rates), never
-as a stand-in for the prover in end-to-end tests."""
+"""Fast bot-against-bot matches on the pure rules, without cryptography: a native dealer
+that knows every hand deals from a seeded generator and settles challenges natively (as
+the challenged seat's proof would). For measuring policies (win rates), never as a
+stand-in for the prover in end-to-end tests."""
 from __future__ import annotations
 
 import random
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence
 
-from zkbluff.games.proof_or_bluff.rules import MODES, ClassicRules, FiveUpRules
+from zkbluff.games.engine.rules import NO_SEAT, Rules
+from zkbluff.games.proof_or_bluff.moves import (
+    ClassicObservation, FiveUpObservation, PlayCards, ProveClaim,
+)
+from zkbluff.games.proof_or_bluff.rules import (
+    DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MODES, N_RANKS, PROVE, ClassicDeal, ClassicRules, FiveUpDeal,
+    FiveUpRules, Play, ProveLies, ProveVerdict,
+)
 from zkbluff.statements.cards import NO_RANK, lies_native
-
-
-def _obs(rules, seat: int, hand: list[int]) -> dict:
-    from dataclasses import asdict
-
-    obs = {k: v for k, v in asdict(rules.s).items() if k != "mode"}
-    obs["target"] = rules.s.mode.target if hasattr(rules.s, "mode") else rules.s.target
-    obs.update(seat=seat, hand=list(hand), legal=rules.legal_actions(seat), history=[])
-    return obs
 
 
 class _ClassicDealer:
     """Knows both hands; deals from the seeded generator and settles challenges natively."""
 
-    def __init__(self, rules: ClassicRules, rng: random.Random):
-        self.rules, self.rng = rules, rng
+    def __init__(self, rules: ClassicRules, rng: random.Random, starting_rank: int):
+        self.rules, self.rng, self.start = rules, rng, starting_rank
         self.hands: list[list[int]] = [[], []]
         self.last_play: list[int] = []
 
     def deal(self) -> None:
         size = self.rules.s.mode.hand_size
-        deck = list(range(52))
+        deck = list(range(DECK.size))
         self.rng.shuffle(deck)
         self.hands = [deck[:size], deck[size: 2 * size]]
-        self.rules.deal()
+        first = self.rules.s.round == 0
+        self.rules.apply(NO_SEAT, ClassicDeal(self.rules.s.round + 1, self.start if first else None, ()))
 
     def settle(self) -> None:
-        self.rules.resolve(all(c % 13 == self.rules.s.claim[2] for c in self.last_play))
+        rank = self.rules.s.claim[2]  # type: ignore[index]
+        self.rules.apply(self.rules.s.to_move, ProveVerdict(all(DECK.rank_of(c) == rank for c in self.last_play)))
 
-    def move(self, seat: int, action: tuple) -> None:
-        cards = list(action[1])
-        self.rules.play(seat, len(cards))
-        for c in cards:
-            self.hands[seat].remove(c)
-        self.last_play = cards
+    def observe(self, seat: int) -> ClassicObservation:
+        return ClassicObservation(seat, self.rules.public_state(), tuple(self.hands[seat]),
+                                  tuple(self.rules.legal_actions(seat)))
+
+    def move(self, seat: int, intent: Any) -> None:
+        if isinstance(intent, PlayCards):
+            DECK.mask(intent.cards)  # no card twice
+            self.rules.apply(seat, Play(len(intent.cards), self.rules.s.required_rank))
+            for c in intent.cards:
+                self.hands[seat].remove(c)
+            self.last_play = list(intent.cards)
+        else:
+            self.rules.apply(seat, intent)
 
 
 class _FiveUpDealer:
@@ -51,55 +59,62 @@ class _FiveUpDealer:
         self.hands: list[list[int]] = [[], []]
 
     def deal(self) -> None:
-        deck = list(range(52))
+        deck = list(range(DECK.size))
         self.rng.shuffle(deck)
-        self.hands = [deck[0:2], deck[2:4]]
-        self.rules.deal(sum(1 << c for c in deck[4:9]))
+        h = FIVE_UP_HAND
+        self.hands = [deck[0:h], deck[h:2 * h]]
+        board = DECK.mask(deck[2 * h: 2 * h + FIVE_UP_BOARD])
+        self.rules.apply(NO_SEAT, FiveUpDeal(self.rules.s.round + 1, board, ()))
 
     def settle(self) -> None:
         s = self.rules.s
-        names = list(s.claim[1]) + [NO_RANK] * (2 - len(s.claim[1]))
-        hand = sum(1 << c for c in self.hands[s.to_move])
-        self.rules.resolve(lies_native(hand, s.board, names[0], names[1]))
+        names = list(s.claim[1]) + [NO_RANK] * (MAX_NAMES - len(s.claim[1]))  # type: ignore[index]
+        hand = DECK.mask(self.hands[s.to_move])
+        self.rules.apply(s.to_move, ProveLies(lies_native(hand, s.board, names[0], names[1])))
 
-    def move(self, seat: int, action: tuple) -> None:
-        self.rules.claim(seat, tuple(action[1]))
+    def observe(self, seat: int) -> FiveUpObservation:
+        return FiveUpObservation(seat, self.rules.public_state(), tuple(self.hands[seat]),
+                                 tuple(self.rules.legal_actions(seat)))
+
+    def move(self, seat: int, intent: Any) -> None:
+        self.rules.apply(seat, intent)
 
 
-def _run(rules, dealer, agents, max_moves: int) -> Optional[int]:
+def _run(rules: Rules, dealer: Any, agents: Sequence[Any], max_moves: int) -> Optional[int]:
     for _ in range(max_moves):
-        s = rules.s
-        if s.phase == "over":
-            return s.winner
-        if s.phase == "deal":
+        if rules.over:
+            result = rules.result()
+            assert result is not None
+            return result.winners[0] if len(result.winners) == 1 else None
+        seat = rules.to_move
+        if seat is NO_SEAT:
             dealer.deal()
-        elif s.phase == "prove":
+        elif rules.public_state().phase == PROVE:
             dealer.settle()
         else:
-            seat = s.to_move
-            action = agents[seat].act(_obs(rules, seat, dealer.hands[seat]))
-            if action[0] in ("accept", "challenge"):
-                getattr(rules, action[0])(seat)
-            else:
-                dealer.move(seat, action)
+            intent = agents[seat].act(dealer.observe(seat))
+            assert not isinstance(intent, ProveClaim)
+            dealer.move(seat, intent)
     raise RuntimeError("match did not end")
 
 
-def play_classic(agents, mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
+def play_classic(agents: Sequence[Any], mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
     """Winner seat, or None for a draw."""
     rng = random.Random(seed)
-    rules = ClassicRules(MODES[mode], rng.randrange(13))
-    return _run(rules, _ClassicDealer(rules, rng), agents, max_moves)
+    start = rng.randrange(N_RANKS)
+    rules = ClassicRules(MODES[mode])
+    return _run(rules, _ClassicDealer(rules, rng, start), agents, max_moves)
 
 
-def play_five_up(agents, mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
+def play_five_up(agents: Sequence[Any], mode: str = "standard", seed: int = 0, max_moves: int = 5000) -> Optional[int]:
     """Winner seat, or None for a draw."""
     rng = random.Random(seed)
     rules = FiveUpRules(mode)
     return _run(rules, _FiveUpDealer(rules, rng), agents, max_moves)
 
 
-def win_rate(play, make_a, make_b, matches: int = 100, mode: str = "standard") -> dict:
+def win_rate(play: Callable[..., Optional[int]], make_a: Callable[[int], Any], make_b: Callable[[int], Any],
+             matches: int = 100, mode: str = "standard") -> dict[str, Any]:
     """Results of policy A against policy B, A taking each seat half the time."""
     wins = draws = 0
     for i in range(matches):

@@ -7,6 +7,8 @@ All hashes are SHA-256 over UTF-8 text with a domain tag, hex-encoded.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import secrets
 from dataclasses import dataclass
 
@@ -59,11 +61,11 @@ class SeatSecrets:
     def fresh(cls) -> "SeatSecrets":
         return cls(secrets.token_hex(32), secrets.token_hex(32))
 
-    def commitments(self) -> dict:
+    def commitments(self) -> dict[str, Any]:
         return {"entropy": commit_entropy(self.entropy), "saltSeed": commit_salt_seed(self.salt_seed)}
 
 
-def check_reveal(commitments: dict, reveal: dict, what: str) -> None:
+def check_reveal(commitments: dict[str, Any], reveal: dict[str, Any], what: str) -> None:
     """Raise :class:`CommitmentMismatch` unless the revealed secrets open the commitments."""
     try:
         ok = (commit_entropy(reveal["entropy"]) == commitments["entropy"]

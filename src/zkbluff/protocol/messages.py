@@ -4,6 +4,8 @@ transcript line as associated data, so a sealed message cannot be replayed elsew
 A message that does not open raises :class:`CommitmentMismatch` and reveals nothing."""
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import json
 
@@ -25,7 +27,7 @@ def _aad(match_id: str, line: int) -> bytes:
     return f"zkbluff:msg:v1:{match_id}:{line}".encode()
 
 
-def seal(key: bytes, match_id: str, line: int, payload: dict) -> str:
+def seal(key: bytes, match_id: str, line: int, payload: dict[str, Any]) -> str:
     """Encrypt ``payload`` (JSON) for the holder of ``key``; returns hex of nonce‖ciphertext‖tag."""
     if len(key) != 32:
         raise MalformedInput("message key: expected 32 bytes")
@@ -36,7 +38,7 @@ def seal(key: bytes, match_id: str, line: int, payload: dict) -> str:
     return (nonce + ct + tag).hex()
 
 
-def open_sealed(key: bytes, match_id: str, line: int, sealed: str) -> dict:
+def open_sealed(key: bytes, match_id: str, line: int, sealed: str) -> dict[str, Any]:
     try:
         raw = bytes.fromhex(sealed)
     except (ValueError, TypeError):
@@ -47,6 +49,9 @@ def open_sealed(key: bytes, match_id: str, line: int, sealed: str) -> dict:
     cipher = AES.new(key, AES.MODE_GCM, nonce=nonce)
     cipher.update(_aad(match_id, line))
     try:
-        return json.loads(cipher.decrypt_and_verify(ct, tag))
+        payload = json.loads(cipher.decrypt_and_verify(ct, tag))
     except ValueError:
         raise CommitmentMismatch("sealed message: it does not open under this key, match and line") from None
+    if not isinstance(payload, dict):
+        raise MalformedInput("sealed message: the payload is not an object")
+    return payload

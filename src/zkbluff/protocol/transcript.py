@@ -2,8 +2,9 @@
 
 Each line is one event, a JSON object with ``n`` (1-based line number), ``prev`` (the
 SHA-256 hex of the previous line's bytes; 64 zeros for the first), ``seat``, ``action``,
-``data`` and, when the event carries one, ``proof`` (statement id, verification-key
-fingerprint, public inputs, the snarkjs-shaped proof). Lines are written canonically
+``data``, when the event carries one, ``proof`` (the proof envelope of
+:mod:`zkbluff.protocol.envelope`) and ``sig`` (the signature of the party that made the
+line, :mod:`zkbluff.protocol.signing`). Lines are written canonically
 (sorted keys, no spaces) and flushed to disk one by one, so a crash loses nothing that
 was already played.
 """
@@ -31,11 +32,11 @@ def line_hash(line: str) -> str:
 class TranscriptWriter:
     """Appends events to a file (or only to memory when ``path`` is None)."""
 
-    def __init__(self, path: Optional[Union[str, Path]] = None, events: Optional[list[dict]] = None,
+    def __init__(self, path: Optional[Union[str, Path]] = None, events: Optional[list[dict[str, Any]]] = None,
                  overwrite: bool = False):
         self.path = Path(path) if path is not None else None
         self.lines: list[str] = []
-        self.events: list[dict] = []
+        self.events: list[dict[str, Any]] = []
         self.head = GENESIS
         if events:
             for e in events:  # resuming: keep what is there
@@ -52,10 +53,23 @@ class TranscriptWriter:
     def next_line(self) -> int:
         return len(self.lines) + 1
 
-    def append(self, seat: Optional[int], action: str, data: dict, proof: Optional[dict] = None) -> dict:
+    def draft(self, seat: Optional[int], action: str, data: dict[str, Any],
+              proof: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """The next line's event (numbered and linked to the head), not yet written or signed."""
         event = {"n": self.next_line, "prev": self.head, "seat": seat, "action": action, "data": data}
         if proof is not None:
             event["proof"] = proof
+        return event
+
+    def append(self, seat: Optional[int], action: str, data: dict[str, Any],
+               proof: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        return self.append_event(self.draft(seat, action, data, proof))
+
+    def append_event(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Write a whole event (signed by its party); it must be the next line."""
+        if event.get("n") != self.next_line or event.get("prev") != self.head:
+            raise MalformedInput(f"event numbered {event.get('n')!r}, expected the next line {self.next_line} "
+                                 f"linked to the head")
         line = canonical(event)
         self.lines.append(line)
         self.events.append(event)
@@ -79,7 +93,7 @@ def read_lines(path: Union[str, Path]) -> list[str]:
     return lines
 
 
-def parse_chain(lines: list[str]) -> Iterator[dict]:
+def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
     """Yield each event after checking its JSON, its number and its link to the line
     before; raise :class:`TranscriptError` (line number) or :class:`MalformedInput`."""
     prev = GENESIS
@@ -89,9 +103,9 @@ def parse_chain(lines: list[str]) -> Iterator[dict]:
         except json.JSONDecodeError as exc:
             raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
         if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event) \
-                or not set(event) <= {"n", "prev", "seat", "action", "data", "proof"}:
+                or not set(event) <= {"n", "prev", "seat", "action", "data", "proof", "sig"}:
             raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data "
-                                 f"(and proof)")
+                                 f"(and proof, sig)")
         if canonical(event) != line:
             raise TranscriptError("not in canonical form (the line was edited)", line=i)
         if event["n"] != i:

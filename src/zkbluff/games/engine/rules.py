@@ -29,7 +29,7 @@ NO_SEAT = None
 class Action:
     """Base of every typed action. Subclasses are frozen dataclasses with a class-level
     ``kind`` (the transcript's ``action`` string) and fields of JSON-safe types
-    (``int``, ``bool``, ``str``, tuples of ``int``). ``to_data``/``from_data`` convert to
+    (``int``, ``bool``, ``str``, tuples of ``int`` or ``str``, ``Optional`` of these). ``to_data``/``from_data`` convert to
     and from the transcript's ``data`` object, refusing wrong types (a verdict is a bool,
     a count an int: never silently coerced)."""
 
@@ -80,6 +80,10 @@ def _typed(kind: str, name: str, v: Any, annotation: Any) -> Any:
     if t == "tuple[int,...]":
         if not isinstance(v, (list, tuple)) or any(isinstance(x, bool) or not isinstance(x, int) for x in v):
             raise MalformedInput(f"{kind}: {name} must be a list of integers, got {v!r}")
+        return tuple(v)
+    if t == "tuple[str,...]":
+        if not isinstance(v, (list, tuple)) or any(not isinstance(x, str) for x in v):
+            raise MalformedInput(f"{kind}: {name} must be a list of strings, got {v!r}")
         return tuple(v)
     raise TypeError(f"{kind}.{name}: unsupported field type {t}")
 

@@ -1,0 +1,71 @@
+"""What every command group shares: typed errors to exit codes, JSON files, progress."""
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from typing import Any, Callable, NoReturn, Optional, TypeVar
+
+import click
+
+from zkbluff.errors import MalformedInput, ZkbluffError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str, code: int) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def typed_errors(fn: F) -> F:
+    """Turn zkbluff errors into a one-line message and their exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except ZkbluffError as exc:
+            fail(str(exc), exc.exit_code)
+        except OSError as exc:  # a file that cannot be read or written: malformed input, exit 2
+            fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_field_arg(text: str, what: str) -> int:
+    """A decimal or 0x-hex field element below r; anything else is a usage error."""
+    from zkbluff.field import r
+
+    try:
+        v = int(text, 16) if text.lower().startswith("0x") else int(text, 10)
+    except ValueError:
+        raise click.BadParameter(f"{what}: expected a decimal or 0x-hex integer, got {text!r}") from None
+    if not 0 <= v < r:
+        raise click.BadParameter(f"{what}: expected 0 <= x < r, got {text}")
+    return v
+
+
+def progress() -> Optional[Callable[[str], None]]:
+    """A progress callback printing to stderr when it is a terminal, else None."""
+    if sys.stderr.isatty():
+        return lambda msg: click.echo(msg, err=True)
+    return None
+
+
+def read_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MalformedInput(f"{what} {path}: {exc}") from None
+
+
+def write_json(path: str, obj: Any) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=1)
+        f.write("\n")
+
+
+def emit(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=1, ensure_ascii=False))

@@ -1,0 +1,210 @@
+"""The ``GameSpec`` interface: everything the generic referee, table, parties and offline
+verifier need to know about one game, and nothing else does.
+
+A spec names its statements and its deal; lists its action classes (the event schema:
+each action ``kind`` with the party entitled to make it); says, for each action, which
+proof it must carry and which of that proof's public inputs the table already holds
+(:class:`ProofDemand`), and what the table records from the proof afterwards (a new hand
+commitment); says how a seat turns an intent (``play these cards``) into an action and
+the private inputs of its proof (:class:`Move`), and how a seat updates its own secrets
+when its line is accepted; gives each seat its observation, its bots, its terminal text
+and a summary of a result.
+
+Specs are registered by the header's ``game`` in :mod:`zkbluff.games.registry`.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar, Mapping, Optional
+
+from zkbluff.errors import MalformedInput
+from zkbluff.games.engine.rules import Action, Result, Rules
+
+
+class Role(str, Enum):
+    """Who is entitled to make a line."""
+
+    SEAT = "seat"          # the seat named on the line (signed with that seat's key)
+    DEALER = "dealer"      # seat null, signed with the dealer's key
+    REFEREE = "referee"    # seat null, signed with the referee's key (header, timeouts, end)
+
+
+@dataclass(frozen=True)
+class ProofDemand:
+    """The proof an action must carry: the statement (registry key id) and the public
+    inputs the table holds (``context`` is added by the engine). The proof's other publics
+    are its outputs, handed to :meth:`GameSpec.record`."""
+
+    statement: str
+    pinned: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class Move:
+    """What a party sends for one action: the action, the inputs of its proof (private
+    witness and publics, without ``context``), and the changes to the party's own secrets
+    that take effect once the line is accepted."""
+
+    action: Action
+    proof_inputs: Optional[Mapping[str, int]] = None
+    update: Mapping[str, Any] = field(default_factory=dict)
+
+
+class DealScheme(ABC):
+    """How a game's hidden cards get dealt: what seats send before the deal, what the
+    header says, how the dealer makes each deal action and its proof, how a seat opens
+    the hand sent to it, and the closing line (if any) that makes the deal checkable.
+    A spec holds one; replacing it touches only the spec."""
+
+    #: the action kind of the closing line the dealer writes after the end, or None
+    closing: ClassVar[Optional[str]] = None
+    #: what the header's ``trust`` says about this deal
+    trust: ClassVar[str] = ""
+
+    # ---- seat side
+    @abstractmethod
+    def seat_secrets(self) -> dict[str, Any]:
+        """A seat's fresh deal secrets (made on the seat's side)."""
+
+    @abstractmethod
+    def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        """What the seat publishes about its secrets (its join message's ``deal``)."""
+
+    @abstractmethod
+    def seat_to_dealer(self, seat: int, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        """The private message a seat sends the dealer before the deal."""
+
+    # ---- dealer side
+    @abstractmethod
+    def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
+                     seat_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The dealer's private state from the seats' messages; raises
+        :class:`~zkbluff.errors.CommitmentMismatch` if a message does not open its seat's
+        published commitment."""
+
+    @abstractmethod
+    def header(self, dealer: Mapping[str, Any], seat_public: list[dict[str, Any]]) -> dict[str, Any]:
+        """The header's ``deal`` object."""
+
+    @abstractmethod
+    def check_header(self, deal: Any, n_seats: int) -> None:
+        """Raise :class:`MalformedInput` unless ``deal`` is a well-formed header ``deal``."""
+
+    def closing_data(self, dealer: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def check_closing(self, header: Mapping[str, Any], data: Any, ledger: Any) -> None:
+        raise NotImplementedError
+
+
+class GameSpec(ABC):
+    """One game (one table kind) plugged into the engine. Instances carry the match's
+    options (from the header's ``options``)."""
+
+    #: the header's ``game``: the registry key
+    game: ClassVar[str]
+    #: a human title
+    title: ClassVar[str]
+    #: the action classes (the event schema) and who makes each kind
+    actions: ClassVar[tuple[type[Action], ...]]
+    roles: ClassVar[Mapping[str, Role]]
+    #: names of the options a header may carry, with their allowed values
+    option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    default_options: ClassVar[Mapping[str, str]] = {}
+
+    deal: DealScheme
+    n_seats: int
+
+    def __init__(self, options: Optional[Mapping[str, Any]] = None):
+        opts = dict(self.default_options)
+        if options is not None:
+            if not isinstance(options, dict):
+                raise MalformedInput(f"{self.game}: options must be an object, got {type(options).__name__}")
+            unknown = sorted(set(options) - set(self.option_values))
+            if unknown:
+                raise MalformedInput(f"{self.game}: unknown option(s) {unknown}; known: {sorted(self.option_values)}")
+            opts.update(options)
+        for k, v in opts.items():
+            if v not in self.option_values[k]:
+                raise MalformedInput(f"{self.game}: option {k} must be one of {list(self.option_values[k])}, got {v!r}")
+        self.options: dict[str, str] = opts
+
+    def action_class(self, kind: Any) -> type[Action]:
+        for cls in self.actions:
+            if cls.kind == kind:
+                return cls
+        raise MalformedInput(f"{self.game}: unknown action {kind!r}; expected one of "
+                             f"{sorted(c.kind for c in self.actions)}")
+
+    # ---- the public side (referee, verifier, every party's view)
+    @abstractmethod
+    def statements(self) -> list[str]:
+        """The statement key ids the match's proofs use (the header's keys)."""
+
+    @abstractmethod
+    def new_rules(self) -> Rules: ...
+
+    @abstractmethod
+    def new_ledger(self) -> Any:
+        """The public commitments the table holds (hand commitments, the last play)."""
+
+    @abstractmethod
+    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+        """The proof ``action`` must carry (None: it carries none). Called after the rules
+        accepted the action and before it is applied."""
+
+    @abstractmethod
+    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+        """Record what the table holds after the action (from its proof's publics)."""
+
+    # ---- the seat side
+    @abstractmethod
+    def new_private(self) -> dict[str, Any]:
+        """A seat's own secrets beyond the deal's (its hand, salts, last play), JSON-safe."""
+
+    @abstractmethod
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        """Turn a seat's intent into its action and proof inputs; raise
+        :class:`~zkbluff.errors.IllegalMove` / :class:`MalformedInput` saying why not."""
+
+    @abstractmethod
+    def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
+                     match_id: str, event: Mapping[str, Any], action: Action,
+                     publics: Mapping[str, int]) -> dict[str, Any]:
+        """A seat's secrets after a line that someone else made (a deal sends it a hand,
+        which it opens and checks against the published commitment)."""
+
+    @abstractmethod
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:
+        """What ``seat`` sees: public state, its own cards, its legal actions."""
+
+    # ---- the dealer side
+    @abstractmethod
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str, line: int) -> Move:
+        """The dealer's next action (a deal, with each seat's cards sealed to it for
+        ``line``) and its proof inputs."""
+
+    # ---- the referee side
+    @abstractmethod
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+        """The line the referee writes if the seat to move lets its time run out, and the
+        name of the limit that applies ("proof" or "idle"); None when no seat is to move."""
+
+    # ---- bots and text
+    #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent``
+    house_bot: ClassVar[type]
+    random_bot: ClassVar[type]
+    #: the game's terminal text: ``RULES``, ``describe(line, names)``, ``prompt(obs, ask, say, names)``
+    text: ClassVar[Any]
+
+    def summary(self, result: Optional[Result], seat_names: list[str]) -> str:
+        if result is None:
+            return "not over"
+        if len(result.winners) == 1:
+            who = f"{seat_names[result.winners[0]]} won"
+        else:
+            who = "draw" if len(result.winners) == len(result.placements) else \
+                "shared win: " + ", ".join(seat_names[i] for i in result.winners)
+        return f"{who} ({result.reason}); scores " + "–".join(str(x) for x in result.scores)

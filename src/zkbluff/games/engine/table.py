@@ -1,0 +1,235 @@
+"""The table: routes messages between the parties of one match and writes the accepted
+lines. It holds no secret and decides nothing: the referee party checks every line, the
+dealer deals, the seats move. Every message crosses :func:`wire` (a JSON round trip), so
+what works here works unchanged over a network.
+
+:func:`open_match` starts a match with every party in this process (the CLI, the demo,
+tests); :func:`resume_match` continues one from its transcript and each party's own
+secrets file beside it.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from zkbluff.errors import MalformedInput
+from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
+from zkbluff.games.engine.referee import Referee
+from zkbluff.games.engine.rules import NO_SEAT
+from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.registry import spec_for
+from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
+
+
+def wire(message: Any) -> Any:
+    """A message as the other side receives it: JSON-encoded and decoded."""
+    return json.loads(json.dumps(message))
+
+
+@dataclass
+class MoveTiming:
+    line: int
+    action: str
+    seat: Optional[int]
+    prove_s: float = 0.0
+    verify_s: float = 0.0
+
+
+class Table:
+    def __init__(self, referee: RefereeParty, dealer: Dealer, seats: Sequence[Seat], writer: TranscriptWriter,
+                 persist: Optional[Callable[["Table"], None]] = None):
+        self.referee, self.dealer, self.seats = referee, dealer, list(seats)
+        self.spec = referee.spec
+        self.writer = writer
+        self.persist = persist
+        self.timings: list[MoveTiming] = []
+
+    # ---- the public state, as the referee holds it
+    @property
+    def view(self) -> Referee:
+        assert self.referee.view is not None
+        return self.referee.view
+
+    @property
+    def rules(self) -> Any:
+        return self.view.rules
+
+    @property
+    def state(self) -> Any:
+        return self.view.rules.s if hasattr(self.view.rules, "s") else self.view.rules.public_state()
+
+    @property
+    def over(self) -> bool:
+        return self.view.rules.over
+
+    @property
+    def to_move(self) -> Optional[int]:
+        return self.view.rules.to_move
+
+    @property
+    def match_id(self) -> str:
+        return str(self.view.match_id)
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return self.view.header
+
+    def observation(self, seat: int) -> Any:
+        return self.seats[seat].observation()
+
+    # ---- routing
+    def start(self, match_id: Optional[str] = None) -> dict[str, Any]:
+        """Joins, the seats' private messages to the dealer, the dealer's hello, the header."""
+        match_id = match_id or new_match_id()
+        joins = [wire(s.join()) for s in self.seats]
+        messages = [wire(s.to_dealer()) for s in self.seats]
+        hello = wire(self.dealer.hello(match_id, joins, messages))
+        keys = {k: self.dealer.prover.key(k).vk.to_json() for k in self.spec.statements()}
+        header = self.publish(self.referee.header(match_id, joins, hello, keys))
+        self.advance()
+        return header
+
+    def publish(self, line: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
+        """The referee checks the line (raising, with nothing written, if it is refused);
+        then it is written and sent to every other party."""
+        import time
+
+        line = wire(line)
+        t = time.perf_counter()
+        self.referee.receive(line)
+        verify_s = time.perf_counter() - t
+        self.writer.append_event(line)
+        self.dealer.receive(wire(line))
+        for seat in self.seats:
+            seat.receive(wire(line))
+        if "proof" in line:
+            self.timings.append(MoveTiming(line["n"], line["action"], line["seat"], seconds, verify_s))
+        if self.persist is not None:
+            self.persist(self)
+        return line
+
+    def advance(self) -> None:
+        """Write the lines that are nobody's choice: deals, the end, the closing line."""
+        while True:
+            if self.over:
+                if not self.view.ended:
+                    self.publish(self.referee.end_line())
+                elif self.spec.deal.closing is not None and not self.view.closed:
+                    self.publish(self.dealer.close())
+                else:
+                    return
+            elif self.to_move is NO_SEAT:
+                line = self.dealer.act()
+                self.publish(line, self.dealer.prover.last_seconds)
+            else:
+                return
+
+    def move(self, seat: int, intent: Any) -> dict[str, Any]:
+        """Seat ``seat`` acts on ``intent``; returns the written line. A refused move raises
+        and changes nothing."""
+        if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
+            raise MalformedInput(f"seat must be 0..{len(self.seats) - 1}, got {seat!r}")
+        line = self.seats[seat].move(intent)
+        written = self.publish(line, self.seats[seat].prover.last_seconds if "proof" in line else 0.0)
+        self.advance()
+        return written
+
+    def poll(self) -> Optional[dict[str, Any]]:
+        """Write the timeout the referee's clock has reached, if any."""
+        if self.over:
+            return None
+        line = self.referee.timeout_line()
+        if line is None:
+            return None
+        written = self.publish(line)
+        self.advance()
+        return written
+
+
+# ---------------------------------------------------------------- local matches
+
+def secrets_path(transcript: Path, party: str) -> Path:
+    return transcript.with_name(f"{transcript.name}.{party}.secrets.json")
+
+
+def _party_files(table: Table) -> list[tuple[str, dict[str, Any]]]:
+    return [("referee", table.referee.export()), ("dealer", table.dealer.export())] + \
+        [(f"seat{s.seat}", s.export()) for s in table.seats]
+
+
+def _saver(transcript: Path) -> Callable[[Table], None]:
+    def save(table: Table) -> None:
+        """Each party's own secrets beside the transcript, one file each (for resuming);
+        never published."""
+        for party, data in _party_files(table):
+            path = secrets_path(transcript, party)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data))
+            os.replace(tmp, path)
+    return save
+
+
+def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optional[Sequence[str]] = None,
+               transcript: Optional[Path] = None, match_id: Optional[str] = None, key_folder: Optional[Path] = None,
+               backend: Any = None, clock: Optional[Callable[[], float]] = None,
+               limits: Optional[TimeLimits] = None, say: Optional[Callable[[str], None]] = None,
+               overwrite: bool = False) -> Table:
+    """A new match with every party in this process; each makes its own key and secrets."""
+    spec = spec_for(game, options)
+    names = list(names or [f"seat {i}" for i in range(spec.n_seats)])
+    if len(names) != spec.n_seats:
+        raise MalformedInput(f"{game}: {spec.n_seats} seats, got {len(names)} names")
+
+    def prover() -> Prover:  # one per party
+        return Prover(key_folder, backend, say)
+
+    kwargs: dict[str, Any] = {"limits": limits}
+    if clock is not None:
+        kwargs["clock"] = clock
+    referee = RefereeParty(spec, **kwargs)
+    dealer = Dealer(spec, prover())
+    seats = [Seat(spec, i, names[i], prover()) for i in range(spec.n_seats)]
+    writer = TranscriptWriter(transcript, overwrite=overwrite)
+    table = Table(referee, dealer, seats, writer, _saver(Path(transcript)) if transcript else None)
+    table.start(match_id)
+    return table
+
+
+def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: Any = None,
+                 clock: Optional[Callable[[], float]] = None, limits: Optional[TimeLimits] = None,
+                 say: Optional[Callable[[str], None]] = None) -> Table:
+    """Continue a match from its transcript and each party's secrets file beside it."""
+    transcript = Path(transcript)
+    events = list(parse_chain(read_lines(transcript)))
+    if not events or events[0]["action"] != "header":
+        raise MalformedInput("transcript: the first line must be the header")
+    header = events[0]["data"]
+    spec = spec_for(header.get("game"), header.get("options"))
+    files: dict[str, Any] = {}
+    for party in ["referee", "dealer"] + [f"seat{i}" for i in range(spec.n_seats)]:
+        path = secrets_path(transcript, party)
+        try:
+            files[party] = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            raise MalformedInput(f"cannot resume without the {party}'s secrets ({path}): {exc}") from None
+
+    def prover() -> Prover:
+        return Prover(key_folder, backend, say)
+
+    kwargs: dict[str, Any] = {"limits": limits}
+    if clock is not None:
+        kwargs["clock"] = clock
+    referee = RefereeParty.restore(spec, files["referee"], **kwargs)
+    dealer = Dealer.restore(spec, files["dealer"], prover())
+    seats = [Seat.restore(spec, files[f"seat{i}"], prover()) for i in range(spec.n_seats)]
+    for e in events:
+        referee.receive(e, restoring=True)
+        dealer.receive(e, restoring=True)
+        for s in seats:
+            s.receive(e, restoring=True)
+    table = Table(referee, dealer, seats, TranscriptWriter(transcript, events=events), _saver(transcript))
+    table.advance()
+    return table

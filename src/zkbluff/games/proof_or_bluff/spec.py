@@ -1,0 +1,273 @@
+"""Proof or Bluff as two engine specs: the classic table (``proof-or-bluff``) and 5 Up 2
+Down (``five-up-two-down``). Each names its statements, its deal, its actions and who
+makes them, the proof each action carries and the publics the table pins, how a seat
+turns an intent into an action and its proof inputs, its observation, bots and text.
+Nothing here branches on a table kind: each table is its own class."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Optional
+
+from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
+from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
+from zkbluff.games.proof_or_bluff import bot, text
+from zkbluff.games.proof_or_bluff.deal import DealtRound, Dealing, RevealDeal
+from zkbluff.games.proof_or_bluff.moves import ClassicObservation, FiveUpObservation, PlayCards, ProveClaim
+from zkbluff.games.proof_or_bluff.rules import (
+    DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
+    ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, TimeLimit,
+)
+from zkbluff.protocol.commit_reveal import fresh_salt
+from zkbluff.statements.cards import (
+    NO_RANK, claim_statement, deal_statement, lies_native, match_statement, play_statement,
+)
+
+PLAY_ID = play_statement(DECK.size, MAX_PLAY).key_id
+CLAIM_ID = claim_statement(DECK.size).key_id
+MATCH_ID = match_statement().key_id
+FIVE_UP_DEAL_ID = deal_statement(DECK.size, (FIVE_UP_HAND, FIVE_UP_HAND), board=FIVE_UP_BOARD).key_id
+
+
+def classic_deal_id(hand_size: int) -> str:
+    return deal_statement(DECK.size, (hand_size, hand_size)).key_id
+
+
+@dataclass
+class RoundCommitments:
+    commitments: list[int]
+    board: int
+
+
+@dataclass
+class Ledger:
+    """The public commitments the table holds."""
+
+    hands: list[Optional[int]] = field(default_factory=lambda: [None, None])
+    play: Optional[int] = None
+    start: Optional[int] = None
+    dealt: list[RoundCommitments] = field(default_factory=list)
+
+
+class _Shuffle(Dealing):
+    """A shuffle of the deck per round: seat i takes ``hand`` cards, then the board."""
+
+    def __init__(self, hand: int, board: int, starting_rank: bool):
+        self.hand, self.board, self.starting_rank = hand, board, starting_rank
+
+    def start(self, stream: Any) -> Optional[int]:
+        return stream.int(N_RANKS) if self.starting_rank else None
+
+    def round(self, stream: Any) -> DealtRound:
+        deck = stream.shuffle(range(DECK.size))
+        h = self.hand
+        hands = tuple(DECK.mask(deck[i * h:(i + 1) * h]) for i in range(2))
+        return DealtRound(hands, DECK.mask(deck[2 * h: 2 * h + self.board]))
+
+
+_ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": Role.SEAT,
+          "challenge": Role.SEAT, "prove": Role.SEAT, "timeout": Role.REFEREE}
+
+
+class _ProofOrBluffSpec(GameSpec):
+    n_seats = 2
+    roles: ClassVar[Mapping[str, Role]] = _ROLES
+    option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES)}
+    default_options: ClassVar[Mapping[str, str]] = {"mode": "standard"}
+    deal: RevealDeal
+
+    @property
+    def mode(self) -> str:
+        return self.options["mode"]
+
+    def new_ledger(self) -> Ledger:
+        return Ledger()
+
+    def new_private(self) -> dict[str, Any]:
+        return {"hand": 0, "salt": 0, "play": 0, "playSalt": 0}
+
+    def _deal_statement(self) -> str:
+        raise NotImplementedError
+
+    def _deal_demand(self, board: int) -> ProofDemand:
+        return ProofDemand(self._deal_statement(), {"board": board})
+
+    def _record_deal(self, ledger: Ledger, board: int, start: Optional[int], publics: Mapping[str, int]) -> None:
+        ledger.hands = [publics[f"hand{i}_commitment"] for i in range(self.n_seats)]
+        ledger.play = None
+        if not ledger.dealt:
+            ledger.start = start
+        ledger.dealt.append(RoundCommitments(list(ledger.hands), board))  # type: ignore[arg-type]
+
+    def _dealt(self, dealer: Mapping[str, Any], round_no: int, line: int) -> tuple[Optional[int], DealtRound,
+                                                                                   dict[str, int], tuple[str, ...]]:
+        start, dealt, salts = self.deal.deal_round(dealer, round_no)
+        inputs = {"board": dealt.board}
+        for i in range(self.n_seats):
+            inputs[f"hand{i}"], inputs[f"hand{i}_salt"] = dealt.hands[i], salts[i]
+        return start, dealt, inputs, self.deal.sealed_hands(dealer, dealt, salts, line)
+
+    def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
+                     event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
+        if isinstance(action, (ClassicDeal, FiveUpDeal)):
+            hand, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat],
+                                             publics[f"hand{seat}_commitment"])
+            return {**private, "hand": hand, "salt": salt, "play": 0, "playSalt": 0}
+        return dict(private)
+
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+        seat = rules.to_move
+        if rules.over or seat is NO_SEAT:
+            return None
+        limit = TimeLimit.PROOF if rules.public_state().phase == PROVE else TimeLimit.IDLE
+        return Timeout(seat, limit.value), limit.value
+
+    def _common_move(self, intent: Any) -> Move:
+        if isinstance(intent, (Accept, Challenge)):
+            return Move(intent)
+        raise MalformedInput(f"{self.game}: {intent!r:.80} is not a move of this table")
+
+
+class ClassicSpec(_ProofOrBluffSpec):
+    game = "proof-or-bluff"
+    title = "Proof or Bluff"
+    actions = (ClassicDeal, Play, Accept, Challenge, ProveVerdict, Timeout)
+    house_bot = bot.ClassicHouseBot
+    random_bot = bot.ClassicRandomBot
+    text = text.ClassicText
+
+    def __init__(self, options: Optional[Mapping[str, Any]] = None):
+        super().__init__(options)
+        self.deal = RevealDeal(self.game, _Shuffle(MODES[self.mode].hand_size, 0, starting_rank=True), self.n_seats)
+
+    def _deal_statement(self) -> str:
+        return classic_deal_id(MODES[self.mode].hand_size)
+
+    def statements(self) -> list[str]:
+        return [self._deal_statement(), PLAY_ID, CLAIM_ID]
+
+    def new_rules(self) -> ClassicRules:
+        return ClassicRules(MODES[self.mode])
+
+    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+        if isinstance(action, ClassicDeal):
+            return self._deal_demand(0)
+        if isinstance(action, Play):
+            assert seat is not None and ledger.hands[seat] is not None
+            return ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
+                                         "count": action.count})
+        if isinstance(action, ProveVerdict):
+            assert isinstance(rules, ClassicRules) and rules.s.claim is not None and ledger.play is not None
+            return ProofDemand(CLAIM_ID, {"play_commitment": ledger.play, "rank_mask": DECK.rank_mask(rules.s.claim[2]),
+                                          "verdict": int(action.verdict)})
+        return None
+
+    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+        if isinstance(action, ClassicDeal):
+            self._record_deal(ledger, 0, action.starting_rank, publics)
+        elif isinstance(action, Play):
+            assert seat is not None
+            ledger.hands[seat] = publics["new_hand_commitment"]
+            ledger.play = publics["play_commitment"]
+
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        assert isinstance(rules, ClassicRules)
+        if isinstance(intent, PlayCards):
+            if not isinstance(intent.cards, (tuple, list)):
+                raise MalformedInput(f"play: a list of card ids, got {intent.cards!r}")
+            mask = DECK.mask(intent.cards, "play")  # a card listed twice: MalformedInput
+            play = Play(len(intent.cards), rules.s.required_rank)
+            rules.check(seat, play)  # 0 or 5 cards, out of turn: IllegalMove
+            if mask & ~private["hand"]:
+                raise IllegalMove("play: you can only play cards from your own hand")
+            new_salt, play_salt = fresh_salt(), fresh_salt()
+            return Move(play, {"old_hand": private["hand"], "old_salt": private["salt"], "play": mask,
+                               "play_salt": play_salt, "new_salt": new_salt},
+                        {"hand": private["hand"] & ~mask, "salt": new_salt, "play": mask, "playSalt": play_salt})
+        if isinstance(intent, ProveClaim):
+            s = rules.s
+            if s.phase != PROVE or s.claim is None or s.to_move != seat:
+                raise IllegalMove(f"prove: not expected from seat {seat} now")
+            mask = DECK.rank_mask(s.claim[2])
+            verdict = private["play"] & ~mask == 0
+            return Move(ProveVerdict(verdict), {"play": private["play"], "play_salt": private["playSalt"],
+                                                "rank_mask": mask})
+        if isinstance(intent, (Play, ProveVerdict)):
+            raise MalformedInput(f"{intent.kind}: a seat says which cards (PlayCards) or asks to prove "
+                                 f"(ProveClaim); the count and the verdict follow from its cards")
+        return self._common_move(intent)
+
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> ClassicObservation:
+        return ClassicObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
+                                  tuple(rules.legal_actions(seat)))
+
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+        round_no = rules.public_state().round + 1
+        start, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
+        return Move(ClassicDeal(round_no, start if round_no == 1 else None, sealed), inputs)
+
+
+class FiveUpSpec(_ProofOrBluffSpec):
+    game = "five-up-two-down"
+    title = "5 Up 2 Down"
+    actions = (FiveUpDeal, Claim, Accept, Challenge, ProveLies, Timeout)
+    house_bot = bot.FiveUpHouseBot
+    random_bot = bot.FiveUpRandomBot
+    text = text.FiveUpText
+
+    def __init__(self, options: Optional[Mapping[str, Any]] = None):
+        super().__init__(options)
+        self.deal = RevealDeal(self.game, _Shuffle(FIVE_UP_HAND, FIVE_UP_BOARD, starting_rank=False), self.n_seats)
+
+    def _deal_statement(self) -> str:
+        return FIVE_UP_DEAL_ID
+
+    def statements(self) -> list[str]:
+        return [FIVE_UP_DEAL_ID, MATCH_ID]
+
+    def new_rules(self) -> FiveUpRules:
+        return FiveUpRules(self.mode)
+
+    @staticmethod
+    def _names(names: tuple[int, ...]) -> list[int]:
+        return list(names) + [NO_RANK] * (MAX_NAMES - len(names))
+
+    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+        if isinstance(action, FiveUpDeal):
+            return self._deal_demand(action.board)
+        if isinstance(action, ProveLies):
+            assert isinstance(rules, FiveUpRules) and rules.s.claim is not None and seat is not None
+            n1, n2 = self._names(rules.s.claim[1])
+            return ProofDemand(MATCH_ID, {"hand_commitment": ledger.hands[seat], "board": rules.s.board,  # type: ignore[dict-item]
+                                          "name1": n1, "name2": n2, "lies": action.lies})
+        return None
+
+    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+        if isinstance(action, FiveUpDeal):
+            self._record_deal(ledger, action.board, None, publics)
+
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        assert isinstance(rules, FiveUpRules)
+        if isinstance(intent, Claim):
+            return Move(Claim(tuple(sorted(intent.names))) if all(isinstance(n, int) for n in intent.names)
+                        else intent)
+        if isinstance(intent, ProveClaim):
+            s = rules.s
+            if s.phase != PROVE or s.claim is None or s.to_move != seat:
+                raise IllegalMove(f"prove: not expected from seat {seat} now")
+            n1, n2 = self._names(s.claim[1])
+            lies = lies_native(private["hand"], s.board, n1, n2)
+            return Move(ProveLies(lies), {"hand": private["hand"], "hand_salt": private["salt"], "board": s.board,
+                                          "name1": n1, "name2": n2})
+        if isinstance(intent, ProveLies):
+            raise MalformedInput("prove: a seat asks to prove (ProveClaim); the lie count follows from its cards")
+        return self._common_move(intent)
+
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> FiveUpObservation:
+        return FiveUpObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
+                                 tuple(rules.legal_actions(seat)))
+
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+        round_no = rules.public_state().round + 1
+        _, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
+        return Move(FiveUpDeal(round_no, dealt.board, sealed), inputs)

@@ -1,0 +1,11 @@
+"""Every game the engine runs, registered by the header's ``game``. Adding a game is a
+folder under games/ (rules, spec, text, bot) and one line here; see docs/adding-a-game.md."""
+from __future__ import annotations
+
+from zkbluff.games.engine.registry import games, register, spec_class, spec_for  # noqa: F401
+from zkbluff.games.proof_or_bluff.spec import ClassicSpec, FiveUpSpec
+
+register(ClassicSpec)
+register(FiveUpSpec)
+
+GAMES = games()
