@@ -99,8 +99,8 @@ def test_it_tracks_what_it_picked_up():
 
 def test_the_arena_refuses_a_policy_that_plays_cards_it_does_not_hold():
     class Thief(RandomBot):
-        def choose_play(self, state, hand):
-            a, cards = super().choose_play(state, hand)
+        def choose_play(self, state, hand, legal):
+            a, cards = super().choose_play(state, hand, legal)
             if isinstance(a, Play):
                 outside = [c for c in range(DECK.size) if c not in hand]
                 return a, tuple(outside[:a.count])

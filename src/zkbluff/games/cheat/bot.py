@@ -19,7 +19,7 @@ from math import comb
 from typing import Optional, Protocol, Sequence, Union
 
 from zkbluff.games.cheat.rules import (
-    DECK, MAX_PLAY, N_RANKS, PER_RANK, Call, CheatRules, CheatState, CloseWindow, Deal, Pass, Phase, PickUp,
+    DECK, MAX_PLAY, PER_RANK, Call, CheatRules, CheatState, CloseWindow, Deal, Pass, Phase, PickUp,
     Play, Reveal, check_conservation, deal_sizes, rank_of,
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action, Result
@@ -31,8 +31,10 @@ Place = Union[int, str]  # a seat, or PILE / ASIDE
 class Policy(Protocol):
     def new_hand(self, seat: int, hand: frozenset[int], state: CheatState) -> None: ...
 
-    def choose_play(self, state: CheatState, hand: frozenset[int]) -> tuple[Action, tuple[int, ...]]:
-        """A :class:`Play` with the cards it puts down, or ``(Pass(), ())``."""
+    def choose_play(self, state: CheatState, hand: frozenset[int],
+                    legal: Sequence[Action]) -> tuple[Action, tuple[int, ...]]:
+        """One of ``legal`` (the rules' list): a :class:`Play` with the cards it puts
+        down, or ``(Pass(), ())``."""
 
     def wants_call(self, state: CheatState, hand: frozenset[int]) -> bool: ...
 
@@ -51,9 +53,9 @@ class RandomBot:
     def new_hand(self, seat: int, hand: frozenset[int], state: CheatState) -> None:
         self.seat = seat
 
-    def choose_play(self, state: CheatState, hand: frozenset[int]) -> tuple[Action, tuple[int, ...]]:
-        options = [a for a in _plays(state, len(hand))]
-        a = self.rng.choice(options)
+    def choose_play(self, state: CheatState, hand: frozenset[int],
+                    legal: Sequence[Action]) -> tuple[Action, tuple[int, ...]]:
+        a = self.rng.choice(list(legal))
         if isinstance(a, Play):
             return a, tuple(self.rng.sample(sorted(hand), a.count))
         return a, ()
@@ -63,13 +65,6 @@ class RandomBot:
 
     def observe(self, seat, action, before, after, hand) -> None:
         return None
-
-
-def _plays(state: CheatState, held: int) -> list[Action]:
-    counts = range(1, min(MAX_PLAY, held) + 1)
-    if state.rank is None:
-        return [Play(rank, k) for rank in range(N_RANKS) for k in counts]
-    return [Play(state.rank, k) for k in counts] + [Pass()]
 
 
 @dataclass
@@ -159,7 +154,8 @@ class HouseBot:
             return False
         return chance < 0.25 and state.pile_size <= 8
 
-    def choose_play(self, state: CheatState, hand: frozenset[int]) -> tuple[Action, tuple[int, ...]]:
+    def choose_play(self, state: CheatState, hand: frozenset[int],
+                    legal: Sequence[Action]) -> tuple[Action, tuple[int, ...]]:
         by_rank: dict[int, list[int]] = {}
         for c in sorted(hand):
             by_rank.setdefault(rank_of(c), []).append(c)
@@ -247,7 +243,7 @@ def play_table(policies: Sequence[Policy], hands: int, rng: random.Random, first
         elif s.phase == Phase.PLAY:
             seat = s.to_move
             assert seat is not None
-            action, cards = policies[seat].choose_play(s, frozenset(held[seat]))
+            action, cards = policies[seat].choose_play(s, frozenset(held[seat]), rules.legal_actions(seat))
             if isinstance(action, Play):
                 if len(cards) != action.count or not set(cards) <= held[seat]:
                     raise ArenaError(f"seat {seat} played cards it does not hold: {cards}")
@@ -258,7 +254,10 @@ def play_table(policies: Sequence[Policy], hands: int, rng: random.Random, first
             others = [i for i in range(n) if i != s.pile[-1][0]]
             rng.shuffle(others)  # who is quickest
             caller = next((i for i in others if policies[i].wants_call(s, frozenset(held[i]))), None)
-            act(caller, Call()) if caller is not None else act(NO_SEAT, CloseWindow())
+            if caller is not None:
+                act(caller, Call())
+            else:
+                act(NO_SEAT, CloseWindow())
         elif s.phase == Phase.TURNOVER:
             act(s.to_move, Reveal(plays[-1]))
         elif s.phase == Phase.PICKUP:
