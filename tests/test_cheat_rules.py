@@ -25,6 +25,15 @@ def card(rank: int, suit: int = 0) -> int:
     return c
 
 
+def calls(t: CheatRules) -> Call:
+    """"Bluff!" on the play whose window is open."""
+    return Call(t.public_state().play_no)
+
+
+def closes(t: CheatRules) -> CloseWindow:
+    return CloseWindow(t.public_state().play_no)
+
+
 def act(t: CheatRules, seat, action: Action) -> CheatState:
     t.apply(seat, action)
     s = t.public_state()
@@ -50,8 +59,8 @@ def play(t: CheatRules, seat: int, rank: int, count: int, called_by=None, cards=
     """A play and its window: closed by the clock, or called and turned over with ``cards``."""
     act(t, seat, Play(rank, count))
     if called_by is None:
-        return act(t, NO_SEAT, CloseWindow())
-    act(t, called_by, Call())
+        return act(t, NO_SEAT, closes(t))
+    act(t, called_by, calls(t))
     return act(t, seat, Reveal(tuple(cards)))
 
 
@@ -149,12 +158,12 @@ def test_after_a_play_every_other_player_may_call_until_the_clock_closes():
     s = act(t, 1, Play(SEVEN, 2))
     assert s.phase == Phase.WINDOW and s.to_move is NO_SEAT
     for seat in (0, 2, 3, 4):
-        assert t.legal_actions(seat) == [Call()]
+        assert t.legal_actions(seat) == [calls(t)]
     assert t.legal_actions(1) == []
-    assert t.legal_actions(NO_SEAT) == [CloseWindow()]
-    refused(t, 1, Call(), "cannot call its own play")
+    assert t.legal_actions(NO_SEAT) == [closes(t)]
+    refused(t, 1, calls(t), "cannot call its own play")
     refused(t, 2, Play(SEVEN, 1), "not allowed now")
-    refused(t, 2, CloseWindow(), "only the table's clock")
+    refused(t, 2, closes(t), "only the table's clock")
 
 
 def test_once_the_window_closes_the_next_player_plays_the_same_rank_or_passes():
@@ -169,19 +178,25 @@ def test_once_the_window_closes_the_next_player_plays_the_same_rank_or_passes():
 
 def test_a_late_call_is_refused():
     t = dealt(4)
-    act(t, 1, Play(SEVEN, 2))
-    act(t, NO_SEAT, CloseWindow())
-    refused(t, 3, Call(), "calling window of the last play is closed")
-    refused(t, NO_SEAT, CloseWindow(), "no calling window is open")
+    s = act(t, 1, Play(SEVEN, 2))
+    first = s.play_no
+    act(t, NO_SEAT, CloseWindow(first))
+    refused(t, 3, Call(first), "calling window of play 1 is closed")
+    refused(t, NO_SEAT, CloseWindow(first), "no calling window is open")
+    s = act(t, 2, Play(SEVEN, 1))  # the next play's window is open: the late call must not land on it
+    assert s.play_no == first + 1
+    refused(t, 3, Call(first), "calling window of play 1 is closed \\(the open one is play 2's\\)")
+    refused(t, NO_SEAT, CloseWindow(first), "the open window is play 2's")
+    act(t, 3, Call(first + 1))
 
 
 def test_the_first_of_two_simultaneous_calls_counts():
     t = dealt(4)
     act(t, 1, Play(SEVEN, 2))
-    s = act(t, 3, Call())
+    s = act(t, 3, calls(t))
     assert s.caller == 3 and s.phase == Phase.TURNOVER and s.to_move == 1
-    refused(t, 0, Call(), "seat 3 already called")
-    refused(t, NO_SEAT, CloseWindow(), "no calling window is open")
+    refused(t, 0, calls(t), "seat 3 already called")
+    refused(t, NO_SEAT, closes(t), "no calling window is open")
 
 
 def test_seed_example_ali_claims_two_sevens_with_a_seven_and_a_three():
@@ -191,7 +206,7 @@ def test_seed_example_ali_claims_two_sevens_with_a_seven_and_a_three():
     t = dealt(3, first_dealer=2)  # Ali sits next to the dealer
     assert t.public_state().to_move == ali
     act(t, ali, Play(SEVEN, 2))
-    act(t, ayse, Call())
+    act(t, ayse, calls(t))
     s = act(t, ali, Reveal((card(SEVEN, 0), card(THREE, 1))))
     assert s.picker == ali and s.phase == Phase.PICKUP
     refused(t, ayse, PickUp(2), "out of turn")
@@ -232,7 +247,7 @@ def test_one_wrong_card_is_enough_to_be_caught():
 def test_the_turned_over_cards_must_be_the_play():
     t = dealt(4)
     act(t, 1, Play(KING, 2))
-    act(t, 2, Call())
+    act(t, 2, calls(t))
     refused(t, 1, Reveal((card(KING),)), "2 distinct card")
     refused(t, 1, Reveal((card(KING), card(KING))), "2 distinct card")
     refused(t, 1, Reveal((card(KING), DECK.size)), "card ids are 0..51")
@@ -300,7 +315,7 @@ def test_last_cards_not_called_in_time_the_hand_is_over():
     left = s.hand_sizes[1]
     s = act(t, 1, Play(KING, left))
     assert s.phase == Phase.WINDOW and s.hand_sizes[1] == 0  # not over yet: the window first
-    s = act(t, NO_SEAT, CloseWindow())
+    s = act(t, NO_SEAT, closes(t))
     assert s.phase == Phase.DEAL and s.emptied == 1
     assert s.hand_penalties == ((13, 0, 13, 13),) and s.penalties == (13, 0, 13, 13)
 
@@ -381,7 +396,7 @@ def test_ties_share_the_win():
 def test_forfeit_ends_the_hand_against_the_seat():
     t = dealt(4, hands=3)
     act(t, 1, Play(SEVEN, 1))
-    act(t, 2, Call())
+    act(t, 2, calls(t))
     refused(t, 1, Forfeit(1, "no"), "only the referee")
     refused(t, NO_SEAT, Forfeit(4, "no"), "seat must be 0..3")
     s = act(t, NO_SEAT, Forfeit(1, "withheld the opening of its play"))
@@ -392,7 +407,7 @@ def test_forfeit_ends_the_hand_against_the_seat():
 # ---------------------------------------------------------------- contract, invariants, whole tables
 
 def test_actions_round_trip_through_transcript_data():
-    samples = [Deal((18, 17, 17)), Play(SEVEN, 2), Pass(), Call(), CloseWindow(), Reveal((5, 1)), PickUp(2),
+    samples = [Deal((18, 17, 17)), Play(SEVEN, 2), Pass(), Call(3), CloseWindow(3), Reveal((5, 1)), PickUp(2),
                Forfeit(1, "timeout")]
     assert {type(a) for a in samples} == set(ACTIONS)
     assert len({a.kind for a in samples}) == len(samples)
@@ -423,7 +438,7 @@ def test_an_illegal_action_changes_nothing_anywhere_in_a_game():
     """At every step of random games, a handful of random actions by random parties:
     each is either legal or refused with the state unchanged."""
     rng = random.Random(4)
-    every = [Deal(deal_sizes(4, 0)), Pass(), Call(), CloseWindow(), Reveal((1, 2)), PickUp(3), Forfeit(9, "x")] + \
+    every = [Deal(deal_sizes(4, 0)), Pass(), Call(1), CloseWindow(1), Reveal((1, 2)), PickUp(3), Forfeit(9, "x")] + \
             [Play(r, k) for r in (0, SEVEN, N_RANKS) for k in (0, 1, 4, 5)]
     t = CheatRules(4)
     steps = 0

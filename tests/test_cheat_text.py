@@ -11,6 +11,14 @@ from zkbluff.games.engine.rules import NO_SEAT
 NAMES = ["Ali", "Ayşe", "Ben"]
 
 
+def calls(t):
+    return Call(t.public_state().play_no)
+
+
+def closes(t):
+    return CloseWindow(t.public_state().play_no)
+
+
 def said(t, seat, action):
     before = t.public_state()
     t.apply(seat, action)
@@ -26,7 +34,7 @@ def test_the_seed_example_in_words():
     assert said(t, NO_SEAT, Deal(deal_sizes(3, 2))) == \
         "Hand 1 of 3: Ben deals the whole deck (Ali 18, Ayşe 17, Ben 17). Ali starts."
     assert said(t, 0, Play(5, 2)) == "Ali opens with two sevens."
-    words = said(t, 1, Call()) + " " + said(t, 0, Reveal((first(5), first(1))))
+    words = said(t, 1, calls(t)) + " " + said(t, 0, Reveal((first(5), first(1))))
     assert words == "Ayşe calls Bluff! The two sevens were a 7 and a 3: Ali picks up 2 cards."
     assert said(t, 0, PickUp(2)) == "Ali takes the pile; Ayşe was right and starts the next round."
 
@@ -41,12 +49,12 @@ def test_passes_set_aside_wrong_calls_hand_and_table_ends():
     t = CheatRules(3, hands=3, first_dealer=2)
     said(t, NO_SEAT, Deal(deal_sizes(3, 2)))
     said(t, 0, Play(11, 1))
-    assert said(t, NO_SEAT, CloseWindow()) == "Nobody calls; Ayşe to play."
+    assert said(t, NO_SEAT, closes(t)) == "Nobody calls; Ayşe to play."
     assert said(t, 1, Pass()) == "Ayşe passes."
     assert said(t, 2, Pass()) == ("Ben passes. Everyone passed since Ali's play: the pile of 1 card is set aside "
                                   "face down. Ali starts a new round.")
     said(t, 0, Play(11, 2))
-    said(t, 2, Call())
+    said(t, 2, calls(t))
     assert said(t, 0, Reveal((first(11), first(11, 1)))) == \
         "The two Kings were a King and a King, as claimed: Ben picks up 2 cards."
     said(t, 2, PickUp(2))

@@ -122,9 +122,9 @@ class WitnessTable:
                 caller = next((i for i in others
                                if self.policies[i].wants_call(s, frozenset(self.hands[i].cards))), None)
                 if caller is not None:
-                    self.act(caller, Call())
+                    self.act(caller, Call(s.play_no))
                 else:
-                    self.act(NO_SEAT, CloseWindow())
+                    self.act(NO_SEAT, CloseWindow(s.play_no))
             elif s.phase == Phase.TURNOVER:
                 commitment, count, opening = self.pile[-1]
                 cards = opening.check(commitment, count)  # the public turn-over

@@ -255,9 +255,9 @@ def play_table(policies: Sequence[Policy], hands: int, rng: random.Random, first
             rng.shuffle(others)  # who is quickest
             caller = next((i for i in others if policies[i].wants_call(s, frozenset(held[i]))), None)
             if caller is not None:
-                act(caller, Call())
+                act(caller, Call(s.play_no))
             else:
-                act(NO_SEAT, CloseWindow())
+                act(NO_SEAT, CloseWindow(s.play_no))
         elif s.phase == Phase.TURNOVER:
             act(s.to_move, Reveal(plays[-1]))
         elif s.phase == Phase.PICKUP:

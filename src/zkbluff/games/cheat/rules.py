@@ -113,16 +113,20 @@ class Pass(Action):
 
 @dataclass(frozen=True)
 class Call(Action):
-    """"Bluff!" on the last play, by any seat but its player, while its window is open."""
+    """"Bluff!" on play number ``play`` (see :attr:`CheatState.play_no`), by any seat but
+    its player, while its window is open. The number makes a late call on an earlier
+    play fail instead of landing on the next one."""
 
     kind: ClassVar[str] = "call"
+    play: int
 
 
 @dataclass(frozen=True)
 class CloseWindow(Action):
-    """The table's clock ends the calling window (``NO_SEAT``)."""
+    """The table's clock ends the calling window of play number ``play`` (``NO_SEAT``)."""
 
     kind: ClassVar[str] = "close_window"
+    play: int
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,7 @@ class CheatState:
     phase: Phase
     to_move: Optional[int]
     hand_no: int  # hands dealt so far (1 during the first hand)
+    play_no: int  # plays made at this table so far: the number of the last play
     dealer: int
     hand_sizes: tuple[int, ...]
     pile: tuple[tuple[int, int], ...]
@@ -247,6 +252,7 @@ class CheatRules(Rules):
         self.phase = Phase.DEAL
         self._to_move: Optional[int] = NO_SEAT
         self.hand_no = 0
+        self.plays = 0
         self.hand_sizes = [0] * n_seats
         self.pile: list[tuple[int, int]] = []
         self.set_aside = 0
@@ -275,7 +281,7 @@ class CheatRules(Rules):
         return (self.first_dealer + max(self.hand_no - (self.phase != Phase.DEAL), 0)) % self.n_seats
 
     def public_state(self) -> CheatState:
-        return CheatState(self.n_seats, self.hands, self.window, self.phase, self._to_move, self.hand_no,
+        return CheatState(self.n_seats, self.hands, self.window, self.phase, self._to_move, self.hand_no, self.plays,
                           self.dealer, tuple(self.hand_sizes), tuple(self.pile), self.set_aside, self.rank,
                           self.passes, self.caller, self.revealed, self.picker, tuple(self.penalties),
                           tuple(self.hand_penalties), self.emptied, self.end_reason)
@@ -288,8 +294,8 @@ class CheatRules(Rules):
             return [Deal(deal_sizes(self.n_seats, self.dealer))] if seat is NO_SEAT else []
         if ph == Phase.WINDOW:
             if seat is NO_SEAT:
-                return [CloseWindow()]
-            return [Call()] if seat != self.pile[-1][0] else []
+                return [CloseWindow(self.plays)]
+            return [Call(self.plays)] if seat != self.pile[-1][0] else []
         if ph == Phase.OVER or seat is NO_SEAT or seat != self._to_move:
             return []
         if ph == Phase.PLAY:
@@ -310,12 +316,14 @@ class CheatRules(Rules):
         if isinstance(action, Forfeit):
             return self._check_forfeit(seat, action)
         if isinstance(action, Call):
-            return self._check_call(seat)
+            return self._check_call(seat, action)
         if isinstance(action, CloseWindow):
             if seat is not NO_SEAT:
                 raise IllegalMove(f"close_window: only the table's clock closes a window, not seat {seat}")
             if self.phase != Phase.WINDOW:
                 raise IllegalMove(f"close_window: no calling window is open (phase {self.phase.value})")
+            if action.play != self.plays:
+                raise IllegalMove(f"close_window: the open window is play {self.plays}'s, got play {action.play!r}")
             return None
         expected = {Deal: Phase.DEAL, Play: Phase.PLAY, Pass: Phase.PLAY, Reveal: Phase.TURNOVER,
                     PickUp: Phase.PICKUP}[type(action)]
@@ -351,15 +359,14 @@ class CheatRules(Rules):
             raise IllegalMove(f"play: count must be {MIN_PLAY}..{top} (seat {seat} holds "
                               f"{self.hand_sizes[seat]}), got {a.count!r}")
 
-    def _check_call(self, seat: Optional[int]) -> None:
+    def _check_call(self, seat: Optional[int], a: Call) -> None:
         if seat is NO_SEAT or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
             raise IllegalMove(f"call: only a seat 0..{self.n_seats - 1} calls, got {self._who(seat)}")
-        if self.phase in (Phase.TURNOVER, Phase.PICKUP):
-            raise IllegalMove(f"call: seat {self.caller} already called this play (the first call counts)")
-        if self.phase == Phase.PLAY and self.pile:
-            raise IllegalMove("call: the calling window of the last play is closed")
+        if a.play != self.plays or self.phase not in (Phase.WINDOW, Phase.TURNOVER, Phase.PICKUP):
+            raise IllegalMove(f"call: the calling window of play {a.play!r} is closed"
+                              + (f" (the open one is play {self.plays}'s)" if self.phase == Phase.WINDOW else ""))
         if self.phase != Phase.WINDOW:
-            raise IllegalMove(f"call: there is no play to call (phase {self.phase.value})")
+            raise IllegalMove(f"call: seat {self.caller} already called play {a.play} (the first call counts)")
         if seat == self.pile[-1][0]:
             raise IllegalMove(f"call: seat {seat} cannot call its own play")
 
@@ -392,6 +399,7 @@ class CheatRules(Rules):
         self.emptied = None
 
     def _do_play(self, seat: int, a: Play) -> None:
+        self.plays += 1
         self.hand_sizes[seat] -= a.count
         self.pile.append((seat, a.count))
         self.rank = a.rank

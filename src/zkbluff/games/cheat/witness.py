@@ -2,7 +2,7 @@
 statements, and the checks it makes on what it is shown.
 
 A seat holds its hand as a :class:`SeatHand` (card mask and the salt of its public
-commitment). Its play is ``card.play.v1@deck=52,max_play=4`` (:meth:`SeatHand.play`);
+commitment). Its play is ``card.play.v1`` (:data:`PLAY_KEY`, :meth:`SeatHand.play`);
 a called play is turned over by publishing its :class:`PlayOpening`, which everyone
 checks against the play's commitment (:meth:`PlayOpening.check`, no proof); the seat
 that picks up the pile receives the opening of every play in it (the last one public,
