@@ -10,7 +10,7 @@ import pytest
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.cheat.bot import HouseBot, RandomBot, play_table
 from zkbluff.games.cheat.rules import (
-    ACTIONS, DECK, MAX_PLAY, N_RANKS, PER_RANK, Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass,
+    ACTION_BY_KIND, ACTIONS, DECK, MAX_PLAY, N_RANKS, PER_RANK, Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass,
     Phase, PickUp, Play, Reveal, check_conservation, deal_sizes, rank_of,
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action
@@ -409,7 +409,8 @@ def test_forfeit_ends_the_hand_against_the_seat():
 def test_actions_round_trip_through_transcript_data():
     samples = [Deal((18, 17, 17)), Play(SEVEN, 2), Pass(), Call(3), CloseWindow(3), Reveal((5, 1)), PickUp(2),
                Forfeit(1, "timeout")]
-    assert {type(a) for a in samples} == set(ACTIONS)
+    assert {type(a) for a in samples} == set(ACTIONS) == set(ACTION_BY_KIND.values())
+    assert all(ACTION_BY_KIND[a.kind] is type(a) for a in samples)
     assert len({a.kind for a in samples}) == len(samples)
     for a in samples:
         assert type(a).from_data(a.to_data()) == a

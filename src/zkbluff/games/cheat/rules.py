@@ -157,6 +157,8 @@ class Forfeit(Action):
 
 
 ACTIONS: tuple[type[Action], ...] = (Deal, Play, Pass, Call, CloseWindow, Reveal, PickUp, Forfeit)
+#: the action class of each transcript ``action`` string
+ACTION_BY_KIND: dict[str, type[Action]] = {a.kind: a for a in ACTIONS}
 
 
 # ---------------------------------------------------------------- public state
@@ -203,14 +205,15 @@ class CheatState:
 
 
 def check_conservation(s: CheatState) -> None:
-    """The invariants every event keeps (tests call it after every action): during a
-    hand the hands, the pile and the set-aside cards are the whole deck; no count is
+    """The invariants every event keeps (tests call it after every action): from the
+    first deal on, the hands, the pile and the set-aside cards are the whole deck (between
+    hands and at the end, with the last hand's counts); no count is
     negative; the pile is the round's plays of 1..4 cards; the phase and the seat to
     move agree. Raises AssertionError naming the broken one."""
     assert len(s.hand_sizes) == s.n_seats and len(s.penalties) == s.n_seats, "one entry per seat"
     assert all(n >= 0 for n in s.hand_sizes) and s.set_aside >= 0, f"negative count: {s}"
     assert all(MIN_PLAY <= c <= MAX_PLAY and 0 <= p < s.n_seats for p, c in s.pile), f"bad pile {s.pile}"
-    if s.hand_no > 0 and (s.in_hand or s.phase == Phase.DEAL and s.hand_penalties):
+    if s.hand_no > 0:  # from the first deal on (between hands and at the end: the last hand's counts)
         total = sum(s.hand_sizes) + s.pile_size + s.set_aside
         assert total == DECK.size, f"conservation: hands {s.hand_sizes} + pile {s.pile_size} + set aside " \
                                    f"{s.set_aside} = {total}, not {DECK.size}"
