@@ -126,7 +126,7 @@ def test_table_shapes_three_to_six_seats_three_five_seven_hands_windows():
             for w in (1, 3, 5, 7):
                 assert CheatRules(n, hands=h, window=w).public_state().window == w
     for bad in ({"n_seats": 2}, {"n_seats": 7}, {"n_seats": 4, "hands": 4}, {"n_seats": 4, "window": 2},
-                {"n_seats": 4, "first_dealer": 4}, {"n_seats": True}):
+                {"n_seats": 4, "first_dealer": 4}, {"n_seats": True}, {"n_seats": 4, "window": True}):
         with pytest.raises(IllegalMove):
             CheatRules(**bad)
 

@@ -242,9 +242,9 @@ class CheatRules(Rules):
     def __init__(self, n_seats: int, hands: int = 3, window: int = 3, first_dealer: int = 0):
         if isinstance(n_seats, bool) or not isinstance(n_seats, int) or not MIN_SEATS <= n_seats <= MAX_SEATS:
             raise IllegalMove(f"cheat: {MIN_SEATS}..{MAX_SEATS} seats, got {n_seats!r}")
-        if hands not in HAND_COUNTS:
+        if isinstance(hands, bool) or hands not in HAND_COUNTS:
             raise IllegalMove(f"cheat: a table plays {', '.join(map(str, HAND_COUNTS))} hands, got {hands!r}")
-        if window not in WINDOW_SECONDS:
+        if isinstance(window, bool) or window not in WINDOW_SECONDS:
             raise IllegalMove(f"cheat: the calling window is {', '.join(map(str, WINDOW_SECONDS))} s, got {window!r}")
         if isinstance(first_dealer, bool) or not isinstance(first_dealer, int) or not 0 <= first_dealer < n_seats:
             raise IllegalMove(f"cheat: the first dealer must be a seat 0..{n_seats - 1}, got {first_dealer!r}")
