@@ -19,7 +19,8 @@ One hand:
    forever) and the last seat to play opens a new round.
 3. ``WINDOW`` (after every play): every other seat may :class:`Call`; the first call
    counts. The table's clock ends the window with :class:`CloseWindow` (``NO_SEAT``);
-   a call after that is refused. If nobody called and the play emptied the player's
+   a call after that is refused. Both name the play (its number at the table), so a
+   late call on one play can never land on the next play's window. If nobody called and the play emptied the player's
    hand, the hand is over.
 4. ``TURNOVER`` (the seat that made the called play): :class:`Reveal` its cards. If
    every card is the claimed rank the caller was wrong; otherwise the lie is caught.
