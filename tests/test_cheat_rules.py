@@ -11,7 +11,7 @@ from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.cheat.bot import HouseBot, RandomBot, play_table
 from zkbluff.games.cheat.rules import (
     ACTION_BY_KIND, ACTIONS, DECK, MAX_PLAY, N_RANKS, PER_RANK, Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass,
-    Phase, PickUp, Play, Reveal, check_conservation, deal_sizes, rank_of,
+    Phase, PickUp, Play, Reveal, check_conservation, deal_order, deal_sizes, rank_of,
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action
 
@@ -82,7 +82,8 @@ def test_whole_deck_dealt_some_get_one_more_from_next_to_dealer(n, dealer):
     assert sorted(sizes) == [base] * (n - extra) + [base + 1] * extra
     # dealt one at a time from the seat next to the dealer: the first `extra` seats get more
     order = [(dealer + 1 + i) % n for i in range(n)]
-    assert [sizes[s] for s in order] == [base + 1] * extra + [base] * (n - extra)
+    assert list(deal_order(n, dealer)) == order
+    assert [sizes[s] for s in order] == [base + 1] * extra + [base] * (n - extra)  # one statement shape per n
 
 
 def test_deal_must_be_the_whole_deck_in_the_rule_sizes():

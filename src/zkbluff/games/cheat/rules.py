@@ -65,13 +65,21 @@ def rank_of(card: int) -> int:
     raise ValueError(f"card {card} counts as no rank of {DECK.name}")
 
 
+def deal_order(n_seats: int, dealer: int) -> tuple[int, ...]:
+    """The seats in the order the cards are dealt: from the one next to the dealer round
+    to the dealer. Their hand sizes in this order never increase, so one deal statement
+    (hand slots sized, say, 18-17-17) serves every dealer when slot i is seat
+    ``deal_order(n, dealer)[i]``."""
+    return tuple((dealer + 1 + i) % n_seats for i in range(n_seats))
+
+
 def deal_sizes(n_seats: int, dealer: int) -> tuple[int, ...]:
     """The hand sizes of a full deal: the deck split as evenly as it goes, the extra
     cards to the seats from the one next to the dealer onwards (dealt one at a time)."""
     base, extra = divmod(DECK.size, n_seats)
     sizes = [base] * n_seats
-    for i in range(extra):
-        sizes[(dealer + 1 + i) % n_seats] += 1
+    for seat in deal_order(n_seats, dealer)[:extra]:
+        sizes[seat] += 1
     return tuple(sizes)
 
 
