@@ -59,6 +59,15 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
         pile = random_mask(rng, 52, rng.randint(1, 10), hand)
         return {"old_hand": hand, "old_salt": salt(rng), "play": pile, "play_salt": salt(rng),
                 "new_salt": salt(rng), "context": ctx}
+    if name == "card.absorb_many.v1":
+        taken = random_mask(rng, 52, rng.randint(0, 20))
+        inp = {"old_hand": taken, "old_salt": salt(rng), "new_salt": salt(rng), "context": ctx}
+        used = rng.randint(1, prm["plays"])
+        for j in range(prm["plays"]):
+            play = random_mask(rng, 52, rng.randint(1, 4), taken) if j < used else 0
+            taken |= play
+            inp[f"play{j}"], inp[f"play{j}_salt"] = play, (salt(rng) if play else 0)
+        return inp
     if name == "card.match.v1":
         board = random_mask(rng, 52, 5)
         hand = random_mask(rng, 52, 2, board)

@@ -26,6 +26,7 @@ PINNED = {
     "card.play.v1@deck=52,max_play=4": 890,
     "card.claim.v1@deck=52": 403,
     "card.absorb.v1@deck=52": 880,
+    "card.absorb_many.v1@deck=52,plays=4": 1759,
     "card.match.v1@deck=52": 498,
     "card.play.v1@deck=20,max_play=3": 794,
     "card.claim.v1@deck=20": 307,

@@ -8,6 +8,7 @@ from functools import lru_cache
 from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
+from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
 )
@@ -25,6 +26,7 @@ def all_statements() -> dict[str, Statement]:
         play_statement(52, 4),
         claim_statement(52),
         absorb_statement(52),
+        absorb_many_statement(52, ABSORB_SLOTS),  # Cheat's pick-up of a pile of plays (chained past 4)
         match_statement(),
         play_statement(BLUFFERS_DECK, 3),
         claim_statement(BLUFFERS_DECK),

@@ -1,0 +1,120 @@
+"""Cheat in words: the rules page and one sentence per event for a terminal.
+
+:func:`describe` reads the public state before and after an action and says what
+happened ("Ayşe calls Bluff!", "The two sevens were a 7 and a 3: Ali picks up 2
+cards."). It sees only public data: the cards of a called play, once turned over, and
+nothing else.
+"""
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Optional, Sequence
+
+from zkbluff.games.cheat.rules import (
+    DECK, N_RANKS, Call, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, rank_of,
+)
+from zkbluff.games.engine.rules import NO_SEAT, Action
+
+#: a rank as a word in a claim, aligned with ``DECK.rank_names`` ("two sevens", "one Ace")
+RANK_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+              "Jack", "Queen", "King", "Ace")
+_PLURAL_IRREGULAR = {"six": "sixes"}
+NUMBER_WORDS = ("no", "one", "two", "three", "four")
+assert len(RANK_WORDS) == N_RANKS, "one word per rank of the deck"
+
+
+def rules_text() -> str:
+    """The rules page (``RULES.md`` next to this module), for ``zkbluff rules cheat``."""
+    return files("zkbluff.games.cheat").joinpath("RULES.md").read_text(encoding="utf-8")
+
+
+def rank_word(rank: int, count: int = 1) -> str:
+    word = RANK_WORDS[rank]
+    return word if count == 1 else _PLURAL_IRREGULAR.get(word, word + "s")
+
+
+def claim_words(rank: int, count: int) -> str:
+    """``"two sevens"``, ``"one Ace"``."""
+    return f"{NUMBER_WORDS[count]} {rank_word(rank, count)}"
+
+
+def card_words(card: int) -> str:
+    """A card by its rank with its article: ``"a 7"``, ``"an 8"``, ``"an Ace"``."""
+    name = DECK.rank_names[rank_of(card)]
+    return ("an " if name[0] in "8A" else "a ") + name
+
+
+def _join(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" + ("" if n == 1 else "s")
+
+
+def describe(before: CheatState, seat: Optional[int], action: Action, after: CheatState,
+             names: Optional[Sequence[str]] = None) -> str:
+    """One or two sentences saying ``action`` by ``seat`` (which changed ``before`` into
+    ``after``) for a terminal; ``names`` are the seats' names (default "Seat 1", ...)."""
+    nm = list(names) if names is not None else [f"Seat {i + 1}" for i in range(after.n_seats)]
+    out = _event(before, seat, action, after, nm)
+    if after.hand_penalties != before.hand_penalties:
+        out.append(_hand_over(after, nm))
+    if after.phase == Phase.OVER and before.phase != Phase.OVER:
+        out.append(_table_over(after, nm))
+    return " ".join(s for s in out if s)
+
+
+def _event(b: CheatState, seat: Optional[int], a: Action, s: CheatState, nm: list[str]) -> list[str]:
+    who = "The table" if seat is NO_SEAT else nm[seat]
+    if isinstance(a, Deal):
+        sizes = ", ".join(f"{nm[i]} {n}" for i, n in enumerate(a.hand_sizes))
+        return [f"Hand {s.hand_no} of {s.hands}: {nm[s.dealer]} deals the whole deck ({sizes}).",
+                f"{nm[s.to_move]} starts."]  # type: ignore[index]
+    if isinstance(a, Play):
+        verb = "opens with" if b.rank is None else "plays"
+        last = f" Those were {nm[seat]}'s last cards!" if s.hand_sizes[seat] == 0 else ""  # type: ignore[index]
+        return [f"{who} {verb} {claim_words(a.rank, a.count)}.{last}"]
+    if isinstance(a, Pass):
+        out = [f"{who} passes."]
+        if s.set_aside > b.set_aside:
+            opener = nm[s.to_move]  # type: ignore[index]
+            out.append(f"Everyone passed since {opener}'s play: the pile of {_cards(s.set_aside - b.set_aside)} "
+                       f"is set aside face down. {opener} starts a new round.")
+        return out
+    if isinstance(a, Call):
+        return [f"{who} calls Bluff!"]
+    if isinstance(a, CloseWindow):
+        player = b.pile[-1][0]
+        if s.phase == Phase.PLAY:
+            return [f"Nobody calls; {nm[s.to_move]} to play."]  # type: ignore[index]
+        return [f"Nobody calls in time: {nm[player]} has emptied their hand."]
+    if isinstance(a, Reveal):
+        _, count = b.pile[-1]
+        claim = claim_words(b.rank, count) if count > 1 else rank_word(b.rank)  # type: ignore[arg-type]
+        verb = "were" if count > 1 else "was"
+        picker = nm[s.picker]  # type: ignore[index]
+        wrong = ", as claimed" if s.picker == s.caller else ""
+        return [f"The {claim} {verb} {_join([card_words(c) for c in a.cards])}{wrong}: "
+                f"{picker} picks up {_cards(b.pile_size)}."]
+    if isinstance(a, PickUp):
+        if s.phase == Phase.PLAY:
+            return [f"{who} takes the pile; {nm[s.to_move]} was right and starts the next round."]  # type: ignore[index]
+        return [f"{who} takes the pile, and {nm[b.pile[-1][0]]} has emptied their hand."]
+    if isinstance(a, Forfeit):
+        return [f"{nm[a.seat]} forfeits the hand ({a.reason}) and scores {DECK.size} for it."]
+    return [f"{who}: {a.kind}."]
+
+
+def _hand_over(s: CheatState, nm: list[str]) -> str:
+    scores = ", ".join(f"{nm[i]} {p}" for i, p in enumerate(s.hand_penalties[-1]))
+    totals = ", ".join(f"{nm[i]} {p}" for i, p in enumerate(s.penalties))
+    return f"Hand {len(s.hand_penalties)} is over. Penalties: {scores}. Totals: {totals}."
+
+
+def _table_over(s: CheatState, nm: list[str]) -> str:
+    best = min(s.penalties)
+    winners = [nm[i] for i, p in enumerate(s.penalties) if p == best]
+    if len(winners) == 1:
+        return f"{winners[0]} wins with {best}."
+    return f"{_join(winners)} share the win with {best} each."
