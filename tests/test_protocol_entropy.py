@@ -310,3 +310,39 @@ def test_a_timeout_that_misstates_its_clock_or_the_seats_last_line_is_refused():
         ent.check_timeout({**record, "deadline": 540.0}, since_at=500.0, limit=60.0, last_signed=LAST)
     never = ent.timeout_record(seat=1, since_line=3, since_at=10.0, limit=5.0, last_signed=None, at=16.0)
     ent.check_timeout(never, since_at=10.0, limit=5.0, last_signed=None)
+
+
+# ---------------------------------------------------------------- the whole phase with a real proof
+
+def test_entropy_phase_to_a_verified_deal_proof_and_opened_hands(mcl):
+    """X25519 channels, the commit order, the dealer's deal proof (Groth16 on mcl, no
+    mock), each seat's checks of the publics and of its sealed hand."""
+    from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
+    from zkbluff.statements.deal import deal_v2_inputs
+
+    dealer, player = Party(), Party()
+    commit_msg = ent.dealer_commit(dealer.secret, at=0.0, line=2, window=30.0)
+    msg = ent.seat_entropy(1, player.secret, player.hand_key, ent.channel_key(player.key, dealer.public, MATCH, 1),
+                           MATCH, commit_msg, at=3.0)
+    outcome = ent.check_commit_order([commit_msg.to_data(), msg.to_data()], [1])
+    opened, hand_key = ent.open_seat_entropy(ent.channel_key(dealer.key, player.public, MATCH, 1), MATCH,
+                                             commit_msg, msg)
+    contributors = ent.deal_contributors(dealer.secret, {1: opened}, outcome)
+    with pytest.raises(CommitmentMismatch):  # the dealer cannot slip in a fresh entropy of its own
+        ent.deal_contributors(ent.EntropySecret.fresh(), {1: opened}, outcome)
+    salts = [101, 202]
+    inputs = deal_v2_inputs([(c.entropy, c.salt) for c in contributors], salts, round_no=0, context=99)
+    system, witness = DEAL77.build(inputs)
+    pk = setup_insecure_seeded_for_tests(system, "entropy-e2e", backend=mcl)
+    proof = prove(pk, witness, backend=mcl)
+    publics = witness[1:1 + system.n_public]
+    verify(pk.vk, publics, proof, backend=mcl)
+    # the seat's checks
+    ent.check_deal_entropies(DEAL77, publics, outcome)
+    ent.check_own_entropy(DEAL77, publics, 1, player.secret)
+    masks, _ = deal_native([c.entropy for c in contributors], 0, (7, 7))
+    sealed = ent.seal_hand(hand_key, MATCH, 4, masks[1], salts[1])
+    commitment = publics[DEAL77.public.index("hand1_commitment")]
+    assert ent.open_hand(player.hand_key, MATCH, 4, sealed, commitment) == (masks[1], salts[1])
+    with pytest.raises(CommitmentMismatch):  # seat 0's hand does not pass for seat 1's
+        ent.open_hand(player.hand_key, MATCH, 4, ent.seal_hand(hand_key, MATCH, 4, masks[0], salts[0]), commitment)

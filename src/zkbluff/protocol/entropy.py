@@ -333,6 +333,19 @@ def check_commit_order(events: Sequence[dict], seats: Iterable[int], now: Option
     return close_entropy_phase(phase, phase.dealer.deadline if now is None else now)
 
 
+def deal_contributors(dealer: EntropySecret, opened: dict, outcome: EntropyOutcome) -> list[EntropySecret]:
+    """The dealer's list of secrets for ``card.deal.v2`` in contributor order (its own,
+    then the opened seats' in seat order), checked against the recorded commitments so
+    the dealer cannot prove with anything else."""
+    if not outcome.complete:
+        raise IllegalMove(f"no deal: seats {list(outcome.forfeited)} forfeited in the entropy phase")
+    seats = sorted(opened)
+    ordered = [dealer] + [opened[s] for s in seats]
+    if tuple(x.commitment for x in ordered) != outcome.commitments:
+        raise CommitmentMismatch("the secrets do not open the recorded commitments in contributor order")
+    return ordered
+
+
 # ---------------------------------------------------------------- each seat's own checks
 
 def check_deal_entropies(statement, publics: Sequence[int], outcome: EntropyOutcome) -> None:
