@@ -441,3 +441,24 @@ def test_chi_square_catches_a_biased_deal():
         return order
     p_values = frequency_p_values(biased, 600)
     assert min(p_values) < 1e-6, p_values
+
+
+# ---------------------------------------------------------------- snarkjs reads it
+
+@pytest.mark.interop
+def test_snarkjs_checks_a_deal_witness_and_refuses_a_forged_one(snarkjs, tmp_path):
+    from nodetools import run
+    from zkbluff.circuit.formats import write_r1cs, write_wtns
+
+    system, witness = DEAL77.build(base77())
+    write_r1cs(tmp_path / "deal.r1cs", system)
+    write_wtns(tmp_path / "deal.wtns", witness)
+    ok = run(snarkjs + ["wtns", "check", str(tmp_path / "deal.r1cs"), str(tmp_path / "deal.wtns")], check=False)
+    assert ok.returncode == 0 and "WITNESS IS CORRECT" in ok.stdout + ok.stderr
+    first = drawn_card(system, witness, 0)
+    forged = list(witness)
+    for c, v in steps_for(first).items():  # a card in two hands
+        forged[wire(system, f"draw_7/step_{c}")] = v
+    write_wtns(tmp_path / "forged.wtns", forged)
+    bad = run(snarkjs + ["wtns", "check", str(tmp_path / "deal.r1cs"), str(tmp_path / "forged.wtns")], check=False)
+    assert bad.returncode != 0 or "WITNESS IS CORRECT" not in bad.stdout + bad.stderr
