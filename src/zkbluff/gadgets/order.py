@@ -42,9 +42,10 @@ def mixed_radix_digits(cs: ConstraintSystem, h: LCLike, radices: Sequence[int],
     independent given ``h < Q N``; the prover cannot prove the rest (``h >= Q N``, a
     fraction below ``N / r`` of the field), where the twin raises ValueError.
 
-    Constraints: per radix ``m > 1``, ``bitlen(m-1)`` bits and at most as many
-    comparison rows; the quotient ``bitlen(Q-1)`` bits and as many rows; 1 to
-    recompose. A radix of 1 gives the constant digit 0.
+    Constraints: per radix ``m > 1``, ``b = bitlen(m-1)`` boolean rows and ``b - 1``
+    comparison rows; the quotient likewise with ``b = bitlen(Q-1)``; 1 to recompose
+    (for the 14 draws of a 7-7 deal: 14 * 11 + 177 + 176 + 1 = 508). A radix of 1 gives
+    the constant digit 0.
     """
     if not radices or any(m < 1 for m in radices):
         raise ValueError(f"mixed_radix_digits: radices must be positive, got {list(radices)}")
