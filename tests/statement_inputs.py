@@ -37,6 +37,14 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
             inp[f"hand{i}"] = m
             inp[f"hand{i}_salt"] = salt(rng)
         return inp
+    if name == "card.deal.v2":
+        inp = {"round": rng.randrange(1 << 16), "context": ctx}
+        for i in range(prm["entropies"]):
+            inp[f"entropy{i}"] = salt(rng)
+            inp[f"entropy{i}_salt"] = salt(rng)
+        for i in range(len(prm["hands"])):
+            inp[f"hand{i}_salt"] = salt(rng)
+        return inp
     if name == "card.play.v1":
         deck, mx = prm["deck"], prm["max_play"]
         hand = random_mask(rng, deck, rng.randint(mx, min(deck, 7 + mx)))

@@ -34,6 +34,13 @@ PINNED = {
     "value.counter_step.v1": 743,
     "value.counter_is.v1": 253,
     "value.chamber.v1@chambers=6": 257,
+    "card.deal.v2@deck=52,hands=5-5,board=0,entropies=2": 2490,
+    "card.deal.v2@deck=52,hands=7-7,board=0,entropies=2": 2700,
+    "card.deal.v2@deck=52,hands=2-2,board=5,entropies=2": 2439,
+    "card.deal.v2@deck=52,hands=18-17-17,board=0,entropies=4": 5339,
+    "card.deal.v2@deck=52,hands=13-13-13-13,board=0,entropies=5": 6051,
+    "card.deal.v2@deck=52,hands=11-11-10-10-10,board=0,entropies=6": 6721,
+    "card.deal.v2@deck=52,hands=9-9-9-9-8-8,board=0,entropies=7": 7334,
 }
 
 

@@ -80,3 +80,28 @@ class BackendUnavailable(ZkbluffError):
     """A curve backend that was asked for by name but cannot be loaded."""
 
     exit_code = 2
+
+
+class OutOfOrder(IllegalMove):
+    """A protocol message outside its window: before what must precede it (a seat's
+    entropy before the dealer's commitment) or after its deadline."""
+
+    exit_code = 1
+
+
+class LateEntropy(OutOfOrder):
+    """A seat's entropy that arrives after the deadline the dealer's commitment set."""
+
+    exit_code = 1
+
+
+class EarlyTimeout(OutOfOrder):
+    """A timeout (or a missing-message complaint) declared before the deadline it relies on."""
+
+    exit_code = 1
+
+
+class UnfoundedComplaint(ZkbluffError):
+    """A complaint whose evidence does not show the accused party at fault."""
+
+    exit_code = 1

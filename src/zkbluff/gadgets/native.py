@@ -109,3 +109,36 @@ def poseidon(inputs: Sequence[int]) -> int:
 def commit(value: int, salt: int) -> int:
     """The salted commitment ``Poseidon(value, salt)``."""
     return poseidon([value, salt])
+
+
+def mixed_radix_digits(h: int, radices: Sequence[int]) -> list[int]:
+    """The little-endian mixed-radix digits of ``h mod N`` (``N = prod(radices)``), as
+    :func:`zkbluff.gadgets.order.mixed_radix_digits` proves them. ValueError for the
+    ``h >= floor((r - 1) / N) * N`` that the gadget refuses (a fraction below N / r)."""
+    n_total = 1
+    for m in radices:
+        n_total *= m
+    q, rem = divmod(h % r, n_total)
+    if q >= (r - 1) // n_total:
+        raise ValueError(f"h lies in the refused top {r - ((r - 1) // n_total) * n_total} values of the field")
+    digits = []
+    for m in radices:
+        rem, j = divmod(rem, m)
+        digits.append(j)
+    return digits
+
+
+def pick_remaining(remaining: int, j: int) -> int:
+    """The ``j``-th (0-based) card id, in increasing order, of the set bits of the mask
+    ``remaining``; ValueError if fewer than ``j + 1`` remain."""
+    if j < 0:
+        raise ValueError(f"pick_remaining: j must be >= 0, got {j}")
+    seen = 0
+    c = 0
+    while remaining >> c:
+        if remaining >> c & 1:
+            if seen == j:
+                return c
+            seen += 1
+        c += 1
+    raise ValueError(f"pick_remaining: {seen} cards remain, asked for index {j}")

@@ -9,6 +9,7 @@ from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
 from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
+from zkbluff.statements.deal import deal_v2_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
 )
@@ -34,6 +35,14 @@ def all_statements() -> dict[str, Statement]:
         counter_step_statement(),
         counter_is_statement(),
         chamber_statement(6),
+        # card.deal.v2: entropy contributor 0 is the dealer, then every seat that is not the dealer
+        deal_v2_statement(52, (5, 5), entropies=2),           # Proof or Bluff, Casual (house deals, 2 seats)
+        deal_v2_statement(52, (7, 7), entropies=2),           # Proof or Bluff, Standard and Casino
+        deal_v2_statement(52, (2, 2), board=5, entropies=2),  # 5 Up 2 Down
+        deal_v2_statement(52, (18, 17, 17), entropies=4),     # Cheat: a dealer and 3..6 players
+        deal_v2_statement(52, (13, 13, 13, 13), entropies=5),
+        deal_v2_statement(52, (11, 11, 10, 10, 10), entropies=6),
+        deal_v2_statement(52, (9, 9, 9, 9, 8, 8), entropies=7),
     ]
     return {s.key_id: s for s in stmts}
 
