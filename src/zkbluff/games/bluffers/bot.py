@@ -217,8 +217,10 @@ def play_match(policies: list[Policy], rng: random.Random, *,
     dealer = Dealer(rules, rng)
     log = MatchLog((), ())
 
-    def apply(seat: Optional[int], action: Action) -> None:
+    def apply(seat: Optional[int], action: Action, cards: tuple[int, ...] = ()) -> None:
         rules.apply(seat, action)
+        if cards:
+            dealer.record_play(seat, cards)  # type: ignore[arg-type]
         log.events.append((seat, action))
         if on_event:
             on_event(rules, dealer)
@@ -250,17 +252,15 @@ def play_match(policies: list[Policy], rng: random.Random, *,
             auto = rules.plays_automatically(seat)
             if auto or (timeout_rate and rng.random() < timeout_rate):
                 action = AutoMove("dropped" if auto else "timeout")
-                forced = rules.must_call(seat)
-                apply(seat, action)
-                if not forced:  # the seat's own randomness picks one card
-                    dealer.record_play(seat, (rng.choice(dealer.hands[seat]),))
+                # the seat's own randomness picks one card, unless the move is the forced call
+                picked = () if rules.must_call(seat) else (rng.choice(dealer.hands[seat]),)
+                apply(seat, action, picked)
                 continue
             decision = policies[seat].decide(view_of(rules, dealer, seat), rules.legal_actions(seat), rng)
             if decision.call:
                 apply(seat, CallBluff())
             else:
-                apply(seat, Play(len(decision.cards)))
-                dealer.record_play(seat, decision.cards)
+                apply(seat, Play(len(decision.cards)), decision.cards)
         elif snap.phase == Phase.REVEAL:
             seat = snap.to_move
             last = dealer.plays[-1]
