@@ -11,7 +11,7 @@ from zkbluff.statements.cards import absorb_statement, claim_statement, deal_sta
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
 )
-from zkbluff.statements.revolver import share_statement
+from zkbluff.statements.revolver import pick_statement, share_statement
 
 BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
 
@@ -34,6 +34,7 @@ def all_statements() -> dict[str, Statement]:
         counter_is_statement(),
         chamber_statement(6),
         share_statement(6),                    # Bluffers' revolver (supersedes value.chamber.v1)
+        pick_statement(BLUFFERS_DECK, 5),      # Bluffers' timeout: the seat's seed picks the card
     ]
     return {s.key_id: s for s in stmts}
 

@@ -1,4 +1,7 @@
-"""The Bluffers revolver, proven so that nobody — not the dealer, not the player, not the
+"""Statements over a Bluffers seat's committed seed: the revolver share
+(``revolver.share.v1``) and the timeout's random card (``card.pick.v1``, at the end).
+
+The Bluffers revolver, proven so that nobody — not the dealer, not the player, not the
 other players — can know or steer where the bullet is before it fires.
 
 Why not ``value.chamber.v1``
@@ -47,11 +50,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from zkbluff.circuit.builder import ConstraintSystem
+from zkbluff.circuit.builder import LC, ConstraintSystem
 from zkbluff.gadgets import native as nat
-from zkbluff.gadgets.basic import enforce_range, less_than
+from zkbluff.gadgets.basic import bool_and, enforce_range, from_bits, is_equal, less_than, popcount, to_bits
 from zkbluff.gadgets.poseidon import commit, poseidon
-from zkbluff.statements.base import Statement, bind_context, value
+from zkbluff.statements.base import Statement, alloc_mask, bind_context, value
 
 #: revolvers are numbered by seat, 0..3 (Bluffers seats at most 4)
 REVOLVER_BITS = 2
@@ -125,3 +128,83 @@ def share_publics(seed_commitment: int, revolver: int, pull: int, share: int, co
     them from the public state (the commitment from the seat's ``commit_seed``, the
     revolver and chamber index from the rules, the share from the ``share`` action)."""
     return [seed_commitment, revolver, pull, share, context]
+
+
+# ---------------------------------------------------------------- the timeout's random card
+
+#: the second Poseidon input of a pick (revolver numbers are 0..3, so a pick hash never
+#: equals a share hash of the same seed)
+PICK_TAG = int.from_bytes(b"bluffers/timeout-pick", "big")
+PICK_BITS = 64  # the pick reduces the low 64 bits of the hash: bias below hand_size / 2^64
+
+
+def pick_index_native(seed: int, context: int, hand_size: int) -> int:
+    """Which of the hand's cards (in id order, 0-based) a timeout plays."""
+    if hand_size < 1:
+        raise ValueError("a timeout pick needs a card in hand")
+    return (nat.poseidon([seed, PICK_TAG, context]) & ((1 << PICK_BITS) - 1)) % hand_size
+
+
+def picked_card_native(hand: int, seed: int, context: int) -> int:
+    """The card id a timeout plays from the hand mask ``hand``."""
+    cards = [c for c in range(hand.bit_length()) if hand >> c & 1]
+    return cards[pick_index_native(seed, context, len(cards))]
+
+
+def pick_statement(deck: int = 20, max_hand: int = 5) -> Statement:
+    """``card.pick.v1``: the committed one-card play is the card the seat's own committed
+    seed picks from its committed hand for this turn: with ``h = Poseidon(seed, PICK_TAG,
+    context)`` read strictly as bits, ``i = (h mod 2^64) mod hand_size``, and the play is the
+    hand's ``i``-th card in id order. Public: hand_commitment (before the play),
+    play_commitment, seed_commitment, hand_size (1..max_hand, the public count), context.
+    Private: hand, hand_salt, play_salt, seed, seed_salt. Discloses nothing; the dealer
+    cannot choose the card (it does not know the seed), and the seat cannot either once
+    the context is fixed. Used with ``card.play.v1`` (count 1) on the same commitments,
+    which proves the new hand."""
+    size_bits = max(1, max_hand.bit_length())
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        hand_c = cs.public("hand_commitment", value(inp, "hand_commitment"))
+        play_c = cs.public("play_commitment", value(inp, "play_commitment"))
+        seed_c = cs.public("seed_commitment", value(inp, "seed_commitment"))
+        size = cs.public("hand_size", value(inp, "hand_size"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        hand = alloc_mask(cs, inp, "hand", deck)
+        hand_salt = cs.private_unchecked("hand_salt", value(inp, "hand_salt"))
+        play_salt = cs.private_unchecked("play_salt", value(inp, "play_salt"))
+        seed = cs.private_unchecked("seed", value(inp, "seed"))
+        seed_salt = cs.private_unchecked("seed_salt", value(inp, "seed_salt"))
+        cs.enforce_equal(popcount(hand), size, "hand_size")
+        enforce_range(cs, size, size_bits, "hand_size_range")
+        cs.enforce_equal(less_than(cs, size, max_hand + 1, size_bits + 1, "hand_size_below"), 1, "hand_size_max")
+        cs.enforce_equal(commit(cs, from_bits(hand), hand_salt, "hand_commit"), hand_c, "hand_opens")
+        cs.enforce_equal(commit(cs, seed, seed_salt, "seed_commit"), seed_c, "seed_opens")
+        h = poseidon(cs, [seed, PICK_TAG, context], "pick_hash")
+        low = from_bits(to_bits(cs, h, 254, "pick_bits")[:PICK_BITS])  # strict: no alias h + r
+        # low = q * size + index with index < size: no wrap-around (q < 2^64, size < 8)
+        q = cs.private_unchecked("quotient", (lambda: low.value // size.value) if cs.with_values else None)
+        index = cs.private_unchecked("index", (lambda: low.value % size.value) if cs.with_values else None)
+        enforce_range(cs, q, PICK_BITS, "quotient_range")
+        enforce_range(cs, index, size_bits, "index_range")
+        cs.enforce_equal(less_than(cs, index, size, size_bits + 1, "index_below_size"), 1, "index_max")
+        cs.enforce_equal(cs.mul(q, size, "q_times_size") + index, low, "division")
+        picked, before = [], LC.constant(0)
+        for c in range(deck):  # the card whose rank among the hand's cards is ``index``
+            picked.append(bool_and(cs, hand[c], is_equal(cs, before, index, f"rank_{c}"), f"picked_{c}"))
+            before = before + hand[c]
+        cs.enforce_equal(commit(cs, from_bits(picked), play_salt, "play_commit"), play_c, "play_opens")
+
+    def native(inp: dict, prm: dict) -> dict:
+        hand, ctx = inp["hand"], inp.get("context", 0)
+        size = bin(hand).count("1")
+        out = {"hand_commitment": nat.commit(hand, inp["hand_salt"]), "seed_commitment":
+               seed_commitment(inp["seed"], inp["seed_salt"]), "hand_size": size, "context": ctx}
+        if size:
+            out["play_commitment"] = nat.commit(1 << picked_card_native(hand, inp["seed"], ctx), inp["play_salt"])
+        return out
+
+    return Statement("card.pick.v1", (("deck", deck), ("max_hand", max_hand)),
+                     ("hand_commitment", "play_commitment", "seed_commitment", "hand_size", "context"),
+                     ("hand", "hand_salt", "play_salt", "seed", "seed_salt"), synth, native,
+                     pick_statement.__doc__ or "")
