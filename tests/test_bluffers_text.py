@@ -109,3 +109,13 @@ def test_describe_refuses_a_foreign_action():
     snap = BluffersRules(2).public_state()
     with pytest.raises(ValueError):
         describe(0, object(), snap, snap)  # type: ignore[arg-type]
+
+
+def test_docs_list_every_action_and_phase():
+    from zkbluff.games.bluffers.rules import ACTIONS, Phase
+
+    doc = (ROOT / "docs/bluffers.md").read_text()
+    for kind, cls in ACTIONS.items():
+        assert f"| `{cls.__name__}` | `{kind}` |" in doc, kind
+    for phase in Phase:
+        assert f"| `{phase.value}` |" in doc, phase
