@@ -54,6 +54,7 @@ class ProvenTable:
 
     def apply(self, seat, move) -> None:
         self.line += 1
+        self.rules.check(seat, move.action)  # the rules first, then the proofs
         self.verify_move(seat, move)
         if isinstance(move.action, Reveal):
             self.ledger.check_reveal(seat, move.action, move.data)

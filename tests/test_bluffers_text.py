@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from zkbluff.games.bluffers import text
 from zkbluff.games.bluffers.bot import RandomBot, play_match
 from zkbluff.games.bluffers.rules import (
     ACE, KING, NO_SEAT, QUEEN, AutoMove, BluffersRules, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,

@@ -141,7 +141,8 @@ class ProofLedger:
     def obligations(self, seat: Optional[int], action: Action, data: dict) -> list[Obligation]:
         """The proofs ``action`` needs, from the state *before* it is applied."""
         snap: Snapshot = self.rules.public_state()
-        if isinstance(action, Play) or (isinstance(action, AutoMove) and not self.rules.must_call(seat)):  # type: ignore[arg-type]
+        auto_play = isinstance(action, AutoMove) and seat is not None and not self.rules.must_call(seat)
+        if isinstance(action, Play) or auto_play:
             assert seat is not None
             self._need(data, ("new_hand_commitment", "play_commitment"), action.kind)
             count = action.count if isinstance(action, Play) else 1
