@@ -33,6 +33,8 @@ PINNED = {
     "value.counter_step.v1": 743,
     "value.counter_is.v1": 253,
     "value.chamber.v1@chambers=6": 257,
+    "revolver.share.v1@chambers=6": 518,
+    "card.pick.v1@deck=20,max_hand=5": 1680,
 }
 
 
