@@ -117,7 +117,9 @@ def test_revolver_seeds_are_committed_in_seat_order_before_the_first_deal():
     unchanged(rules, NO_SEAT, Deal(KING), "out of turn")
     unchanged(rules, 1, CommitSeed(5), "out of turn")
     unchanged(rules, 0, CommitSeed(-1), "field element")
-    for seat in range(3):
+    rules.apply(0, CommitSeed(7))
+    unchanged(rules, 1, CommitSeed(7), "already made this commitment")
+    for seat in (1, 2):
         rules.apply(seat, CommitSeed(7 + seat))
     assert rules.public_state().seed_commitments == (7, 8, 9)
     assert rules.public_state().phase == Phase.DEAL
@@ -586,3 +588,51 @@ def test_house_bot_beats_random_legal_on_average():
         report = house_against_random(n, matches=60, seed=3)
         assert report.mean_points["house"] > report.mean_points["random"] + 1, report.lines()
         assert report.mean_place["house"] < report.mean_place["random"], report.lines()
+
+
+# ---------------------------------------------------------------- fuzz: legal or refused, never half-applied
+
+def junk_action(rng: random.Random, n: int):
+    kind = rng.choice(sorted(ACTIONS))
+    cls = ACTIONS[kind]
+    ints = [rng.choice([-1, 0, 1, 2, 3, 4, 5, 19, 20, 2 ** 254, True]) for _ in range(3)]
+    return {
+        "commit_seed": lambda: CommitSeed(ints[0]), "deal": lambda: Deal(ints[0]), "play": lambda: Play(ints[0]),
+        "call_bluff": CallBluff, "auto_move": lambda: AutoMove(rng.choice(["timeout", "dropped", "x"])),
+        "reveal": lambda: Reveal(tuple(ints[:rng.randint(0, 3)])), "share": lambda: Share(ints[0]),
+        "disconnect": lambda: Disconnect(ints[0]), "reconnect": lambda: Reconnect(ints[0]),
+        "leave_table": LeaveTable,
+    }[cls.kind]()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_actions_are_applied_whole_or_refused_with_nothing_changed(seed):
+    rng = random.Random(seed)
+    n = 2 + seed % 3
+    rules = BluffersRules(n)
+    applied = refused = 0
+    for _ in range(3000):
+        if rules.over:
+            break
+        seat = rng.choice([NO_SEAT, *range(n), rules.to_move, rules.to_move])
+        legal = rules.legal_actions(seat)
+        snap = rules.public_state()
+        if snap.phase == Phase.COMMIT and rng.random() < 0.5:
+            seat, action = snap.to_move, CommitSeed(rng.getrandbits(200))
+        elif snap.phase == Phase.REVEAL and rng.random() < 0.5:
+            seat, action = snap.to_move, Reveal(tuple(rng.sample(range(20), snap.last_play.count)))
+        elif snap.phase == Phase.PULL and rng.random() < 0.5:
+            seat, action = snap.to_move, Share(rng.getrandbits(250))
+        elif legal and rng.random() < 0.6:
+            action = rng.choice(legal)
+        else:
+            action = junk_action(rng, n)
+        try:
+            rules.apply(seat, action)
+        except IllegalMove:
+            assert rules.public_state() == snap, (seat, action)
+            refused += 1
+        else:
+            check_invariants(rules.public_state())
+            applied += 1
+    assert applied > 20 and refused > 20

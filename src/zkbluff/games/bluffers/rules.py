@@ -363,6 +363,9 @@ class BluffersRules(Rules):
         if isinstance(action, CommitSeed):
             if not _is_int(action.commitment) or not 0 <= action.commitment < FIELD_MODULUS:
                 raise IllegalMove(f"commit_seed: the commitment must be a field element, got {action.commitment!r}")
+            if action.commitment in s.seed_commitments:
+                raise IllegalMove(f"commit_seed: seat {s.seed_commitments.index(action.commitment)} already made this "
+                                  f"commitment (a copied commitment cannot be opened)")
         elif isinstance(action, Deal):
             if not _is_int(action.table_card) or action.table_card not in TABLE_CARDS:
                 raise IllegalMove(f"deal: the table card must be 0 (King), 1 (Queen) or 2 (Ace), "
@@ -416,7 +419,7 @@ class BluffersRules(Rules):
         assert s.last_play is not None
         cards = action.cards
         if not isinstance(cards, tuple) or any(not _is_int(c) for c in cards):
-            raise IllegalMove(f"reveal: cards must be a list of card ids, got {cards!r}")
+            raise IllegalMove(f"reveal: cards must be a tuple of card ids, got {cards!r}")
         if len(cards) != s.last_play.count:
             raise IllegalMove(f"reveal: seat {s.last_play.seat} played {s.last_play.count} card(s), "
                               f"the reveal shows {len(cards)}")
