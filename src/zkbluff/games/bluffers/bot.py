@@ -85,8 +85,8 @@ class HouseBot:
       when ``p_lie * their_risk > (1 - p_lie) * my_risk * caution``; with only a bluff
       available, a bluff is caught about ``CAUGHT`` of the time, so it calls when
       ``(1 - p_lie) * my_risk < CAUGHT * my_risk``, i.e. ``p_lie > 1 - CAUGHT``;
-    - plays up to 3 matching cards (jokers count) when it has them, keeping one back only
-      when it would otherwise bluff next; else bluffs with a single card.
+    - plays up to 3 matching cards (jokers count, played after the real ones) when it has
+      them; else bluffs with a single card.
     """
     name = "house"
     CAUGHT = 0.45
@@ -135,8 +135,6 @@ class HouseBot:
             elif p > 1 - self.CAUGHT:
                 return Decision(True)
         if matching:
-            # jokers last: they match every round, but each round is dealt afresh, so simply
-            # play real cards of the rank first and jokers with them
             matching.sort(key=lambda c: (c in JOKERS, c))
             return Decision(False, tuple(matching[:MAX_PLAY]))
         return Decision(False, (rng.choice(view.hand),))
