@@ -95,4 +95,10 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
     if name == "value.chamber.v1":
         return {"chamber": rng.randrange(prm["chambers"]), "salt": salt(rng), "pull": rng.randrange(6),
                 "context": ctx}
+    if name == "revolver.share.v1":
+        return {"seed": rng.getrandbits(253), "salt": salt(rng), "revolver": rng.randrange(4),
+                "pull": rng.randrange(prm["chambers"]), "context": ctx}
+    if name == "card.pick.v1":
+        return {"hand": random_mask(rng, prm["deck"], rng.randint(1, prm["max_hand"])), "hand_salt": salt(rng),
+                "play_salt": salt(rng), "seed": rng.getrandbits(253), "seed_salt": salt(rng), "context": ctx}
     raise KeyError(name)

@@ -41,6 +41,11 @@ PINNED = {
     "card.deal.v2@deck=52,hands=13-13-13-13,board=0,entropies=5": 6051,
     "card.deal.v2@deck=52,hands=11-11-10-10-10,board=0,entropies=6": 6721,
     "card.deal.v2@deck=52,hands=9-9-9-9-8-8,board=0,entropies=7": 7334,
+    "revolver.share.v1@chambers=6": 518,
+    "card.pick.v1@deck=20,max_hand=5": 1680,
+    "card.deal.v2@deck=20,hands=5-5,board=0,entropies=3": 2434,
+    "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=4": 3051,
+    "card.deal.v2@deck=20,hands=5-5-5-5,board=0,entropies=5": 3557,
 }
 
 

@@ -13,6 +13,7 @@ from zkbluff.statements.deal import deal_v2_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
 )
+from zkbluff.statements.revolver import pick_statement, share_statement
 
 BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
 
@@ -43,6 +44,12 @@ def all_statements() -> dict[str, Statement]:
         deal_v2_statement(52, (13, 13, 13, 13), entropies=5),
         deal_v2_statement(52, (11, 11, 10, 10, 10), entropies=6),
         deal_v2_statement(52, (9, 9, 9, 9, 8, 8), entropies=7),
+        share_statement(6),                    # Bluffers' revolver (supersedes value.chamber.v1)
+        pick_statement(BLUFFERS_DECK, 5),      # Bluffers' timeout: the seat's seed picks the card
+        # Bluffers' rounds: 5 cards to each standing seat (4 seats: the whole deck), house deals
+        deal_v2_statement(BLUFFERS_DECK, (5, 5), entropies=3),
+        deal_v2_statement(BLUFFERS_DECK, (5, 5, 5), entropies=4),
+        deal_v2_statement(BLUFFERS_DECK, (5, 5, 5, 5), entropies=5),
     ]
     return {s.key_id: s for s in stmts}
 

@@ -1,0 +1,172 @@
+"""Bluffers in words: the rules in plain language (:data:`RULES_TEXT`, the same text as
+RULES.md next to this file) and :func:`describe`, which says an applied action as a line a
+player would read at the table ("Seat 0 plays two cards: “Two Kings!”")."""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from zkbluff.games.bluffers.rules import (
+    CHAMBERS, DECK, JOKERS, POINTS, Action, AutoMove, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
+    Phase, Play, Reconnect, Reveal, Share, Snapshot,
+)
+
+RANK_PLURALS = ("Kings", "Queens", "Aces")
+NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five")
+PLACE_WORDS = ("1st", "2nd", "3rd", "4th")
+
+RULES_TEXT = """\
+# Bluffers
+
+Bluffers is a bluff card game for 2 to 4 players. Play your cards face down, make your
+rivals believe you, and be the last player at the table.
+
+## The deck and the hand
+
+- The deck has 20 cards: 6 Kings, 6 Queens, 6 Aces and 2 Jokers. A Joker counts as any card.
+- At the start of every round each player still standing gets 5 cards. At a 4-player
+  table the whole deck is dealt.
+- Only you can see your cards.
+
+## The table card
+
+At the start of every round a card is drawn at random: King, Queen or Ace. Everybody sees
+it. For the whole round everyone claims to play that card. A Joker always counts as the
+table card.
+
+## Your turn
+
+- Play 1, 2 or 3 cards from your hand face down. You claim they all match the table card
+  ("Two Kings!"). Tell the truth or bluff.
+- You have 30 seconds. If time runs out, one random card from your hand is played for you
+  (picked by your own committed randomness, never by the dealer). If you had to call
+  bluff, the timer calls it for you.
+
+## The next player
+
+- Plays cards: that accepts the claim, and the turn passes on.
+- Calls bluff: the last cards played are turned over. Cards that match the table card
+  (Jokers included) are shown as matching, the others as not matching.
+
+## Whoever was wrong pulls the trigger
+
+- If all the cards matched, the claim was true: the player who called bluff pulls the
+  trigger.
+- If any card did not match, the lie is caught: the player who played them pulls.
+
+Every player has their own revolver: 6 chambers, 1 bullet. The chamber advances with
+every pull, so the risk grows: 1 in 6, then 1 in 5, then 1 in 4, and so on; it carries over
+from round to round, and the sixth pull always fires. A click and the game goes on; a bang
+and that player is out. (The revolver is a cartoon game rule.)
+
+Nobody can know or move the bullet: every player committed a secret seed before the first
+deal, and each pull is decided by all standing players' shares, each proven against its
+seed. Only the pull itself shows click or bang.
+
+After every pull the cards are collected, a new round is dealt and a new table card
+drawn. The player who pulled the trigger starts the new round; if they are out, the next
+player starts it.
+
+## Special cases
+
+- A player with no cards left is skipped until the round ends; the cards they played
+  last can still be called.
+- If you are the only player who still has cards, you must call bluff on your turn.
+- If your connection drops the match does not stop: on your turn a move is played for
+  you (one random card, or the call when calling is forced). When you come back you pick
+  up where you left off.
+- If you leave the table you earn no points from the match; your seat is played
+  automatically to the end and the match goes on for the others.
+
+## Winning and points
+
+The last player standing wins. Your place is settled the moment you are knocked out: the
+winner is 1st, the last player knocked out 2nd, and so on.
+
+- 4 players: 10, 6, 3 and 1 points.
+- 3 players: 8, 4 and 1 points.
+- 2 players: 5 and 1 points.
+"""
+
+
+def card_name(card: int) -> str:
+    """``King``, ``Queen``, ``Ace`` or ``Joker`` for a card id 0-19."""
+    if card in JOKERS:
+        return "Joker"
+    return DECK.rank_names[card // 6]
+
+
+def claim_words(count: int, table_card: int) -> str:
+    """What the game announces for a play: "One King!", "Three Aces!"."""
+    noun = DECK.rank_names[table_card] if count == 1 else RANK_PLURALS[table_card]
+    return f"{NUMBER_WORDS[count]} {noun}!"
+
+
+def _seat(i: Optional[int], names: Optional[Sequence[str]]) -> str:
+    if i is None:
+        return "The dealer"
+    return names[i] if names else f"Seat {i}"
+
+
+def _cards(n: int) -> str:
+    return f"{NUMBER_WORDS[n].lower()} card{'s' if n != 1 else ''}"
+
+
+def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snapshot,
+             names: Optional[Sequence[str]] = None) -> str:
+    """One line saying what ``action`` by ``seat`` did, from the public snapshots taken
+    just before and just after it was applied."""
+    who = _seat(seat, names)
+    if isinstance(action, CommitSeed):
+        return f"{who} loads its revolver: its secret seed is committed."
+    if isinstance(action, Deal):
+        dealt = ", ".join(_seat(i, names) for i in range(after.n_seats) if after.alive[i])
+        return (f"Round {after.round}: 5 cards each to {dealt}. "
+                f"The table card is the {DECK.rank_names[action.table_card]}.")
+    if isinstance(action, Play):
+        assert after.table_card is not None
+        return f"{who} plays {_cards(action.count)}: “{claim_words(action.count, after.table_card)}”"
+    if isinstance(action, (CallBluff, AutoMove)):
+        prefix = ""
+        if isinstance(action, AutoMove):
+            prefix = (f"{who}'s time ran out: " if action.reason == "timeout"
+                      else f"{who} is away: ")
+            if after.phase == Phase.TURN:  # a random card was played
+                assert after.table_card is not None
+                return prefix + f"one random card is played for them: “{claim_words(1, after.table_card)}”"
+            who = "they"
+        assert before.last_play is not None
+        forced = " (the only player with cards must call)" if sum(
+            1 for i in range(before.n_seats) if before.alive[i] and before.hand_sizes[i] > 0) == 1 else ""
+        return (prefix + f"{who} call{'s' if who != 'they' else ''} bluff on "
+                f"{_seat(before.last_play.seat, names)}'s {_cards(before.last_play.count)}!{forced}")
+    if isinstance(action, Reveal):
+        shown = ", ".join(f"{card_name(c)} ({'matches' if m else 'no match'})"
+                          for c, m in zip(after.revealed, after.matched))
+        verdict = ("The claim was true" if all(after.matched) else "The lie is caught")
+        return f"{who} turns over {shown}. {verdict}: {_seat(after.puller, names)} pulls the trigger."
+    if isinstance(action, Share):
+        puller = before.puller
+        assert puller is not None
+        chamber = before.chambers[puller]
+        line = (f"{who} gives its proven share for {_seat(puller, names)}'s pull "
+                f"(chamber {chamber + 1} of {CHAMBERS}, risk 1 in {CHAMBERS - chamber}).")
+        if after.last_pull is None or after.phase == Phase.PULL:
+            return line
+        if not after.last_pull.fired:
+            left = CHAMBERS - after.chambers[puller]
+            return line + f" Click! {_seat(puller, names)} survives; next time the risk is 1 in {left}."
+        place = after.places[puller]
+        assert place is not None
+        line += f" BANG! {_seat(puller, names)} is out and finishes {PLACE_WORDS[place - 1]}."
+        if after.phase == Phase.OVER:
+            winner = after.places.index(1)
+            line += f" {_seat(winner, names)} is the last one standing and wins " \
+                    f"({POINTS[after.n_seats][0]} points)."
+        return line
+    if isinstance(action, Disconnect):
+        return f"{_seat(action.seat, names)} lost the connection; its moves are played automatically."
+    if isinstance(action, Reconnect):
+        return f"{_seat(action.seat, names)} is back and rejoins where it left off."
+    if isinstance(action, LeaveTable):
+        return f"{who} leaves the table and will earn no points; the match goes on."
+    raise ValueError(f"not a Bluffers action: {action!r}")
