@@ -188,6 +188,10 @@ def test_a_silent_seat_forfeits_before_any_card_is_dealt():
         ent.close_entropy_phase(phase, now=19.0)
     outcome = ent.close_entropy_phase(phase, now=20.5)
     assert outcome.forfeited == (2,) and not outcome.complete and outcome.commitments == ()
+    recorded = [commit_msg.to_data()] + [m.to_data() for m in msgs]
+    assert ent.check_commit_order(recorded, [0, 1, 2]).forfeited == (2,)  # the replay agrees
+    with pytest.raises(EarlyTimeout):  # a forfeit declared before the deadline is refused
+        ent.check_commit_order(recorded, [0, 1, 2], now=15.0)
     with pytest.raises(IllegalMove, match="forfeited"):
         ent.check_deal_entropies(CHEAT3, [0] * len(CHEAT3.public), outcome)
     # with all three in, the order is the dealer's then the seats' in seat order

@@ -318,7 +318,8 @@ def close_entropy_phase(phase: EntropyPhase, now: float) -> EntropyOutcome:
 def check_commit_order(events: Sequence[dict], seats: Iterable[int], now: Optional[float] = None) -> EntropyOutcome:
     """Replay a recorded entropy phase (``entropy.dealer`` then ``entropy.seat`` messages,
     as recorded, in order) and return its outcome. Raises what the live referee raises
-    for the first message out of order; ``now`` (default: the deadline) closes it."""
+    for the first message out of order. ``now`` is the recorded time of the line that
+    closed the phase (default: any time after the deadline)."""
     phase = entropy_phase(seats)
     for i, ev in enumerate(events):
         kind = ev.get("type") if isinstance(ev, dict) else None
@@ -330,7 +331,7 @@ def check_commit_order(events: Sequence[dict], seats: Iterable[int], now: Option
             raise MalformedInput(f"entropy event {i}: expected entropy.dealer or entropy.seat, got {kind!r}")
     if phase.dealer is None:
         raise OutOfOrder("no dealer's entropy commitment was recorded")
-    return close_entropy_phase(phase, phase.dealer.deadline if now is None else now)
+    return close_entropy_phase(phase, math.inf if now is None else now)
 
 
 def deal_contributors(dealer: EntropySecret, opened: dict, outcome: EntropyOutcome) -> list[EntropySecret]:
