@@ -119,7 +119,7 @@ def test_grinding_a_seat_entropy_before_the_dealers_commitment_is_refused(table)
     with pytest.raises(OutOfOrder):
         ent.check_commit_order([msg.to_data(), commit_msg.to_data()], [1])
     # in the right order it is accepted, with the dealer's commitment first
-    outcome = ent.check_commit_order([commit_msg.to_data(), msg.to_data()], [1])
+    outcome = ent.check_commit_order([commit_msg.to_data(), msg.to_data()], [1], window=30.0)
     assert outcome.commitments == (dealer.secret.commitment, player.secret.commitment)
 
 
@@ -134,6 +134,13 @@ def test_grinding_late_entropy_is_refused(table):
     assert phase.received == ()  # unchanged
     with pytest.raises(LateEntropy):
         ent.check_commit_order([commit_msg.to_data(), late.to_data()], [1])
+
+
+def test_the_dealer_does_not_choose_the_seats_window(table):
+    dealer, player, commit_msg, msg, key = table
+    stretched = ent.dealer_commit(dealer.secret, at=100.0, line=2, window=3600.0)
+    with pytest.raises(MalformedInput, match="the rules' window 30.0"):
+        ent.check_commit_order([stretched.to_data(), msg.to_data()], [1], window=30.0)
 
 
 def test_grinding_a_second_dealer_commitment_or_second_entropy_is_refused(table):
