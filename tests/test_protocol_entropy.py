@@ -119,7 +119,7 @@ def test_grinding_a_seat_entropy_before_the_dealers_commitment_is_refused(table)
     with pytest.raises(OutOfOrder):
         ent.check_commit_order([msg.to_data(), commit_msg.to_data()], [1])
     # in the right order it is accepted, with the dealer's commitment first
-    outcome = ent.check_commit_order([commit_msg.to_data(), msg.to_data()], [1])
+    outcome = ent.check_commit_order([commit_msg.to_data(), msg.to_data()], [1], window=30.0)
     assert outcome.commitments == (dealer.secret.commitment, player.secret.commitment)
 
 
@@ -134,6 +134,13 @@ def test_grinding_late_entropy_is_refused(table):
     assert phase.received == ()  # unchanged
     with pytest.raises(LateEntropy):
         ent.check_commit_order([commit_msg.to_data(), late.to_data()], [1])
+
+
+def test_the_dealer_does_not_choose_the_seats_window(table):
+    dealer, player, commit_msg, msg, key = table
+    stretched = ent.dealer_commit(dealer.secret, at=100.0, line=2, window=3600.0)
+    with pytest.raises(MalformedInput, match="the rules' window 30.0"):
+        ent.check_commit_order([stretched.to_data(), msg.to_data()], [1], window=30.0)
 
 
 def test_grinding_a_second_dealer_commitment_or_second_entropy_is_refused(table):
@@ -188,6 +195,10 @@ def test_a_silent_seat_forfeits_before_any_card_is_dealt():
         ent.close_entropy_phase(phase, now=19.0)
     outcome = ent.close_entropy_phase(phase, now=20.5)
     assert outcome.forfeited == (2,) and not outcome.complete and outcome.commitments == ()
+    recorded = [commit_msg.to_data()] + [m.to_data() for m in msgs]
+    assert ent.check_commit_order(recorded, [0, 1, 2]).forfeited == (2,)  # the replay agrees
+    with pytest.raises(EarlyTimeout):  # a forfeit declared before the deadline is refused
+        ent.check_commit_order(recorded, [0, 1, 2], now=15.0)
     with pytest.raises(IllegalMove, match="forfeited"):
         ent.check_deal_entropies(CHEAT3, [0] * len(CHEAT3.public), outcome)
     # with all three in, the order is the dealer's then the seats' in seat order

@@ -183,7 +183,7 @@ def test_plan_draws_and_chunks():
     assert deal_plan(52, (2, 2), 5) == ([2, 2, 5], False, [list(range(9))])
 
 
-@pytest.mark.parametrize("key", list(DEALS))
+@pytest.mark.parametrize("key", [DEAL77.key_id, DEAL22.key_id, CHEAT6.key_id])  # test_statements audits all
 def test_audit_every_wire_pinned_and_every_public_bound(key):
     stmt = DEALS[key]
     system, witness = stmt.build(inputs_for(stmt, key))

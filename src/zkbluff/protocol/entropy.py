@@ -259,9 +259,15 @@ def entropy_phase(seats: Iterable[int]) -> EntropyPhase:
     return EntropyPhase(tuple(sorted(seats)))
 
 
-def accept_dealer_commit(phase: EntropyPhase, msg: DealerCommit) -> EntropyPhase:
+def accept_dealer_commit(phase: EntropyPhase, msg: DealerCommit, window: Optional[float] = None) -> EntropyPhase:
+    """The phase with the dealer's commitment recorded; refused if one is already there,
+    or (:class:`MalformedInput`) if its deadline is not ``at + window`` when the rules'
+    ``window`` is given (the dealer does not choose how long the seats get)."""
     if phase.dealer is not None:
         raise OutOfOrder(f"the dealer's entropy commitment is already recorded (line {phase.dealer.line})")
+    if window is not None and msg.deadline != msg.at + window:
+        raise MalformedInput(f"dealer's entropy commitment: deadline {msg.deadline} is not {msg.at} + the rules' "
+                             f"window {window}")
     return replace(phase, dealer=msg)
 
 
@@ -315,22 +321,25 @@ def close_entropy_phase(phase: EntropyPhase, now: float) -> EntropyOutcome:
                           {s: by_seat[s].hand_key_commitment for s in phase.seats})
 
 
-def check_commit_order(events: Sequence[dict], seats: Iterable[int], now: Optional[float] = None) -> EntropyOutcome:
+def check_commit_order(events: Sequence[dict], seats: Iterable[int], now: Optional[float] = None,
+                       window: Optional[float] = None) -> EntropyOutcome:
     """Replay a recorded entropy phase (``entropy.dealer`` then ``entropy.seat`` messages,
     as recorded, in order) and return its outcome. Raises what the live referee raises
-    for the first message out of order; ``now`` (default: the deadline) closes it."""
+    for the first message out of order. ``now`` is the recorded time of the line that
+    closed the phase (default: any time after the deadline); ``window``, if given, the
+    rules' entropy window that the dealer's deadline must respect."""
     phase = entropy_phase(seats)
     for i, ev in enumerate(events):
         kind = ev.get("type") if isinstance(ev, dict) else None
         if kind == "entropy.dealer":
-            phase = accept_dealer_commit(phase, DealerCommit.from_data(ev))
+            phase = accept_dealer_commit(phase, DealerCommit.from_data(ev), window)
         elif kind == "entropy.seat":
             phase = accept_seat_entropy(phase, SeatEntropy.from_data(ev))
         else:
             raise MalformedInput(f"entropy event {i}: expected entropy.dealer or entropy.seat, got {kind!r}")
     if phase.dealer is None:
         raise OutOfOrder("no dealer's entropy commitment was recorded")
-    return close_entropy_phase(phase, phase.dealer.deadline if now is None else now)
+    return close_entropy_phase(phase, math.inf if now is None else now)
 
 
 def deal_contributors(dealer: EntropySecret, opened: dict, outcome: EntropyOutcome) -> list[EntropySecret]:
