@@ -19,7 +19,6 @@ from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.rules import NO_SEAT
-from zkbluff.games.engine.spec import GameSpec
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 
