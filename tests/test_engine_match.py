@@ -234,3 +234,52 @@ def test_sloppy_inputs_get_typed_errors(match_keys):
             r.resolve(bad)
     r.resolve(1)
     assert r.s.scores == [0, 1]
+
+
+ODD_VALUES = (None, "x", -1, 2 ** 80, True, [], {}, [1, "a"], 1.5)
+
+
+def test_every_malformed_field_is_a_typed_error(finished):
+    """Each data field of each line (and its seat, action, proofs) replaced by values of
+    other types, re-signed by the entitled party: the referee refuses every one with a
+    zkbluff error (never a stray KeyError or TypeError) and the honest line still applies."""
+    import copy
+
+    from zkbluff.errors import ZkbluffError
+
+    path, events, tab = finished
+    key_of = {None: tab.referee.key}
+
+    def signer(e):
+        if e["seat"] is not None and isinstance(e["seat"], int) and 0 <= e["seat"] < 2:
+            return tab.seats[e["seat"]].key
+        return tab.dealer.key if e["action"] in ("deal", "reveal") else key_of[None]
+
+    ref = Referee(events[0], verify_now=False)
+    tried = 0
+    for e in events[1:]:
+        mutants = []
+        for field_name in e["data"]:
+            for v in ODD_VALUES:
+                m = json.loads(json.dumps(e))
+                m["data"][field_name] = v
+                mutants.append(m)
+        for top, values in (("seat", ("0", 5, -1, True)), ("action", (None, 3, "dance", ["play"]))):
+            for v in values:
+                mutants.append({**json.loads(json.dumps(e)), top: v})
+        if "proofs" in e:
+            mutants += [{**e, "proofs": v} for v in ({}, [], [1], "p", [e["proofs"][0], e["proofs"][0]])]
+            mutants.append({**e, "proofs": [{**e["proofs"][0], "public": ["1"]}]})
+        for m in mutants:
+            if m == e:
+                continue
+            try:
+                m = sign_line(signer(m), m)
+            except (KeyError, TypeError):
+                m = sign_line(tab.referee.key, m)
+            with pytest.raises(ZkbluffError):
+                copy.deepcopy(ref).apply(m)
+            tried += 1
+        ref.apply(e)
+    assert tried > 300 and ref.complete
+    ref.batch.verify()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
@@ -84,6 +84,8 @@ class Referee:
 
     # ---- who may make a line
     def role_of(self, kind: Any) -> Role:
+        if not isinstance(kind, str):
+            raise MalformedInput(f"action must be a string, got {kind!r:.40}")
         if kind == END:
             return Role.REFEREE
         if kind is not None and kind == self.spec.deal.closing:
@@ -109,7 +111,17 @@ class Referee:
     # ---- the check
     def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         """Check one line and apply it; return its action (None for end and closing lines)
-        and its proofs' publics by name. Raises and changes nothing if the line is refused."""
+        and its proofs' publics by name. Raises a :class:`~zkbluff.errors.ZkbluffError` and
+        changes nothing if the line is refused (data of the wrong shape anywhere is
+        :class:`MalformedInput`, never a stray ``KeyError``)."""
+        try:
+            return self._apply(event)
+        except ZkbluffError:
+            raise
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise MalformedInput(f"{event.get('action')!r:.40}: malformed line ({type(exc).__name__}: {exc})") from None
+
+    def _apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         if not isinstance(event, dict):
             raise MalformedInput("a line must be an object")
         if event.get("n") != self.next_line or event.get("prev") != self.head:

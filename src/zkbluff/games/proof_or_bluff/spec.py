@@ -89,7 +89,9 @@ class _ProofOrBluffSpec(GameSpec):
     def _deal_statement(self) -> str:
         raise NotImplementedError
 
-    def _deal_demand(self, board: int) -> list[ProofDemand]:
+    def _deal_demand(self, board: int, sealed_hands: tuple[str, ...]) -> list[ProofDemand]:
+        if len(sealed_hands) != self.n_seats:
+            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
         return [ProofDemand(self._deal_statement(), {"board": board})]
 
     def _record_deal(self, ledger: Ledger, board: int, start: Optional[int], publics: Mapping[str, int]) -> None:
@@ -151,7 +153,7 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, ClassicDeal):
-            return self._deal_demand(0)
+            return self._deal_demand(0, action.sealed_hands)
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
             return [ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
@@ -235,7 +237,7 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, FiveUpDeal):
-            return self._deal_demand(action.board)
+            return self._deal_demand(action.board, action.sealed_hands)
         if isinstance(action, ProveLies):
             assert isinstance(rules, FiveUpRules) and rules.s.claim is not None and seat is not None
             n1, n2 = self._names(rules.s.claim[1])
