@@ -379,3 +379,15 @@ def test_lines_with_several_proofs_and_referee_moves(monkeypatch, tmp_path, matc
     with pytest.raises(TranscriptError, match="proof is missing"):
         verify_transcript(forged(lambda e: e.pop("proofs")))
     verify_transcript(forged(lambda e: None))  # the twin: re-signed unchanged, it verifies
+
+
+def test_the_cli_runs_any_registered_game(race, tmp_path):
+    """demo, rules and transcript verify need no change for a new game (three house bots here)."""
+    out = tmp_path / "demo.jsonl"
+    res = CliRunner().invoke(main, ["demo", "race-to-ten", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "all 3 seats" in res.output and "transcript verified offline" in res.output
+    assert verify_transcript(out)["game"] == "race-to-ten"
+    assert CliRunner().invoke(main, ["rules", "race-to-ten"]).output.startswith(RaceText.RULES)
+    res = CliRunner().invoke(main, ["demo", "race-to-ten", "--mode", "fast", "--out", str(out)])
+    assert res.exit_code == 2 and "unknown option" in res.output
