@@ -283,3 +283,26 @@ def test_every_malformed_field_is_a_typed_error(finished):
         ref.apply(e)
     assert tried > 300 and ref.complete
     ref.batch.verify()
+
+
+def test_a_seat_notices_a_line_in_its_name_that_it_did_not_make(match_keys):
+    """Even past a compromised referee: a seat's own view refuses a line in its name that
+    it did not sign, and one signed with its key that it did not make."""
+    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    seat = tab.to_move
+    other = tab.seats[1 - seat]
+    view = other.view
+    fake = sign_line(SigningKey.generate(), {"n": view.next_line, "prev": view.head, "seat": seat,
+                                              "action": "play", "data": {"count": 1, "rank": 0}})
+    with pytest.raises(InvalidSignature):
+        other.receive(fake)
+    me = tab.seats[seat]
+    stolen = sign_line(me.key, {"n": me.view.next_line, "prev": me.view.head, "seat": 1 - seat,
+                                "action": "accept", "data": {}})
+    with pytest.raises(InvalidSignature):
+        me.receive(stolen)  # signed with the wrong seat's key
+    hand = [c for c in range(52) if me.private["hand"] >> c & 1]
+    line = me.move(PlayCards((hand[0],)))
+    me._pending = None  # as if this seat had never sent it (its key used elsewhere)
+    with pytest.raises(CommitmentMismatch, match="did not make it"):
+        me.receive(line)
