@@ -234,3 +234,75 @@ def test_sloppy_inputs_get_typed_errors(match_keys):
             r.resolve(bad)
     r.resolve(1)
     assert r.s.scores == [0, 1]
+
+
+ODD_VALUES = (None, "x", -1, 2 ** 80, True, [], {}, [1, "a"], 1.5)
+
+
+def test_every_malformed_field_is_a_typed_error(finished):
+    """Each data field of each line (and its seat, action, proofs) replaced by values of
+    other types, re-signed by the entitled party: the referee refuses every one with a
+    zkbluff error (never a stray KeyError or TypeError) and the honest line still applies."""
+    import copy
+
+    from zkbluff.errors import ZkbluffError
+
+    path, events, tab = finished
+    key_of = {None: tab.referee.key}
+
+    def signer(e):
+        if e["seat"] is not None and isinstance(e["seat"], int) and 0 <= e["seat"] < 2:
+            return tab.seats[e["seat"]].key
+        return tab.dealer.key if e["action"] in ("deal", "reveal") else key_of[None]
+
+    ref = Referee(events[0], verify_now=False)
+    tried = 0
+    for e in events[1:]:
+        mutants = []
+        for field_name in e["data"]:
+            for v in ODD_VALUES:
+                m = json.loads(json.dumps(e))
+                m["data"][field_name] = v
+                mutants.append(m)
+        for top, values in (("seat", ("0", 5, -1, True)), ("action", (None, 3, "dance", ["play"]))):
+            for v in values:
+                mutants.append({**json.loads(json.dumps(e)), top: v})
+        if "proofs" in e:
+            mutants += [{**e, "proofs": v} for v in ({}, [], [1], "p", [e["proofs"][0], e["proofs"][0]])]
+            mutants.append({**e, "proofs": [{**e["proofs"][0], "public": ["1"]}]})
+        for m in mutants:
+            if m == e:
+                continue
+            try:
+                m = sign_line(signer(m), m)
+            except (KeyError, TypeError):
+                m = sign_line(tab.referee.key, m)
+            with pytest.raises(ZkbluffError):
+                copy.deepcopy(ref).apply(m)
+            tried += 1
+        ref.apply(e)
+    assert tried > 300 and ref.complete
+    ref.batch.verify()
+
+
+def test_a_seat_notices_a_line_in_its_name_that_it_did_not_make(match_keys):
+    """Even past a compromised referee: a seat's own view refuses a line in its name that
+    it did not sign, and one signed with its key that it did not make."""
+    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    seat = tab.to_move
+    other = tab.seats[1 - seat]
+    view = other.view
+    fake = sign_line(SigningKey.generate(), {"n": view.next_line, "prev": view.head, "seat": seat,
+                                              "action": "play", "data": {"count": 1, "rank": 0}})
+    with pytest.raises(InvalidSignature):
+        other.receive(fake)
+    me = tab.seats[seat]
+    stolen = sign_line(me.key, {"n": me.view.next_line, "prev": me.view.head, "seat": 1 - seat,
+                                "action": "accept", "data": {}})
+    with pytest.raises(InvalidSignature):
+        me.receive(stolen)  # signed with the wrong seat's key
+    hand = [c for c in range(52) if me.private["hand"] >> c & 1]
+    line = me.move(PlayCards((hand[0],)))
+    me._pending = None  # as if this seat had never sent it (its key used elsewhere)
+    with pytest.raises(CommitmentMismatch, match="did not make it"):
+        me.receive(line)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Optional
 
 import pytest
@@ -159,10 +159,10 @@ class RaceSpec(GameSpec):
     def new_ledger(self) -> None:
         return None
 
-    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
-        return None
+    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
+        return []
 
-    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         pass
 
     def new_private(self) -> dict[str, Any]:
@@ -174,13 +174,14 @@ class RaceSpec(GameSpec):
         return Move(intent)
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
-                     event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
+                     event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
         return dict(private)
 
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:
         return rules.public_state()
 
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str, line: int) -> Move:
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str,
+                    line: int) -> Optional[Move]:
         return Move(Start(dealer["first"]))
 
     def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
@@ -255,3 +256,138 @@ def test_the_three_seat_game_refuses_what_every_game_refuses(race, tmp_path):
 def test_an_unregistered_game_is_malformed(tmp_path):
     with pytest.raises(MalformedInput, match="unknown game 'race-to-ten'"):
         open_match("race-to-ten", None, ["a", "b", "c"])
+
+
+# ---------------------------------------------------------------- several proofs on one line; the referee acts
+
+CLAIM = "card.claim.v1@deck=52"
+ACE_MASK = sum(1 << (12 + 13 * s) for s in range(4))
+
+
+@dataclass(frozen=True)
+class Tick(Action):
+    """The referee's own line when no seat is to move (after every third add)."""
+
+    kind: ClassVar[str] = "tick"
+    total: int
+
+
+class TickRules(RaceRules):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tick_due = False
+
+    @property
+    def to_move(self) -> Optional[int]:
+        return NO_SEAT if self.tick_due else self.s.to_move
+
+    def check(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, Tick):
+            if seat is not NO_SEAT or not self.tick_due or action.total != self.s.total:
+                raise IllegalMove("tick: the referee's, when due, with the total")
+            return
+        if self.tick_due:
+            raise IllegalMove(f"{action.kind}: the referee ticks first")
+        super().check(seat, action)
+
+    def _apply(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, Tick):
+            self.tick_due = False
+            return
+        super()._apply(seat, action)
+        if isinstance(action, Add) and not self.over and self.s.total % 3 == 0:
+            self.tick_due = True
+
+
+class ReceiptSpec(RaceSpec):
+    """Each Add owes ``amount`` claim proofs ("my committed play is all Aces"), one per unit."""
+
+    game = "race-with-receipts"
+    actions = (Start, Add, Tick)
+    roles: ClassVar[Mapping[str, Role]] = {"start": Role.DEALER, "add": Role.SEAT, "tick": Role.REFEREE}
+
+    def statements(self) -> list[str]:
+        return [CLAIM]
+
+    def new_rules(self) -> TickRules:
+        return TickRules()
+
+    def new_private(self) -> dict[str, Any]:
+        return {"play": 1 << 12, "salt": 5}
+
+    def new_ledger(self) -> dict[str, int]:
+        return {"receipts": 0}
+
+    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
+        if not isinstance(action, Add):
+            return []
+        return [ProofDemand(CLAIM, {"rank_mask": ACE_MASK, "verdict": 1})] * action.amount
+
+    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
+        ledger["receipts"] += len(publics)
+
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        inputs = {"play": private["play"], "play_salt": private["salt"], "rank_mask": ACE_MASK}
+        return Move(intent, (inputs,) * intent.amount)
+
+    def referee_move(self, referee: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str,
+                     line: int) -> Optional[Move]:
+        return Move(Tick(rules.public_state().total))
+
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str,
+                    line: int) -> Optional[Move]:
+        return Move(Start(dealer["first"])) if rules.public_state().to_move is None else None
+
+
+def test_lines_with_several_proofs_and_referee_moves(monkeypatch, tmp_path, match_keys):
+    monkeypatch.setitem(registry._GAMES, ReceiptSpec.game, ReceiptSpec)
+    path = tmp_path / "receipts.jsonl"
+    tab = open_match(ReceiptSpec.game, None, ["ann", "bo", "cy"], transcript=path, key_folder=match_keys)
+    for amount in (2, 1, 2, 1, 1, 2, 1):
+        if tab.over:
+            break
+        tab.move(tab.to_move, Add(amount))
+    assert tab.over
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    adds = [e for e in events if e["action"] == "add"]
+    assert [len(e["proofs"]) for e in adds] == [e["data"]["amount"] for e in adds]
+    ticks = [e for e in events if e["action"] == "tick"]
+    assert ticks and all(e["seat"] is None for e in ticks)
+    report = verify_transcript(path)
+    assert report["proofs"] == sum(e["data"]["amount"] for e in adds) == tab.view.ledger["receipts"]
+    # one proof too few, or the second proof swapped for another line's: refused
+    i = next(k for k, e in enumerate(events) if e["action"] == "add" and e["data"]["amount"] == 2)
+    seat_key = tab.seats[events[i]["seat"]].key
+
+    def forged(change):
+        lines = [canonical(e) for e in events[:i]]
+        e = json.loads(json.dumps(events[i]))
+        change(e)
+        lines.append(canonical(sign_line(seat_key, e)))
+        p = tmp_path / "forged.jsonl"
+        p.write_text("\n".join(lines) + "\n")
+        return p
+
+    with pytest.raises(MalformedInput, match="list of 2"):
+        verify_transcript(forged(lambda e: e["proofs"].pop()))
+    donor = next(e for e in adds if e["n"] != events[i]["n"] and e["seat"] == events[i]["seat"])["proofs"][0]
+    with pytest.raises(TranscriptError, match="another turn"):
+        verify_transcript(forged(lambda e: e["proofs"].__setitem__(1, donor)))
+    other = next(e for e in adds if e["seat"] != events[i]["seat"])["proofs"][0]
+    with pytest.raises(TranscriptError, match="signer"):
+        verify_transcript(forged(lambda e: e["proofs"].__setitem__(1, other)))
+    with pytest.raises(TranscriptError, match="proof is missing"):
+        verify_transcript(forged(lambda e: e.pop("proofs")))
+    verify_transcript(forged(lambda e: None))  # the twin: re-signed unchanged, it verifies
+
+
+def test_the_cli_runs_any_registered_game(race, tmp_path):
+    """demo, rules and transcript verify need no change for a new game (three house bots here)."""
+    out = tmp_path / "demo.jsonl"
+    res = CliRunner().invoke(main, ["demo", "race-to-ten", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "all 3 seats" in res.output and "transcript verified offline" in res.output
+    assert verify_transcript(out)["game"] == "race-to-ten"
+    assert CliRunner().invoke(main, ["rules", "race-to-ten"]).output.startswith(RaceText.RULES)
+    res = CliRunner().invoke(main, ["demo", "race-to-ten", "--mode", "fast", "--out", str(out)])
+    assert res.exit_code == 2 and "unknown option" in res.output

@@ -157,12 +157,12 @@ def test_a_bad_proof_in_a_batch_names_its_line(finished, tmp_path):
     so only the batch verification can object) and the verifier names it."""
     path, lines, tab = finished
     events = [json.loads(l) for l in lines]
-    with_proof = [i for i, e in enumerate(events) if "proof" in e]
+    with_proof = [i for i, e in enumerate(events) if "proofs" in e]
     last = with_proof[-1]
-    donor = next(i for i in reversed(with_proof[:-1]) if events[i]["proof"]["statement"] ==
-                 events[last]["proof"]["statement"])
+    donor = next(i for i in reversed(with_proof[:-1]) if events[i]["proofs"][0]["statement"] ==
+                 events[last]["proofs"][0]["statement"])
     forged = json.loads(json.dumps(events))
-    forged[last]["proof"]["proof"]["pi_b"] = events[donor]["proof"]["proof"]["pi_b"]
+    forged[last]["proofs"][0]["proof"]["pi_b"] = events[donor]["proofs"][0]["proof"]["pi_b"]
     with pytest.raises(TranscriptError) as exc:
         verify_transcript(write(tmp_path, rechain(forged, tab)))
     assert exc.value.line == last + 1 and "does not verify" in str(exc.value)
@@ -210,7 +210,7 @@ def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
     del f[plays[0]]
     forgeries.append(("removed play", plays[0], f))
     f = json.loads(json.dumps(events))
-    f[plays[1]]["proof"] = events[plays[0]]["proof"]  # a proof from another turn
+    f[plays[1]]["proofs"] = events[plays[0]]["proofs"]  # a proof from another turn
     forgeries.append(("replayed proof", plays[1], f))
     assert len(forgeries) > 10
     for what, i, forged in forgeries:
@@ -224,7 +224,7 @@ def forge_line(tab, seat, action, proof=None):
     view = tab.seats[seat].view
     line = {"n": view.next_line, "prev": view.head, "seat": seat, "action": action.kind, "data": action.to_data()}
     if proof is not None:
-        line["proof"] = proof
+        line["proofs"] = [proof]
     return sign_line(tab.seats[seat].key, line)
 
 
@@ -262,7 +262,7 @@ def test_cheating_seat_rejected_by_the_table(match_keys):
         tab.publish(forge_line(tab, seat, ProveVerdict(not truth), lying))
     # a replayed proof from another turn: its context is for another line
     tab.move(seat, ProveClaim())
-    replay = tab.writer.events[-1]["proof"]
+    replay = tab.writer.events[-1]["proofs"][0]
     assert tab.state.phase == "play"
     mover = tab.to_move
     fake = {**replay, "statement": PLAY_ID, "vk": tab.view.vks[PLAY_ID].fingerprint(), "signer": mover,

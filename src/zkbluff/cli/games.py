@@ -14,28 +14,58 @@ DEFAULT_GAME = "proof-or-bluff"
 #: the old ``--table`` names of Proof or Bluff's two tables
 TABLE_ALIASES = {"classic": "proof-or-bluff", "five-up": "five-up-two-down"}
 
-game_argument = click.argument("game", type=click.Choice(sorted(GAMES)), default=DEFAULT_GAME, required=False)
+def _known_game(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A registered game (looked up when the command runs, so any registered game works)."""
+    from zkbluff.games.engine.registry import games
+
+    if value not in games():
+        raise click.BadParameter(f"unknown game {value!r}; known: {', '.join(sorted(games()))}")
+    return value
+
+
+game_argument = click.argument("game", default=DEFAULT_GAME, required=False, callback=_known_game,
+                               metavar=f"[GAME: {'|'.join(sorted(GAMES))}]")
 table_option = click.option("--table", type=click.Choice(sorted(TABLE_ALIASES)), default=None, hidden=True,
                             help="old name of the game (classic = proof-or-bluff, five-up = five-up-two-down)")
 mode_option = click.option("--mode", default=None, help="the game's mode (proof-or-bluff: casual, standard, casino)")
+option_option = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
+                             help="a game option (repeatable; `zkbluff rules GAME` lists them); --mode X is -o mode=X")
 
 
 def _game(game: str, table: Optional[str]) -> str:
     return TABLE_ALIASES[table] if table else game
 
 
-def _options(game: str, mode: Optional[str]) -> Optional[dict[str, Any]]:
-    return None if mode is None else {"mode": mode}
+def _options(mode: Optional[str], items: tuple[str, ...] = ()) -> Optional[dict[str, Any]]:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
+        out[key] = value
+    if mode is not None:
+        out["mode"] = mode
+    return out or None
+
+
+def _names(n_seats: int, first: str, others: str) -> list[str]:
+    if n_seats == 2:
+        return [first, others]
+    return [first] + [f"{others} {i}" for i in range(1, n_seats)]
 
 
 @click.command("rules")
 @game_argument
 def rules_cmd(game: str) -> None:
-    """The rules of GAME in plain words."""
-    click.echo(spec_class(game).text.RULES)
+    """The rules of GAME in plain words, and its options."""
+    cls = spec_class(game)
+    click.echo(cls.text.RULES)
+    if cls.option_values:
+        click.echo("\noptions: " + "; ".join(f"{k}: {', '.join(v)} (default {cls.default_options.get(k, '-')})"
+                                              for k, v in cls.option_values.items()))
 
 
-def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
+def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]]) -> int:
     import time
     from pathlib import Path
 
@@ -46,15 +76,16 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
     t0 = time.perf_counter()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     cls = spec_class(game)
-    click.echo(f"zkbluff demo: a match of {cls.title}, house bot against a second bot seat, real Groth16 proofs "
+    n_seats = cls(options).n_seats  # a bad option is refused before anything is printed
+    click.echo(f"zkbluff demo: a match of {cls.title}, house bots in all {n_seats} seats, real Groth16 proofs "
                f"(backend {get_backend().name}), every line signed by its party")
-    tab = open_match(game, _options(game, mode), ["bot", "house"], transcript=Path(out),
+    tab = open_match(game, options, _names(n_seats, "bot", "house"), transcript=Path(out),
                      say=lambda m: click.echo(m), overwrite=True)  # the demo's own output file
     t_keys = time.perf_counter() - t0
     names = tab.header["seats"]
     click.echo(f"{tab.spec.title}, options {tab.spec.options}; keys ready and dealt in {t_keys:.2f} s; "
                f"match {tab.match_id}; transcript {out}")
-    bots = [tab.spec.house_bot(seed), tab.spec.house_bot(seed + 1)]
+    bots = [tab.spec.house_bot(seed + i) for i in range(n_seats)]
     shown = 0
 
     def show() -> None:
@@ -91,27 +122,30 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
 @click.option("--out", default="demo-out/match.jsonl", show_default=True, help="the transcript to write")
 @click.option("--seed", default=7, show_default=True, help="the bots' random seed")
 @mode_option
+@option_option
 @table_option
 @typed_errors
-def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], table: Optional[str]) -> None:
-    """A whole match of GAME (default proof-or-bluff), house bot against a second bot
-    seat, with real proofs; then the transcript is verified offline."""
-    sys.exit(_run_demo(out, seed, _game(game, table), mode))
+def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple[str, ...],
+             table: Optional[str]) -> None:
+    """A whole match of GAME (default proof-or-bluff), house bots in every seat, with real
+    proofs; then the transcript is verified offline."""
+    sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options)))
 
 
 @click.command("play")
 @game_argument
 @mode_option
+@option_option
 @table_option
-@click.option("--seed", default=None, type=int, help="the house bot's seed (a match replays exactly)")
+@click.option("--seed", default=None, type=int, help="the house bots' seed (a match replays exactly)")
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
 @typed_errors
-def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optional[int], out: Optional[str],
-             resume: Optional[str]) -> None:
-    """You (seat 0) against the house bot in the terminal. Ctrl-C leaves a transcript that
-    can be verified and resumed."""
+def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Optional[str], seed: Optional[int],
+             out: Optional[str], resume: Optional[str]) -> None:
+    """You (seat 0) against house bots in the terminal. Ctrl-C leaves a transcript that can
+    be verified and resumed."""
     import secrets
     from pathlib import Path
 
@@ -125,14 +159,17 @@ def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optiona
     else:
         match_id = secrets.token_hex(6)
         path = Path(out or f"zkbluff-{match_id}.jsonl")
-        tab = open_match(_game(game, table), _options(game, mode), ["you", "house"], transcript=path,
-                         match_id=match_id, say=say)
+        game = _game(game, table)
+        opts = _options(mode, options)
+        names = _names(spec_class(game)(opts).n_seats, "you", "house")
+        tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
     spec = tab.spec
     names = tab.header["seats"]
     click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
     click.echo(tab.header["trust"])
-    house = spec.house_bot(seed if seed is not None else secrets.randbits(32))
+    base = seed if seed is not None else secrets.randbits(32)
     human = 0
+    houses = {i: spec.house_bot(base + i) for i in range(spec.n_seats) if i != human}
     shown = len(tab.writer.events)
 
     def ask(text: str) -> str:
@@ -149,7 +186,7 @@ def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optiona
                     click.echo(f"  not allowed: {exc}")
                     continue
             else:
-                tab.move(seat, house.act(tab.observation(seat)))
+                tab.move(seat, houses[seat].act(tab.observation(seat)))
             for e in tab.writer.events[shown:]:
                 if e["action"] not in ("header", spec.deal.closing):
                     click.echo("  " + spec.text.describe(e, names))

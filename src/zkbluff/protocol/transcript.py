@@ -2,7 +2,7 @@
 
 Each line is one event, a JSON object with ``n`` (1-based line number), ``prev`` (the
 SHA-256 hex of the previous line's bytes; 64 zeros for the first), ``seat``, ``action``,
-``data``, when the event carries one, ``proof`` (the proof envelope of
+``data``, when the event carries any, ``proofs`` (a list of proof envelopes,
 :mod:`zkbluff.protocol.envelope`) and ``sig`` (the signature of the party that made the
 line, :mod:`zkbluff.protocol.signing`). Lines are written canonically
 (sorted keys, no spaces) and flushed to disk one by one, so a crash loses nothing that
@@ -54,16 +54,16 @@ class TranscriptWriter:
         return len(self.lines) + 1
 
     def draft(self, seat: Optional[int], action: str, data: dict[str, Any],
-              proof: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+              proofs: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
         """The next line's event (numbered and linked to the head), not yet written or signed."""
         event = {"n": self.next_line, "prev": self.head, "seat": seat, "action": action, "data": data}
-        if proof is not None:
-            event["proof"] = proof
+        if proofs:
+            event["proofs"] = proofs
         return event
 
     def append(self, seat: Optional[int], action: str, data: dict[str, Any],
-               proof: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        return self.append_event(self.draft(seat, action, data, proof))
+               proofs: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+        return self.append_event(self.draft(seat, action, data, proofs))
 
     def append_event(self, event: dict[str, Any]) -> dict[str, Any]:
         """Write a whole event (signed by its party); it must be the next line."""
@@ -103,9 +103,9 @@ def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
         if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event) \
-                or not set(event) <= {"n", "prev", "seat", "action", "data", "proof", "sig"}:
+                or not set(event) <= {"n", "prev", "seat", "action", "data", "proofs", "sig"}:
             raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data "
-                                 f"(and proof, sig)")
+                                 f"(and proofs, sig)")
         if canonical(event) != line:
             raise TranscriptError("not in canonical form (the line was edited)", line=i)
         if event["n"] != i:

@@ -61,32 +61,38 @@ class _Party:
     def public_key(self) -> str:
         return self.key.public_hex
 
-    def _follow(self, event: Mapping[str, Any]) -> tuple[Any, dict[str, int]]:
+    def _follow(self, event: Mapping[str, Any]) -> tuple[Any, list[dict[str, int]]]:
         """Check and apply a public line to this party's own view (signatures, rules and
         proofs, verified at once: no party takes another's word for a line)."""
         if self.view is None:
             self.view = Referee(event, verify_now=True)
-            return None, {}
+            return None, []
         return self.view.apply(event)
 
     def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
-              proof: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+              proofs: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
         assert self.view is not None
         event: dict[str, Any] = {"n": self.view.next_line, "prev": self.view.head, "seat": seat, "action": kind,
                                  "data": data}
-        if proof is not None:
-            event["proof"] = proof
+        if proofs:
+            event["proofs"] = proofs
         return sign_line(self.key, event)
 
-    def _proof_for(self, move: Move, seat: Optional[int], prover: Prover) -> Optional[dict[str, Any]]:
+    def _signed_move(self, move: Move, seat: Optional[int], prover: Prover) -> dict[str, Any]:
+        """The signed line of ``move`` with the proofs its action owes, bound to the next line."""
         assert self.view is not None
-        demand = self.spec.demand(self.view.rules, self.view.ledger, seat, move.action)
-        if demand is None:
-            return None
-        if move.proof_inputs is None:
-            raise IllegalMove(f"{move.action.kind}: needs a proof of {demand.statement} but no inputs were given")
-        return prover.prove(demand.statement, move.proof_inputs, self.view.match_id, self.view.next_line,
-                            self.view.head, seat)
+        self.view.rules.check(seat, move.action)
+        demands = self.spec.demand(self.view.rules, self.view.ledger, seat, move.action)
+        if len(move.proofs) != len(demands):
+            raise IllegalMove(f"{move.action.kind}: owes {len(demands)} proof(s) "
+                              f"({', '.join(d.statement for d in demands)}), {len(move.proofs)} given")
+        envelopes, seconds = [], 0.0
+        for demand, inputs in zip(demands, move.proofs):
+            envelopes.append(prover.prove(demand.statement, inputs, self.view.match_id, self.view.next_line,
+                                          self.view.head, seat))
+            seconds += prover.last_seconds
+        prover.last_seconds = seconds
+        return self._line(seat, move.action.kind, move.action.to_data(), envelopes)
 
 
 class Seat(_Party):
@@ -141,9 +147,7 @@ class Seat(_Party):
         if self.view is None:
             raise IllegalMove("the match has not started")
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
-        self.view.rules.check(self.seat, move.action)
-        proof = self._proof_for(move, self.seat, self.prover)
-        line = self._line(self.seat, move.action.kind, move.action.to_data(), proof)
+        line = self._signed_move(move, self.seat, self.prover)
         self._pending = (line["n"], move.update)
         return line
 
@@ -185,14 +189,13 @@ class Dealer(_Party):
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
         self._follow(event)
 
-    def act(self) -> dict[str, Any]:
-        """The dealer's next line (a deal with its proof and sealed hands)."""
+    def act(self) -> Optional[dict[str, Any]]:
+        """The dealer's next line (a deal with its proof and sealed hands), or None when
+        the spec says the referee acts."""
         assert self.view is not None and self.state is not None
         move = self.spec.dealer_move(self.state, self.view.rules, self.view.ledger, self.view.match_id,
                                      self.view.next_line)
-        self.view.rules.check(NO_SEAT, move.action)
-        proof = self._proof_for(move, NO_SEAT, self.prover)
-        return self._line(NO_SEAT, move.action.kind, move.action.to_data(), proof)
+        return None if move is None else self._signed_move(move, NO_SEAT, self.prover)
 
     def close(self) -> dict[str, Any]:
         assert self.view is not None and self.state is not None and self.spec.deal.closing is not None
@@ -220,11 +223,14 @@ class RefereeParty(_Party):
     once), and writes the lines that are nobody's move: timeouts (by its clock) and the end."""
 
     def __init__(self, spec: GameSpec, key: Optional[SigningKey] = None, clock: Callable[[], float] = time.monotonic,
-                 limits: Optional[TimeLimits] = None):
+                 limits: Optional[TimeLimits] = None, prover: Optional[Prover] = None,
+                 private: Optional[dict[str, Any]] = None):
         super().__init__(spec, key)
         self.clock = clock
         self.limits = limits or TimeLimits()
         self.deadline = float("inf")
+        self.prover = prover or Prover()
+        self.private = private if private is not None else spec.new_referee_private()
 
     def header(self, match_id: str, joins: list[dict[str, Any]], hello: Mapping[str, Any],
                keys: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
@@ -240,11 +246,11 @@ class RefereeParty(_Party):
         }
         return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data})
 
-    def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, dict[str, int]]:
+    def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
         """Check and apply a line (raises, changing nothing, if it is refused)."""
         if self.view is None:
             self.view = Referee(event, verify_now=True)
-            out: tuple[Any, dict[str, int]] = (None, {})
+            out: tuple[Any, list[dict[str, int]]] = (None, [])
         else:
             out = self.view.apply(event)
         self._reset_deadline()
@@ -254,6 +260,13 @@ class RefereeParty(_Party):
         assert self.view is not None
         due = self.spec.timeout(self.view.rules)
         self.deadline = float("inf") if due is None else self.clock() + getattr(self.limits, due[1])
+
+    def act(self) -> Optional[dict[str, Any]]:
+        """The referee's own action when no seat is to move and the dealer does not act."""
+        assert self.view is not None
+        move = self.spec.referee_move(self.private, self.view.rules, self.view.ledger, self.view.match_id,
+                                      self.view.next_line)
+        return None if move is None else self._signed_move(move, NO_SEAT, self.prover)
 
     def end_line(self) -> dict[str, Any]:
         assert self.view is not None
@@ -272,12 +285,12 @@ class RefereeParty(_Party):
         return self._line(None, due[0].kind, due[0].to_data())
 
     def export(self) -> dict[str, Any]:
-        return {"key": self.key.secret_hex()}
+        return {"key": self.key.secret_hex(), "private": self.private}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], **kwargs: Any) -> "RefereeParty":
         try:
-            return cls(spec, SigningKey.from_secret_hex(data["key"]), **kwargs)
+            return cls(spec, SigningKey.from_secret_hex(data["key"]), private=dict(data["private"]), **kwargs)
         except (KeyError, TypeError) as exc:
             raise MalformedInput(f"referee secrets file: {exc}") from None
 

@@ -9,13 +9,16 @@ legal, for every game.
 A line is checked in this order, before any pairing: its number and link, who may make
 it (a seat's action on a line naming seat null is refused: the dealer and referee may
 never act for a seat), its signature under that party's key from the header, the action's
-typed data, the rules, the proof envelope against what the table holds.
+typed data, the rules, each proof envelope against what the table holds.
+
+A line carries ``proofs`` (a list of envelopes, in the order the spec demands) exactly when
+its action owes proofs.
 """
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
@@ -81,6 +84,8 @@ class Referee:
 
     # ---- who may make a line
     def role_of(self, kind: Any) -> Role:
+        if not isinstance(kind, str):
+            raise MalformedInput(f"action must be a string, got {kind!r:.40}")
         if kind == END:
             return Role.REFEREE
         if kind is not None and kind == self.spec.deal.closing:
@@ -104,9 +109,19 @@ class Referee:
         return self.ended and (self.spec.deal.closing is None or self.closed)
 
     # ---- the check
-    def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], dict[str, int]]:
+    def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         """Check one line and apply it; return its action (None for end and closing lines)
-        and its proof's publics by name. Raises and changes nothing if the line is refused."""
+        and its proofs' publics by name. Raises a :class:`~zkbluff.errors.ZkbluffError` and
+        changes nothing if the line is refused (data of the wrong shape anywhere is
+        :class:`MalformedInput`, never a stray ``KeyError``)."""
+        try:
+            return self._apply(event)
+        except ZkbluffError:
+            raise
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise MalformedInput(f"{event.get('action')!r:.40}: malformed line ({type(exc).__name__}: {exc})") from None
+
+    def _apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         if not isinstance(event, dict):
             raise MalformedInput("a line must be an object")
         if event.get("n") != self.next_line or event.get("prev") != self.head:
@@ -126,13 +141,13 @@ class Referee:
         public_key, who = self.key_of(role, seat)
         check_line_signature(dict(event), public_key, who)
         action: Optional[Action] = None
-        publics: dict[str, int] = {}
+        publics: list[dict[str, int]] = []
         if kind == END:
             self._end(event)
         elif kind == self.spec.deal.closing:
             if not self.ended:
                 raise IllegalMove(f"{kind}: before the end")
-            if "proof" in event:
+            if "proofs" in event:
                 raise IllegalMove(f"{kind}: an unexpected proof")
             self.spec.deal.check_closing(self.header, data, self.ledger)
             self.closed = True
@@ -141,18 +156,25 @@ class Referee:
                 raise IllegalMove(f"{kind}: the match is over")
             action = self.spec.action_class(kind).from_data(data)
             self.rules.check(seat, action)
-            demand = self.spec.demand(self.rules, self.ledger, seat, action)
-            if (demand is None) != ("proof" not in event):
-                raise IllegalMove(f"{kind}: {'an unexpected proof' if demand is None else 'a proof is missing'}")
-            if demand is not None:
+            demands = self.spec.demand(self.rules, self.ledger, seat, action)
+            envelopes = event.get("proofs", [])
+            if bool(demands) != ("proofs" in event):
+                raise IllegalMove(f"{kind}: {'a proof is missing' if demands else 'an unexpected proof'}")
+            if not isinstance(envelopes, list) or len(envelopes) != len(demands):
+                raise MalformedInput(f"{kind}: proofs must be a list of {len(demands)} envelope(s)")
+            checked = []
+            for demand, obj in zip(demands, envelopes):
                 stmt = get_statement(demand.statement)
-                env, publics = check_envelope(
-                    event["proof"], statement=demand.statement, vk=self.vks[demand.statement], names=stmt.public,
+                env, named = check_envelope(
+                    obj, statement=demand.statement, vk=self.vks[demand.statement], names=stmt.public,
                     pinned=demand.pinned, match_id=self.match_id, line=event["n"], prev=event["prev"],
                     signer=seat, verify_now=self.verify_now)
-                if not self.verify_now:
+                checked.append(env)
+                publics.append(named)
+            if not self.verify_now:
+                for demand, env in zip(demands, checked):
                     self.batch.add(self.vks[demand.statement], env, event["n"])
-                self.n_proofs += 1
+            self.n_proofs += len(demands)
             self.rules.apply(seat, action)
             self.spec.record(self.ledger, seat, action, publics)
         self.head = line_hash(canonical(dict(event)))
@@ -164,7 +186,7 @@ class Referee:
             raise IllegalMove("end: a second end")
         if not self.rules.over:
             raise IllegalMove("end: the match is not over by the rules")
-        if "proof" in event:
+        if "proofs" in event:
             raise IllegalMove("end: an unexpected proof")
         result = self.rules.result()
         assert result is not None

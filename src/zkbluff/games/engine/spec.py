@@ -4,8 +4,8 @@ verifier need to know about one game, and nothing else does.
 A spec names its statements and its deal; lists its action classes (the event schema:
 each action ``kind`` with the party entitled to make it); says, for each action, which
 proof it must carry and which of that proof's public inputs the table already holds
-(:class:`ProofDemand`), and what the table records from the proof afterwards (a new hand
-commitment); says how a seat turns an intent (``play these cards``) into an action and
+(a list of :class:`ProofDemand`: an action may owe several proofs, or none), and what
+the table records from the proofs afterwards (a new hand commitment); says how a seat turns an intent (``play these cards``) into an action and
 the private inputs of its proof (:class:`Move`), and how a seat updates its own secrets
 when its line is accepted; gives each seat its observation, its bots, its terminal text
 and a summary of a result.
@@ -43,12 +43,13 @@ class ProofDemand:
 
 @dataclass(frozen=True)
 class Move:
-    """What a party sends for one action: the action, the inputs of its proof (private
-    witness and publics, without ``context``), and the changes to the party's own secrets
-    that take effect once the line is accepted."""
+    """What a party sends for one action: the action, the inputs of each proof the action
+    owes (private witness and publics, without ``context``; in the order of
+    :meth:`GameSpec.demand`), and the changes to the party's own secrets that take effect
+    once the line is accepted."""
 
     action: Action
-    proof_inputs: Optional[Mapping[str, int]] = None
+    proofs: tuple[Mapping[str, int], ...] = ()
     update: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -151,13 +152,14 @@ class GameSpec(ABC):
         """The public commitments the table holds (hand commitments, the last play)."""
 
     @abstractmethod
-    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
-        """The proof ``action`` must carry (None: it carries none). Called after the rules
+    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
+        """The proofs ``action`` must carry, in order (empty: none). Called after the rules
         accepted the action and before it is applied."""
 
     @abstractmethod
-    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
-        """Record what the table holds after the action (from its proof's publics)."""
+    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
+        """Record what the table holds after the action (from its proofs' publics, by name,
+        in the order of :meth:`demand`)."""
 
     # ---- the seat side
     @abstractmethod
@@ -172,7 +174,7 @@ class GameSpec(ABC):
     @abstractmethod
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
                      match_id: str, event: Mapping[str, Any], action: Action,
-                     publics: Mapping[str, int]) -> dict[str, Any]:
+                     publics: list[dict[str, int]]) -> dict[str, Any]:
         """A seat's secrets after a line that someone else made (a deal sends it a hand,
         which it opens and checks against the published commitment)."""
 
@@ -182,9 +184,20 @@ class GameSpec(ABC):
 
     # ---- the dealer side
     @abstractmethod
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str, line: int) -> Move:
-        """The dealer's next action (a deal, with each seat's cards sealed to it for
-        ``line``) and its proof inputs."""
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str,
+                    line: int) -> Optional[Move]:
+        """When no seat is to move: the dealer's next action (a deal, with each seat's cards
+        sealed to it for ``line``) and its proof inputs; None if the referee acts instead."""
+
+    def referee_move(self, referee: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str,
+                     line: int) -> Optional[Move]:
+        """When no seat is to move and the dealer does not act: the referee's action (with
+        proofs from the referee's own secrets, e.g. a hidden count it holds); None if none."""
+        return None
+
+    def new_referee_private(self) -> dict[str, Any]:
+        """The referee's own secrets (none by default)."""
+        return {}
 
     # ---- the referee side
     @abstractmethod

@@ -19,7 +19,6 @@ from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.rules import NO_SEAT
-from zkbluff.games.engine.spec import GameSpec
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 
@@ -105,7 +104,7 @@ class Table:
         self.dealer.receive(wire(line))
         for seat in self.seats:
             seat.receive(wire(line))
-        if "proof" in line:
+        if "proofs" in line:
             self.timings.append(MoveTiming(line["n"], line["action"], line["seat"], seconds, verify_s))
         if self.persist is not None:
             self.persist(self)
@@ -123,7 +122,14 @@ class Table:
                     return
             elif self.to_move is NO_SEAT:
                 line = self.dealer.act()
-                self.publish(line, self.dealer.prover.last_seconds)
+                if line is not None:
+                    self.publish(line, self.dealer.prover.last_seconds)
+                    continue
+                line = self.referee.act()
+                if line is None:
+                    raise RuntimeError(f"{self.spec.game}: no seat is to move and neither the dealer nor the "
+                                       f"referee acts (the spec's dealer_move/referee_move)")
+                self.publish(line, self.referee.prover.last_seconds)
             else:
                 return
 
@@ -133,7 +139,7 @@ class Table:
         if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise MalformedInput(f"seat must be 0..{len(self.seats) - 1}, got {seat!r}")
         line = self.seats[seat].move(intent)
-        written = self.publish(line, self.seats[seat].prover.last_seconds if "proof" in line else 0.0)
+        written = self.publish(line, self.seats[seat].prover.last_seconds if "proofs" in line else 0.0)
         self.advance()
         return written
 
@@ -189,7 +195,7 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
-    referee = RefereeParty(spec, **kwargs)
+    referee = RefereeParty(spec, prover=prover(), **kwargs)
     dealer = Dealer(spec, prover())
     seats = [Seat(spec, i, names[i], prover()) for i in range(spec.n_seats)]
     writer = TranscriptWriter(transcript, overwrite=overwrite)
@@ -222,7 +228,7 @@ def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: A
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
-    referee = RefereeParty.restore(spec, files["referee"], **kwargs)
+    referee = RefereeParty.restore(spec, files["referee"], prover=prover(), **kwargs)
     dealer = Dealer.restore(spec, files["dealer"], prover())
     seats = [Seat.restore(spec, files[f"seat{i}"], prover()) for i in range(spec.n_seats)]
     for e in events:

@@ -89,8 +89,10 @@ class _ProofOrBluffSpec(GameSpec):
     def _deal_statement(self) -> str:
         raise NotImplementedError
 
-    def _deal_demand(self, board: int) -> ProofDemand:
-        return ProofDemand(self._deal_statement(), {"board": board})
+    def _deal_demand(self, board: int, sealed_hands: tuple[str, ...]) -> list[ProofDemand]:
+        if len(sealed_hands) != self.n_seats:
+            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
+        return [ProofDemand(self._deal_statement(), {"board": board})]
 
     def _record_deal(self, ledger: Ledger, board: int, start: Optional[int], publics: Mapping[str, int]) -> None:
         ledger.hands = [publics[f"hand{i}_commitment"] for i in range(self.n_seats)]
@@ -108,10 +110,10 @@ class _ProofOrBluffSpec(GameSpec):
         return start, dealt, inputs, self.deal.sealed_hands(dealer, dealt, salts, line)
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
-                     event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
+                     event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
         if isinstance(action, (ClassicDeal, FiveUpDeal)):
             hand, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat],
-                                             publics[f"hand{seat}_commitment"])
+                                             publics[0][f"hand{seat}_commitment"])
             return {**private, "hand": hand, "salt": salt, "play": 0, "playSalt": 0}
         return dict(private)
 
@@ -149,26 +151,27 @@ class ClassicSpec(_ProofOrBluffSpec):
     def new_rules(self) -> ClassicRules:
         return ClassicRules(MODES[self.mode])
 
-    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, ClassicDeal):
-            return self._deal_demand(0)
+            return self._deal_demand(0, action.sealed_hands)
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
-            return ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
-                                         "count": action.count})
+            return [ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
+                                          "count": action.count})]
         if isinstance(action, ProveVerdict):
             assert isinstance(rules, ClassicRules) and rules.s.claim is not None and ledger.play is not None
-            return ProofDemand(CLAIM_ID, {"play_commitment": ledger.play, "rank_mask": DECK.rank_mask(rules.s.claim[2]),
-                                          "verdict": int(action.verdict)})
-        return None
+            return [ProofDemand(CLAIM_ID, {"play_commitment": ledger.play,
+                                           "rank_mask": DECK.rank_mask(rules.s.claim[2]),
+                                           "verdict": int(action.verdict)})]
+        return []
 
-    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, ClassicDeal):
-            self._record_deal(ledger, 0, action.starting_rank, publics)
+            self._record_deal(ledger, 0, action.starting_rank, publics[0])
         elif isinstance(action, Play):
             assert seat is not None
-            ledger.hands[seat] = publics["new_hand_commitment"]
-            ledger.play = publics["play_commitment"]
+            ledger.hands[seat] = publics[0]["new_hand_commitment"]
+            ledger.play = publics[0]["play_commitment"]
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, ClassicRules)
@@ -181,8 +184,8 @@ class ClassicSpec(_ProofOrBluffSpec):
             if mask & ~private["hand"]:
                 raise IllegalMove("play: you can only play cards from your own hand")
             new_salt, play_salt = fresh_salt(), fresh_salt()
-            return Move(play, {"old_hand": private["hand"], "old_salt": private["salt"], "play": mask,
-                               "play_salt": play_salt, "new_salt": new_salt},
+            return Move(play, ({"old_hand": private["hand"], "old_salt": private["salt"], "play": mask,
+                                "play_salt": play_salt, "new_salt": new_salt},),
                         {"hand": private["hand"] & ~mask, "salt": new_salt, "play": mask, "playSalt": play_salt})
         if isinstance(intent, ProveClaim):
             s = rules.s
@@ -190,8 +193,8 @@ class ClassicSpec(_ProofOrBluffSpec):
                 raise IllegalMove(f"prove: not expected from seat {seat} now")
             mask = DECK.rank_mask(s.claim[2])
             verdict = private["play"] & ~mask == 0
-            return Move(ProveVerdict(verdict), {"play": private["play"], "play_salt": private["playSalt"],
-                                                "rank_mask": mask})
+            return Move(ProveVerdict(verdict), ({"play": private["play"], "play_salt": private["playSalt"],
+                                                 "rank_mask": mask},))
         if isinstance(intent, (Play, ProveVerdict)):
             raise MalformedInput(f"{intent.kind}: a seat says which cards (PlayCards) or asks to prove "
                                  f"(ProveClaim); the count and the verdict follow from its cards")
@@ -204,7 +207,7 @@ class ClassicSpec(_ProofOrBluffSpec):
     def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
         round_no = rules.public_state().round + 1
         start, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
-        return Move(ClassicDeal(round_no, start if round_no == 1 else None, sealed), inputs)
+        return Move(ClassicDeal(round_no, start if round_no == 1 else None, sealed), (inputs,))
 
 
 class FiveUpSpec(_ProofOrBluffSpec):
@@ -232,19 +235,19 @@ class FiveUpSpec(_ProofOrBluffSpec):
     def _names(names: tuple[int, ...]) -> list[int]:
         return list(names) + [NO_RANK] * (MAX_NAMES - len(names))
 
-    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, FiveUpDeal):
-            return self._deal_demand(action.board)
+            return self._deal_demand(action.board, action.sealed_hands)
         if isinstance(action, ProveLies):
             assert isinstance(rules, FiveUpRules) and rules.s.claim is not None and seat is not None
             n1, n2 = self._names(rules.s.claim[1])
-            return ProofDemand(MATCH_ID, {"hand_commitment": ledger.hands[seat], "board": rules.s.board,  # type: ignore[dict-item]
-                                          "name1": n1, "name2": n2, "lies": action.lies})
-        return None
+            return [ProofDemand(MATCH_ID, {"hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
+                                           "board": rules.s.board, "name1": n1, "name2": n2, "lies": action.lies})]
+        return []
 
-    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, FiveUpDeal):
-            self._record_deal(ledger, action.board, None, publics)
+            self._record_deal(ledger, action.board, None, publics[0])
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, FiveUpRules)
@@ -257,8 +260,8 @@ class FiveUpSpec(_ProofOrBluffSpec):
                 raise IllegalMove(f"prove: not expected from seat {seat} now")
             n1, n2 = self._names(s.claim[1])
             lies = lies_native(private["hand"], s.board, n1, n2)
-            return Move(ProveLies(lies), {"hand": private["hand"], "hand_salt": private["salt"], "board": s.board,
-                                          "name1": n1, "name2": n2})
+            return Move(ProveLies(lies), ({"hand": private["hand"], "hand_salt": private["salt"], "board": s.board,
+                                           "name1": n1, "name2": n2},))
         if isinstance(intent, ProveLies):
             raise MalformedInput("prove: a seat asks to prove (ProveClaim); the lie count follows from its cards")
         return self._common_move(intent)
@@ -270,4 +273,4 @@ class FiveUpSpec(_ProofOrBluffSpec):
     def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
         round_no = rules.public_state().round + 1
         _, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
-        return Move(FiveUpDeal(round_no, dealt.board, sealed), inputs)
+        return Move(FiveUpDeal(round_no, dealt.board, sealed), (inputs,))
