@@ -245,7 +245,7 @@ def play_match(policies: list[Policy], rng: random.Random, *,
             apply(NO_SEAT, dealer.deal())
             log.rounds += 1
         elif snap.phase == Phase.TURN:
-            seat = snap.to_move
+            seat = _to_move(snap)
             assert seat is not None
             auto = rules.plays_automatically(seat)
             if auto or (timeout_rate and rng.random() < timeout_rate):
@@ -260,12 +260,12 @@ def play_match(policies: list[Policy], rng: random.Random, *,
             else:
                 apply(seat, Play(len(decision.cards)), decision.cards)
         elif snap.phase == Phase.REVEAL:
-            seat = snap.to_move
+            seat = _to_move(snap)
             last = dealer.plays[-1]
             assert last[0] == seat
             apply(seat, Reveal(tuple(last[1])))
         elif snap.phase == Phase.PULL:
-            seat = snap.to_move
+            seat = _to_move(snap)
             assert snap.puller is not None and seat is not None
             value = share(seat, snap.puller, snap.chambers[snap.puller]) if share else rng.getrandbits(253)
             apply(seat, Share(value))
@@ -333,3 +333,9 @@ def random_against_itself(n_seats: int, matches: int = 100, seed: int = 0) -> Ar
 
 __all__ = ["Decision", "View", "RandomBot", "HouseBot", "Dealer", "play_match", "arena", "ArenaReport",
            "house_against_random", "house_against_itself", "random_against_itself", "check_invariants"]
+
+
+def _to_move(snap: Snapshot) -> int:
+    """The seat the table waits for (the arena calls this only when a seat is to move)."""
+    assert snap.to_move is not None
+    return snap.to_move

@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from zkbluff.errors import CommitmentMismatch, MalformedInput
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.bluffers.rules import (
     Action, AutoMove, BluffersRules, CommitSeed, Play, Reveal, Share, Snapshot,
 )
@@ -147,16 +147,16 @@ class ProofLedger:
             self._need(data, ("new_hand_commitment", "play_commitment"), action.kind)
             count = action.count if isinstance(action, Play) else 1
             out = [Obligation(PLAY_ID, {
-                "old_hand_commitment": self.hand_commitments[seat], "new_hand_commitment": data["new_hand_commitment"],
+                "old_hand_commitment": _known(self.hand_commitments[seat], "the hand"), "new_hand_commitment": data["new_hand_commitment"],
                 "play_commitment": data["play_commitment"], "count": count})]
             if isinstance(action, AutoMove):
                 out.append(Obligation(PICK_ID, {
-                    "hand_commitment": self.hand_commitments[seat], "play_commitment": data["play_commitment"],
-                    "seed_commitment": snap.seed_commitments[seat], "hand_size": snap.hand_sizes[seat]}))
-            return out  # type: ignore[return-value]
+                    "hand_commitment": _known(self.hand_commitments[seat], "the hand"), "play_commitment": data["play_commitment"],
+                    "seed_commitment": _known(snap.seed_commitments[seat], "the seed"), "hand_size": snap.hand_sizes[seat]}))
+            return out
         if isinstance(action, Share):
             assert seat is not None and snap.puller is not None
-            return [Obligation(SHARE_ID, {"seed_commitment": snap.seed_commitments[seat], "revolver": snap.puller,
+            return [Obligation(SHARE_ID, {"seed_commitment": _known(snap.seed_commitments[seat], "the seed"), "revolver": snap.puller,
                                           "pull": snap.chambers[snap.puller], "share": action.value})]
         return []
 
@@ -181,3 +181,10 @@ class ProofLedger:
         missing = [k for k in keys if k not in data]
         if missing:
             raise MalformedInput(f"{what}: data lacks {', '.join(missing)}")
+
+
+def _known(value: Optional[int], what: str) -> int:
+    """A commitment the ledger must hold by now (an action before it is out of order)."""
+    if value is None:
+        raise IllegalMove(f"{what} is not committed yet")
+    return value

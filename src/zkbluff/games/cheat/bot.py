@@ -288,7 +288,9 @@ def arena(n_seats: int, hands: int = 100, seed: int = 0, hands_per_table: int = 
     (one house bot, its seat rotating) and against itself."""
     rng = random.Random(seed)
     tables = max(1, hands // hands_per_table)
-    house, rand, self_play = [], [], []
+    house: list[float] = []
+    rand: list[float] = []
+    self_play: list[float] = []
     for t in range(tables):
         home = t % n_seats
         pols: list[Policy] = [HouseBot(random.Random(rng.random())) if i == home else RandomBot(random.Random(rng.random()))
