@@ -78,4 +78,7 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
     if name == "value.chamber.v1":
         return {"chamber": rng.randrange(prm["chambers"]), "salt": salt(rng), "pull": rng.randrange(6),
                 "context": ctx}
+    if name == "value.start_draw.v1":
+        return {"referee_entropy": salt(rng), "referee_salt": salt(rng), "start_salt": salt(rng),
+                "entropy0": rng.getrandbits(253), "entropy1": rng.getrandbits(253), "context": ctx}
     raise KeyError(name)

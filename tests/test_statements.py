@@ -33,6 +33,7 @@ PINNED = {
     "value.counter_step.v1": 743,
     "value.counter_is.v1": 253,
     "value.chamber.v1@chambers=6": 257,
+    "value.start_draw.v1": 1320,
 }
 
 

@@ -9,7 +9,7 @@ from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
 from zkbluff.statements.values import (
-    chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
+    chamber_statement, choice_statement, counter_is_statement, counter_step_statement, start_draw_statement,
 )
 
 BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
@@ -32,6 +32,7 @@ def all_statements() -> dict[str, Statement]:
         counter_step_statement(),
         counter_is_statement(),
         chamber_statement(6),
+        start_draw_statement(),                # Mind Bluff game 3's hidden start
     ]
     return {s.key_id: s for s in stmts}
 
