@@ -1,0 +1,131 @@
+"""An in-process proven Mind Bluff series: the rules, the proven referee, each seat's
+commitments and proofs, and a client check of every verdict — every step a real Groth16
+proof. It is the reference flow the match engine's table and verifier reproduce with
+messages and a transcript; contexts here are ``context_value(match_id, step, "local")``.
+
+Order of commitments (why the game-3 start cannot be chosen): the referee publishes
+``Poseidon(entropy, salt)`` and each seat ``commit_entropy(its draw entropy)`` before the
+series; the seats reveal their entropies (checked against their commitments) when game 3
+starts; the referee's draw proof derives the start and coin from all three; its own
+entropy is revealed after game 3 with the rest of the game's truth.
+"""
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from zkbluff.errors import CommitmentMismatch
+from zkbluff.games.mind_bluff.bot import Move, SeatView, seat_legal
+from zkbluff.games.mind_bluff.referee import (
+    KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, prove_choice_range, prove_honest_claim,
+)
+from zkbluff.games.mind_bluff.review import GameCommitments, GameReveal, GameReview, build_review
+from zkbluff.games.mind_bluff.rules import (
+    MAX_GAMES, Claim, Consent, Eat, MindBluffRules, Phase,
+)
+from zkbluff.protocol.commit_reveal import commit_entropy
+from zkbluff.protocol.context import context_value
+
+
+@dataclass
+class SessionRecord:
+    rules: MindBluffRules
+    commitments: list[GameCommitments]
+    reveals: list[GameReveal]
+    reviews: list[GameReview]
+    proofs: int = 0
+    seat_entropy_commitments: tuple[str, str] = ("", "")
+
+
+@dataclass
+class _Seat:
+    entropy: str = field(default_factory=lambda: secrets.token_hex(32))
+    choices: list[int] = field(default_factory=list)
+    opening: object = None
+
+
+def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=(False, False),
+                       referee: Optional[ProvenReferee] = None, salts: Optional[Callable[[], int]] = None,
+                       seat_entropies: Optional[tuple[str, str]] = None, max_steps: int = 5000) -> SessionRecord:
+    """Play a whole series with proofs; raise at the first check that fails."""
+    ref = referee or (ProvenReferee(keys, salts=salts) if salts else ProvenReferee(keys))
+    seats = [_Seat(seat_entropies[i]) if seat_entropies else _Seat() for i in range(2)]
+    seat_commitments = (commit_entropy(seats[0].entropy), commit_entropy(seats[1].entropy))
+    checker = VerdictChecker(keys, ref.commitment)
+    rules = MindBluffRules(humans)
+    rec = SessionRecord(rules, checker.games, [], [], 0, seat_commitments)
+    n = 0
+
+    def ctx() -> int:
+        nonlocal n
+        n += 1
+        rec.proofs += 1
+        return context_value(match_id, n, "local")
+
+    for _ in range(max_steps):
+        if rules.over:
+            return rec
+        phase = rules.phase
+        if phase == Phase.START:
+            game = rules.next_game_number
+            ents = None
+            if game == MAX_GAMES:
+                for i, s in enumerate(seats):  # the reveal each seat's client checks
+                    if commit_entropy(s.entropy) != seat_commitments[i]:
+                        raise CommitmentMismatch(f"seat {i}: the revealed entropy does not open its commitment")
+                ents = (entropy_field(seats[0].entropy), entropy_field(seats[1].entropy))
+            c = ctx()
+            action, proof = ref.start_game(game, c, ents)
+            checker.start(action, proof, c, ents)
+            rules.apply(None, action)
+            for s in seats:
+                s.choices = []
+        elif phase == Phase.NEXT_GAME:
+            rules.apply(rules.to_move, Consent())
+        elif phase in (Phase.TURN, Phase.CLAIM, Phase.RESPOND):
+            seat = rules.to_move
+            assert seat is not None
+            me = seats[seat]
+            state = rules.public_state()
+            view = SeatView(seat, state, tuple(me.choices),
+                            seat_legal(rules.legal_actions(seat), state, seat, tuple(me.choices)))
+            move: Move = policies[seat].act(view)
+            a = move.action
+            if isinstance(a, Eat):
+                assert move.choice is not None
+                opening = commit_choice(move.choice)
+                c = ctx()
+                checker.choice_posted(opening.commitment, prove_choice_range(keys, opening, c), c)
+                rules.apply(seat, a)
+                me.choices.append(move.choice)
+                me.opening = opening
+                c = ctx()
+                verdict, proof = ref.eat(opening, opening.commitment, c)  # the opening reaches it sealed
+                checker.eat_verdict(verdict, proof, c)
+                rules.apply(None, verdict)
+            elif isinstance(a, Claim):
+                if a.proven_equal:
+                    c = ctx()
+                    checker.honest_claim(a.amount, prove_honest_claim(keys, me.opening, a.amount, c), c)  # type: ignore[arg-type]
+                rules.apply(seat, a)
+            else:
+                rules.apply(seat, a)
+                if rules.phase == Phase.DOUBT_VERDICT:
+                    assert rules.claim is not None
+                    c = ctx()
+                    verdict, proof = ref.doubt(rules.claim.amount, c)
+                    checker.doubt_verdict(rules.claim.amount, verdict, proof, c)
+                    rules.apply(None, verdict)
+                elif rules.phase == Phase.ALL_DONE_VERDICT:
+                    c = ctx()
+                    verdict, proof = ref.all_done(c)
+                    checker.all_done_verdict(verdict, proof, c)
+                    rules.apply(None, verdict)
+        else:  # pragma: no cover - every referee phase is handled right after its trigger
+            raise AssertionError(f"unexpected phase {phase}")
+        if len(rules.games) > len(rec.reveals):  # a game just ended: the truth comes out now
+            reveal = ref.reveal()
+            rec.reveals.append(reveal)
+            rec.reviews.append(build_review(rules.games[-1], checker.current, reveal))
+    raise RuntimeError("the series did not end")
