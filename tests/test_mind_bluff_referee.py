@@ -8,13 +8,13 @@ import pytest
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, UnsatisfiedConstraint
 from zkbluff.gadgets.native import commit
-from zkbluff.games.mind_bluff.bot import HouseBot, Move, RandomBot
+from zkbluff.games.mind_bluff.bot import HouseBot, RandomBot
 from zkbluff.games.mind_bluff.referee import (
     COUNT_IS, STEP, KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, prove_choice_range,
     prove_honest_claim,
 )
 from zkbluff.games.mind_bluff.rules import (
-    AllDoneVerdict, Believe, Claim, Doubt, DoubtVerdict, Eat, EatVerdict, EndReason, MindBluffRules, StartGame,
+    AllDoneVerdict, DoubtVerdict, Eat, EatVerdict, EndReason, MindBluffRules, StartGame,
 )
 from zkbluff.games.mind_bluff.session import play_proven_series
 from zkbluff.protocol.commit_reveal import commit_entropy

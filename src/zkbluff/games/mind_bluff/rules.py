@@ -187,7 +187,6 @@ class EventKind(str, Enum):
     ALL_DONE = "all_done"
     ALL_DONE_RESULT = "all_done_result"  # outcome True = exactly one remained (a win)
     GAME_ENDED = "game_ended"          # seat: the winner
-    CONSENTED = "consented"
 
 
 class EndReason(str, Enum):
@@ -279,6 +278,7 @@ class MindBluffRules(Rules):
         self.games: list[GameRecord] = []
         self.consents: set[int] = set()
         self.series_winner: Optional[int] = None
+        self._actor = 0  # the seat whose eat or All done awaits the referee's verdict
 
     # ---- contract
     @property
@@ -398,9 +398,9 @@ class MindBluffRules(Rules):
             self.turn += 1
             self._log(EventKind.ATE, seat)
             self.phase, self._to_move = Phase.EAT_VERDICT, NO_SEAT
-            self._eater = seat
+            self._actor = seat
         elif isinstance(action, EatVerdict):
-            eater = self._eater
+            eater = self._actor
             if action.ate_last:
                 self._log(EventKind.ATE_LAST, eater)
                 self._end_game(other(eater), EndReason.ATE_LAST)  # debt is not consumed
@@ -431,10 +431,10 @@ class MindBluffRules(Rules):
         elif isinstance(action, AllDone):
             self.turn += 1
             self._log(EventKind.ALL_DONE, seat)
-            self._caller = seat
+            self._actor = seat
             self.phase, self._to_move = Phase.ALL_DONE_VERDICT, NO_SEAT
         elif isinstance(action, AllDoneVerdict):
-            caller = self._caller
+            caller = self._actor
             self._log(EventKind.ALL_DONE_RESULT, caller, outcome=action.exactly_one,
                       hold_s=PACING.all_done_suspense_s)
             if action.exactly_one:

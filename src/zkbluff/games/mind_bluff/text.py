@@ -63,7 +63,6 @@ EVENT_WORDS = {
     EventKind.BELIEVED: "{who} believes it.",
     EventKind.DOUBTED: "{who} doubts it! (play pauses {hold} s)",
     EventKind.ALL_DONE: "{who} calls All done (Gochisousama)!",
-    EventKind.CONSENTED: "{who} is ready for the next game.",
 }
 
 END_WORDS = {
