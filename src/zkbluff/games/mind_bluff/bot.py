@@ -6,7 +6,7 @@ choices this game, their legal moves), never the count or the opponent's choices
   or uniform over 29..31 in game 3), its own eats, the opponent's claims weighted by how
   honest it thinks they are, the TRUE/BLUFF verdicts and the "survived" verdicts; it
   calls All done when exactly one is likely, eats to leave the opponent a losing count
-  (1 more than a multiple of 4, from 5) without eating the last, lies now and then, and
+  (1 more than a multiple of 4, from 5), wary of eating the last, lies now and then, and
   doubts claims that are unlikely.
 
 A :class:`Persona` is data — a display name, tendencies (honesty, doubting, nerve for All
@@ -127,12 +127,16 @@ def _losing_for_mover(n: int) -> bool:
 
 
 def _leave_value(n: int) -> float:
-    """How good it is to leave the opponent ``n`` dango (full-information heuristic)."""
+    """How good it is to leave the opponent ``n`` dango: a full-information heuristic,
+    softened because the opponent does not know the count either."""
     if n == 1:
-        return 0.1       # they may call All done
+        return 0.35      # they may call All done
     if n <= 4:
-        return 0.3       # they can leave us exactly one
-    return 0.85 if _losing_for_mover(n) else 0.45
+        return 0.4       # they can leave us exactly one
+    return 0.75 if _losing_for_mover(n) else 0.5
+
+
+RISK_AVERSION = 0.3  # eating the last loses for sure; an estimate of a position does not
 
 
 @dataclass
@@ -229,7 +233,7 @@ class HouseBot:
             return Move(AllDone())
         best, best_v = 1, -1.0
         for x in range(MIN_EAT, MAX_EAT + 1):
-            v = sum(p * (0.0 if x >= r else _leave_value(r - x)) for r, p in b.items())
+            v = sum(p * (-RISK_AVERSION if x >= r else _leave_value(r - x)) for r, p in b.items())
             v += self.rng.uniform(0, 0.03)
             if v > best_v:
                 best, best_v = x, v
