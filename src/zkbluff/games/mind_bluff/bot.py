@@ -253,15 +253,19 @@ class HouseBot:
         assert claim is not None
         if claim.forced_honest:
             return Believe()  # doubting a proven claim only costs a debt
-        b = self.belief(view)
-        # the weight of the claim being a lie under my (claim-weighted) belief
-        joint = b.dist  # after settle the claim is folded in; recompute the lie chance directly
         h = self._opp_true / self._opp_seen
-        # the claim is impossible if no count allowed it before the eat: x < r was needed
+        # posterior that the claim is true: counts before the eat, a uniform eat that
+        # survived (x < r), and my model of how often this opponent's free claims are true
         before = self._before_claim(view)
-        p_possible = sum(p for r, p in before.items() if claim.amount < r)
-        p_lie = 1.0 if p_possible == 0 else 1 - h
-        small = min(joint) if joint else 30
+        w_true = w_all = 0.0
+        for r, p in before.items():
+            for x in range(MIN_EAT, min(MAX_EAT, r - 1) + 1):
+                w = p * (h if x == claim.amount else (1 - h) / 2)
+                w_all += w
+                w_true += w if x == claim.amount else 0.0
+        p_lie = 1.0 - (w_true / w_all if w_all > 0 else 0.0)
+        after = self.belief(view).dist
+        small = min(after) if after else 30
         urgency = 0.25 if small <= 8 else 0.0  # near the end, the truth is worth more
         debt_cost = 0.15 * (1 + s.debts[view.seat])
         score = p_lie + urgency - debt_cost + (self.persona.doubt - 0.5) * 0.4 + self.rng.uniform(-0.1, 0.1)
