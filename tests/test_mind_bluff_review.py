@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from zkbluff.errors import CommitmentMismatch, IllegalMove, OutcomeMismatch
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, OutcomeMismatch
 from zkbluff.gadgets.native import commit
 from zkbluff.games.mind_bluff.arena import play_series
 from zkbluff.games.mind_bluff.bot import HouseBot, RandomBot
@@ -181,3 +181,15 @@ def test_replay_events_in_words():
     assert any(t.startswith("BLUFF! Aiko now owes") for t in texts)
     assert texts[-1] == "Aiko wins game 1 (All done with two or more dango left)."
     assert [e.kind for e in r.games[0].events].count(EventKind.DOUBTED) == 2
+
+
+def test_reveal_json_round_trip_and_strictness():
+    r = scripted_game()
+    r.apply(None, AllDoneVerdict(False))
+    _, rev = truth(r.games[0], 30, (3, 2, 1))
+    data = json.loads(json.dumps(rev.to_json()))
+    assert GameReveal.from_json(data) == rev
+    for bad in ({**data, "start": "30"}, {**data, "countSalts": [1]}, {**data, "choices": [{"choice": 1}]},
+                {k: v for k, v in data.items() if k != "game"}, {**data, "refereeSalt": "-1"}):
+        with pytest.raises(MalformedInput):
+            GameReveal.from_json(bad)

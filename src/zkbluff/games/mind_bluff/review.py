@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, OutcomeMismatch
+from zkbluff.field import r
 from zkbluff.gadgets.native import commit
 from zkbluff.games.mind_bluff.bowl import after_eat, check_start, eat_reaches
 from zkbluff.games.mind_bluff.rules import MAX_GAMES, EndReason, EventKind, GameRecord, MindBluffRules
@@ -45,6 +46,48 @@ class GameReveal:
     openings: tuple[ChoiceOpening, ...]
     referee_entropy: Optional[int] = None
     referee_salt: Optional[int] = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Field elements as decimal strings (as snarkjs writes public inputs)."""
+        return {"game": self.game, "start": self.start, "countSalts": [str(x) for x in self.count_salts],
+                "choices": [{"choice": o.choice, "salt": str(o.salt)} for o in self.openings],
+                "refereeEntropy": None if self.referee_entropy is None else str(self.referee_entropy),
+                "refereeSalt": None if self.referee_salt is None else str(self.referee_salt)}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> "GameReveal":
+        """Strict: every field present with its type; MalformedInput otherwise."""
+        keys = {"game", "start", "countSalts", "choices", "refereeEntropy", "refereeSalt"}
+        if not isinstance(obj, dict) or set(obj) != keys:
+            raise MalformedInput(f"reveal: expected an object with {sorted(keys)}")
+        choices = obj["choices"]
+        if not isinstance(choices, list) or not all(isinstance(c, dict) and set(c) == {"choice", "salt"}
+                                                    for c in choices):
+            raise MalformedInput("reveal: choices must be a list of {choice, salt}")
+        opt = (lambda v, w: None if v is None else _field(v, w))
+        return cls(_small(obj["game"], "game"), _small(obj["start"], "start"),
+                   tuple(_field(x, "count salt") for x in _list(obj["countSalts"], "countSalts")),
+                   tuple(ChoiceOpening(_small(c["choice"], "choice"), _field(c["salt"], "choice salt"))
+                         for c in choices),
+                   opt(obj["refereeEntropy"], "referee entropy"), opt(obj["refereeSalt"], "referee salt"))
+
+
+def _small(v: Any, what: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise MalformedInput(f"reveal: {what} must be an integer, got {v!r:.40}")
+    return v
+
+
+def _list(v: Any, what: str) -> list:
+    if not isinstance(v, list):
+        raise MalformedInput(f"reveal: {what} must be a list")
+    return v
+
+
+def _field(v: Any, what: str) -> int:
+    if not (isinstance(v, str) and v.isdigit() and len(v) <= 78 and int(v) < r):
+        raise MalformedInput(f"reveal: {what} must be a decimal string below r, got {v!r:.40}")
+    return int(v)
 
 
 @dataclass
