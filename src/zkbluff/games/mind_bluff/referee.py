@@ -158,6 +158,7 @@ class GameSecrets:
     count_salts: list[int] = field(default_factory=list)
     openings: list[ChoiceOpening] = field(default_factory=list)
     start_salt: int = 0
+    ended: bool = False
 
     @property
     def count_commitment(self) -> int:
@@ -208,7 +209,10 @@ class ProvenReferee:
         if opening.commitment != posted_commitment:
             raise CommitmentMismatch("eat: the sealed choice does not open the posted choice commitment")
         old, old_salt = g.bowl.remaining, g.count_salts[-1]
+        if g.ended:
+            raise IllegalMove("eat: the game is over")
         ate_last = g.bowl.eat(opening.choice)
+        g.ended = ate_last
         new_salt = self.salts()
         g.count_salts.append(new_salt)
         g.openings.append(opening)
@@ -229,11 +233,14 @@ class ProvenReferee:
         g = self._game()
         p = self.keys.prove(COUNT_IS, {"count": g.bowl.remaining, "salt": g.count_salts[-1],
                                        "target": ALL_DONE_TARGET, "context": context})
+        g.ended = True
         return AllDoneVerdict(bool(p.public["equal"])), p
 
     def reveal(self) -> GameReveal:
-        """After the game ends: open the start, every count and every choice."""
+        """After the game ends (never before): open the start, every count and every choice."""
         g = self._game()
+        if not g.ended:
+            raise IllegalMove(f"reveal: game {g.game} is still running; its truth is revealed only after it ends")
         third = g.game == MAX_GAMES
         return GameReveal(g.game, g.bowl.start, tuple(g.count_salts), tuple(g.openings),
                           self.entropy if third else None, self.entropy_salt if third else None)
