@@ -230,3 +230,45 @@ def test_proven_series_to_game_three(keys):
     for rv, record in zip(rec.reviews, rec.rules.games):
         if record.reason == EndReason.ATE_LAST:
             assert rv.turns[-1].ate_last
+
+
+class LyingReferee(ProvenReferee):
+    """A referee that lies about one kind of verdict and forges the disclosed bit (its
+    prover would refuse the lie, so it edits the public input of an honest proof)."""
+
+    def __init__(self, keys, lie, **kw):
+        super().__init__(keys, **kw)
+        self.lie = lie
+
+    def eat(self, opening, posted, context):
+        v, p = super().eat(opening, posted, context)
+        if self.lie == "survived" and v.ate_last:
+            return EatVerdict(False), forged(p, ate_last=0)
+        return v, p
+
+    def all_done(self, context):
+        v, p = super().all_done(context)
+        if self.lie == "all_done":
+            return AllDoneVerdict(not v.exactly_one), forged(p, equal=1 - p.public["equal"])
+        return v, p
+
+    def doubt(self, claim, context):
+        v, p = super().doubt(claim, context)
+        if self.lie == "verdict":
+            return DoubtVerdict(not v.truthful), forged(p, verdict=1 - p.public["verdict"])
+        return v, p
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lie", ["survived", "all_done", "verdict"])
+def test_a_lying_referee_is_caught_by_the_table_in_a_real_game(keys, lie):
+    """Whole proven games against house/random bots: the first false verdict stops the game."""
+    caught = False
+    for seed in range(6):
+        ref = LyingReferee(keys, lie, salts=salts(seed))
+        try:
+            play_proven_series(keys, [HouseBot(seed), HouseBot(seed + 1)], referee=ref)
+        except InvalidProof:
+            caught = True
+            break
+    assert caught

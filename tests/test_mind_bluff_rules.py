@@ -477,3 +477,31 @@ def test_random_legal_is_random():
     """A twin: two random players win about equally (the arena is not rigged by seat)."""
     res = win_rate(lambda s: RandomBot(s), lambda s: RandomBot(s), series=100, seed=3)
     assert 0.3 <= res["rate"] <= 0.7, res
+
+
+# ------------------------------------------------------------------ refusals change nothing
+
+ALL_CANDIDATES = [StartGame(g, f) for g in (1, 2, 3, 4) for f in (0, 1)] + [
+    Eat(), AllDone(), EatVerdict(True), EatVerdict(False), Believe(), Doubt(), DoubtVerdict(True),
+    DoubtVerdict(False), AllDoneVerdict(True), AllDoneVerdict(False), Consent()] + [
+    Claim(k, p) for k in (0, 1, 2, 3, 4) for p in (False, True)]
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_every_action_is_legal_or_refused_with_nothing_changed(seed):
+    """At every step of random series, each candidate action from each party is either in
+    legal_actions or refused by check with IllegalMove, leaving the public state as it was."""
+    def probe(rules, bowl):
+        before = rules.public_state()
+        for party in (NO_SEAT, P1, P2):
+            legal = rules.legal_actions(party)
+            for a in ALL_CANDIDATES:
+                if a in legal:
+                    rules.check(party, a)
+                else:
+                    with pytest.raises(IllegalMove):
+                        rules.check(party, a)
+                    with pytest.raises(IllegalMove):
+                        rules.apply(party, a)
+                assert rules.public_state() == before
+    play_series([RandomBot(seed), HouseBot(seed)], seed=seed, humans=(seed % 2 == 0, True), on_step=probe)
