@@ -20,9 +20,11 @@ from zkbluff.games.mind_bluff.bot import Move, SeatView, seat_legal
 from zkbluff.games.mind_bluff.referee import (
     KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, prove_choice_range, prove_honest_claim,
 )
-from zkbluff.games.mind_bluff.review import GameCommitments, GameReveal, GameReview, build_review
+from zkbluff.games.mind_bluff.review import (
+    GameCommitments, GameReveal, GameReview, ReplayFrame, build_review, truth_replay,
+)
 from zkbluff.games.mind_bluff.rules import (
-    MAX_GAMES, Claim, Consent, Eat, MindBluffRules, Phase,
+    MAX_GAMES, Claim, Consent, Eat, Event, MindBluffRules, Phase,
 )
 from zkbluff.protocol.commit_reveal import commit_entropy
 from zkbluff.protocol.context import context_value
@@ -47,8 +49,13 @@ class _Seat:
 
 def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=(False, False),
                        referee: Optional[ProvenReferee] = None, salts: Optional[Callable[[], int]] = None,
-                       seat_entropies: Optional[tuple[str, str]] = None, max_steps: int = 5000) -> SessionRecord:
-    """Play a whole series with proofs; raise at the first check that fails."""
+                       seat_entropies: Optional[tuple[str, str]] = None, max_steps: int = 5000,
+                       on_event: Optional[Callable[[Event], None]] = None,
+                       on_review: Optional[Callable[[GameReview, tuple[ReplayFrame, ...]], None]] = None,
+                       ) -> SessionRecord:
+    """Play a whole series with proofs; raise at the first check that fails. ``on_event``
+    sees each public event as it happens; ``on_review`` each finished game's review and
+    Truth Replay. A human seat's policy is asked for its consent between games."""
     ref = referee or (ProvenReferee(keys, salts=salts) if salts else ProvenReferee(keys))
     seats = [_Seat(seat_entropies[i]) if seat_entropies else _Seat() for i in range(2)]
     seat_commitments = (commit_entropy(seats[0].entropy), commit_entropy(seats[1].entropy))
@@ -63,7 +70,19 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
         rec.proofs += 1
         return context_value(match_id, n, "local")
 
+    shown = (0, 0)  # (game, events already passed to on_event)
+
+    def publish() -> None:
+        nonlocal shown
+        if on_event is None:
+            return
+        done = shown[1] if shown[0] == rules.game else 0
+        for e in rules.events[done:]:
+            on_event(e)
+        shown = (rules.game, len(rules.events))
+
     for _ in range(max_steps):
+        publish()
         if rules.over:
             return rec
         phase = rules.phase
@@ -81,9 +100,7 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
             rules.apply(None, action)
             for s in seats:
                 s.choices = []
-        elif phase == Phase.NEXT_GAME:
-            rules.apply(rules.to_move, Consent())
-        elif phase in (Phase.TURN, Phase.CLAIM, Phase.RESPOND):
+        elif phase in (Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.NEXT_GAME):
             seat = rules.to_move
             assert seat is not None
             me = seats[seat]
@@ -104,6 +121,8 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
                 verdict, proof = ref.eat(opening, opening.commitment, c)  # the opening reaches it sealed
                 checker.eat_verdict(verdict, proof, c)
                 rules.apply(None, verdict)
+            elif isinstance(a, Consent):
+                rules.apply(seat, a)
             elif isinstance(a, Claim):
                 if a.proven_equal:
                     c = ctx()
@@ -125,7 +144,10 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
         else:  # pragma: no cover - every referee phase is handled right after its trigger
             raise AssertionError(f"unexpected phase {phase}")
         if len(rules.games) > len(rec.reveals):  # a game just ended: the truth comes out now
+            publish()
             reveal = ref.reveal()
             rec.reveals.append(reveal)
             rec.reviews.append(build_review(rules.games[-1], checker.current, reveal))
+            if on_review is not None:
+                on_review(rec.reviews[-1], truth_replay(rules.games[-1], checker.current, reveal))
     raise RuntimeError("the series did not end")
