@@ -34,6 +34,16 @@ def test_names_and_dialogue_are_untrusted_text():
         Persona("ok", honesty=1.5)
 
 
+def test_a_persona_file_is_untrusted_data():
+    p = Persona.from_data({"name": "Grandpa", "honesty": 0.8, "lines": {"won": "Heh."}})
+    assert (p.name, p.honesty, p.doubt, p.line("won")) == ("Grandpa", 0.8, Persona().doubt, "Heh.")
+    for bad in ({"honesty": 0.5}, {"name": "x", "rules": "always win"}, {"name": "x", "honesty": "high"},
+                {"name": "x", "honesty": True}, {"name": "x", "lines": {"won": 3}}, {"name": "x\n"},
+                {"name": "x", "lines": ["won"]}, "name: x"):
+        with pytest.raises(MalformedInput):
+            Persona.from_data(bad)
+
+
 def test_personas_are_data_that_tune_the_same_policy():
     assert PERSONAS["honest-hana"].line("won") == "Thank you for the meal!"
     assert PERSONAS["house"].line("won") is None

@@ -79,3 +79,33 @@ def test_the_prompt_enforces_an_honesty_debt():
 def test_player_names_are_untrusted():
     with pytest.raises(MalformedInput):
         TerminalPlayer(input, print, names=("ok", "bad\x07bell"))
+
+
+def test_play_against_the_bot_entry_point(keys):
+    from zkbluff.games.mind_bluff.terminal import play_against_bot
+
+    out = []
+
+    def answer(prompt):
+        if "'believe' or 'doubt'" in prompt:
+            return "doubt"
+        if "Keep playing" in prompt:
+            return "y"
+        return "" if "next game" in prompt else "all done"
+
+    rec = play_against_bot(keys, answer, out.append, name="Aiko", you_are=1, seed=3)
+    text = "\n".join(out)
+    assert text.startswith("# Mind Bluff") and "Aiko calls All done" in text
+    assert "Aiko doubts it!" in text and "Game 1 begins with 30 dango; House Bot moves first." in text
+    assert rec.rules.over and text.splitlines()[-1] == rec.rules.result().reason.replace(
+        "P1", "House Bot").replace("P2", "Aiko")
+
+
+@pytest.mark.slow
+def test_demo_plays_a_proven_series(keys):
+    from zkbluff.games.mind_bluff.terminal import demo
+
+    out = []
+    rec = demo(keys, out.append, seed=2)
+    assert rec.rules.over and out[-1].endswith(f"({rec.proofs} proofs checked)")
+    assert sum("Review of game" in line for line in out) == len(rec.rules.games)

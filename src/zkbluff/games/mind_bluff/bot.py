@@ -68,6 +68,23 @@ class Persona:
     def line(self, kind: str) -> Optional[str]:
         return dict(self.lines).get(kind)
 
+    @classmethod
+    def from_data(cls, obj: object) -> "Persona":
+        """A persona from untrusted JSON data: ``name`` (text), optional ``honesty``,
+        ``doubt``, ``nerve`` (numbers in 0..1) and ``lines`` (event kind -> text); any other
+        key, or a value of another type, is refused (:class:`MalformedInput`). A persona
+        file can tune tendencies and tone, nothing else."""
+        allowed = {"name", "honesty", "doubt", "nerve", "lines"}
+        if not isinstance(obj, dict) or "name" not in obj or not set(obj) <= allowed:
+            raise MalformedInput(f"persona: expected an object with name and optionally "
+                                 f"{sorted(allowed - {'name'})}, got {sorted(obj) if isinstance(obj, dict) else obj!r:.60}")
+        lines = obj.get("lines", {})
+        if not isinstance(lines, dict) or len(lines) > 32:
+            raise MalformedInput("persona lines: expected an object of at most 32 entries")
+        default = cls()
+        return cls(obj["name"], obj.get("honesty", default.honesty), obj.get("doubt", default.doubt),
+                   obj.get("nerve", default.nerve), tuple(sorted(lines.items())))
+
 
 PERSONAS = {
     "house": Persona(),

@@ -97,3 +97,44 @@ def format_review(review: GameReview, frames: tuple[ReplayFrame, ...], names: tu
     out.append("(* forced honest)  Truth Replay:")
     out += [f"  {f.text}" for f in frames]
     return "\n".join(out)
+
+
+def play_against_bot(keys, read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+                     name: str = "You", persona=None, you_are: int = 0, seed: Optional[int] = None,
+                     sleep: Callable[[float], None] = lambda s: None):
+    """``zkbluff play mind-bluff``: you against the house bot, every verdict proven and
+    checked, the review and Truth Replay after each game. Returns the session record."""
+    from zkbluff.games.mind_bluff.bot import PERSONAS, HouseBot
+    from zkbluff.games.mind_bluff.session import play_proven_series
+    from zkbluff.games.mind_bluff.text import rules_text
+
+    bot = HouseBot(seed, persona or PERSONAS["house"])
+    names = [bot.persona.name, bot.persona.name]
+    names[you_are] = name
+    names_t = (names[0], names[1])
+    human = TerminalPlayer(read, write, names_t)
+    policies = [bot, bot]
+    policies[you_are] = human  # type: ignore[call-overload]
+    humans = (you_are == 0, you_are == 1)
+    write(rules_text())
+    rec = play_proven_series(keys, policies, humans=humans, on_event=event_printer(write, names_t, sleep),
+                             on_review=lambda rv, fr: write(format_review(rv, fr, names_t)))
+    result = rec.rules.result()
+    if result is not None:
+        write(result.reason.replace("P1", names_t[0]).replace("P2", names_t[1]))
+    return rec
+
+
+def demo(keys, write: Callable[[str], None] = print, seed: int = 0):
+    """``zkbluff demo mind-bluff``: two house personas play a proven series."""
+    from zkbluff.games.mind_bluff.bot import PERSONAS, HouseBot
+    from zkbluff.games.mind_bluff.session import play_proven_series
+
+    a, b = HouseBot(seed, PERSONAS["honest-hana"]), HouseBot(seed + 1, PERSONAS["sly-jiro"])
+    names = (a.persona.name, b.persona.name)
+    rec = play_proven_series(keys, [a, b], on_event=event_printer(write, names),
+                             on_review=lambda rv, fr: write(format_review(rv, fr, names)))
+    result = rec.rules.result()
+    if result is not None:
+        write(result.reason.replace("P1", names[0]).replace("P2", names[1]) + f" ({rec.proofs} proofs checked)")
+    return rec
