@@ -272,3 +272,22 @@ def test_a_lying_referee_is_caught_by_the_table_in_a_real_game(keys, lie):
             caught = True
             break
     assert caught
+
+
+def test_the_client_check_needs_only_verifying_keys_and_keeps_the_order(keys):
+    ref = ProvenReferee(keys, salts=salts(13))
+    checker = VerdictChecker(keys.verifying_keys(), ref.commitment)
+    with pytest.raises(IllegalMove, match="no game"):
+        checker.all_done_verdict(AllDoneVerdict(False), ref.keys.prove(COUNT_IS, {
+            "count": 30, "salt": 1, "target": 1, "context": 1}), 1)
+    opened(keys, ref, checker)
+    o = commit_choice(2, 5)
+    with pytest.raises(IllegalMove, match="no settled eat"):   # a verdict on a claim before any eat
+        checker.doubt_verdict(2, DoubtVerdict(True), prove_honest_claim(keys, o, 2, 3), 3)
+    checker.choice_posted(o.commitment, prove_choice_range(keys, o, 4), 4)
+    with pytest.raises(IllegalMove, match="no settled eat"):   # the eat has no verdict yet
+        checker.honest_claim(2, prove_honest_claim(keys, o, 2, 5), 5)
+    v, p = ref.eat(o, o.commitment, 6)
+    checker.eat_verdict(v, p, 6)
+    with pytest.raises(IllegalMove, match="waiting"):          # a second verdict for the same eat
+        checker.eat_verdict(v, p, 6)

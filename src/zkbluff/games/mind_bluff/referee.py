@@ -112,9 +112,28 @@ class KeyRing:
         proof = prove(self.keys[key_id], witness, backend=self.backend)
         return Proven(key_id, dict(zip(stmt.public, witness[1: 1 + system.n_public])), proof)
 
+    def verifying_keys(self) -> "VerifyingKeys":
+        """What a client needs to check verdicts: the verifying keys only."""
+        return VerifyingKeys({k: pk.vk for k, pk in self.keys.items()}, self.backend)
+
+    def check(self, p: Proven, statement: str, expected: dict[str, int]) -> None:
+        self.verifying_keys().check(p, statement, expected)
+
+
+class VerifyingKeys:
+    """The verifying keys of Mind Bluff's statements: all a seat's client needs."""
+
+    def __init__(self, vks: dict[str, VerifyingKey], backend=None):
+        missing = [k for k in STATEMENTS if k not in vks]
+        if missing:
+            raise MalformedInput(f"verifying keys: none for {', '.join(missing)}")
+        self.vks = vks
+        self.backend = backend
+
     def check(self, p: Proven, statement: str, expected: dict[str, int]) -> None:
         """Raise unless ``p`` proves ``statement`` with exactly the ``expected`` publics
-        (IllegalMove for a proof of something else, InvalidProof if it does not verify)."""
+        (IllegalMove for a proof of something else or about other values, MalformedInput
+        for a malformed one, InvalidProof if it does not verify)."""
         if not isinstance(p, Proven) or p.statement != statement:
             raise IllegalMove(f"expected a proof of {statement}, got {getattr(p, 'statement', p)!r:.60}")
         names = get_statement(statement).public
@@ -123,7 +142,7 @@ class KeyRing:
         for k, v in expected.items():
             if p.public[k] != v:
                 raise IllegalMove(f"{statement}: public input {k} is {p.public[k]}, the table holds {v}")
-        verify(self.vk(statement), p.public_list(), p.proof, backend=self.backend)
+        verify(self.vks[statement], p.public_list(), p.proof, backend=self.backend)
 
 
 # ------------------------------------------------------------------ a seat's side
@@ -258,16 +277,27 @@ class VerdictChecker:
     proof must be of the right statement, against the commitments the table holds, and
     verify. It tracks the current count commitment from one step to the next."""
 
-    def __init__(self, keys: KeyRing, referee_commitment: int):
-        self.keys = keys
+    def __init__(self, keys: "KeyRing | VerifyingKeys", referee_commitment: int):
+        self.keys = keys.verifying_keys() if isinstance(keys, KeyRing) else keys
         self.referee_commitment = referee_commitment
         self.games: list[GameCommitments] = []
 
     @property
     def current(self) -> GameCommitments:
+        if not self.games:
+            raise IllegalMove("no game has started")
         return self.games[-1]
 
+    def _last_choice(self, settled: bool) -> int:
+        """The latest choice commitment; ``settled``: its eat verdict was given."""
+        g = self.current
+        if not g.choice_commitments or (len(g.count_commitments) == len(g.choice_commitments)) != settled:
+            raise IllegalMove("no choice is waiting for this verdict" if not settled
+                              else "no settled eat to speak of")
+        return g.choice_commitments[-1]
+
     def _count(self) -> int:
+        """The current count commitment (the start's before any eat)."""
         g = self.current
         return g.count_commitments[-1] if g.count_commitments else g.start_commitment
 
@@ -291,16 +321,16 @@ class VerdictChecker:
 
     def eat_verdict(self, action: EatVerdict, p: Proven, context: int) -> None:
         self.keys.check(p, STEP, {"old_commitment": self._count(), "choice_commitment":
-                                  self.current.choice_commitments[-1], "ate_last": int(action.ate_last),
+                                  self._last_choice(settled=False), "ate_last": int(action.ate_last),
                                   "context": context})
         self.current.count_commitments.append(p.public["new_commitment"])
 
     def honest_claim(self, claim: int, p: Proven, context: int) -> None:
-        self.keys.check(p, CHOICE, {"choice_commitment": self.current.choice_commitments[-1], "claim": claim,
+        self.keys.check(p, CHOICE, {"choice_commitment": self._last_choice(settled=True), "claim": claim,
                                     "verdict": 1, "context": context})
 
     def doubt_verdict(self, claim: int, action: DoubtVerdict, p: Proven, context: int) -> None:
-        self.keys.check(p, CHOICE, {"choice_commitment": self.current.choice_commitments[-1], "claim": claim,
+        self.keys.check(p, CHOICE, {"choice_commitment": self._last_choice(settled=True), "claim": claim,
                                     "verdict": int(action.truthful), "context": context})
 
     def all_done_verdict(self, action: AllDoneVerdict, p: Proven, context: int) -> None:
