@@ -193,3 +193,31 @@ def test_reveal_json_round_trip_and_strictness():
                 {k: v for k, v in data.items() if k != "game"}, {**data, "refereeSalt": "-1"}):
         with pytest.raises(MalformedInput):
             GameReveal.from_json(bad)
+
+
+FLIPPED = {EventKind.SURVIVED: EventKind.ATE_LAST, EventKind.ATE_LAST: EventKind.SURVIVED}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_single_false_verdict_in_a_record_is_caught_by_the_reveal_check(seed):
+    """For real games: flip any one verdict the record holds (survived/ate the last,
+    TRUE/BLUFF, the All-done result) and the honest reveal no longer agrees with it."""
+    from dataclasses import replace
+
+    rec = play_series([HouseBot(seed), RandomBot(seed + 9)], seed=seed)
+    flips = 0
+    for record, start, choices in zip(rec.rules.games, rec.starts, rec.choices):
+        com, rev = truth(record, start, choices, seed)
+        check_reveal(record, com, rev)
+        for i, e in enumerate(record.events):
+            if e.kind in FLIPPED:
+                bad = replace(e, kind=FLIPPED[e.kind])
+            elif e.kind in (EventKind.VERDICT, EventKind.ALL_DONE_RESULT):
+                bad = replace(e, outcome=not e.outcome)
+            else:
+                continue
+            events = record.events[:i] + (bad,) + record.events[i + 1:]
+            with pytest.raises(OutcomeMismatch):
+                check_reveal(replace(record, events=events), com, rev)
+            flips += 1
+    assert flips >= len(rec.rules.games)
