@@ -187,6 +187,7 @@ class HouseBot:
         self._opp_honesty = 0.6  # prior on how often the opponent's free claims are true
         self._opp_true = 1.0
         self._opp_seen = 1.6
+        self._counted: set[tuple[int, int]] = set()  # verdicts already learnt from
 
     # belief from the public events and my own choices
     def belief(self, view: SeatView) -> Belief:
@@ -224,8 +225,8 @@ class HouseBot:
         for ev in view.state.events:
             if ev.kind == EventKind.VERDICT and ev.seat != view.seat and not ev.forced_honest:
                 key = (ev.game, ev.turn)
-                if key not in getattr(self, "_counted", set()):
-                    self._counted = getattr(self, "_counted", set()) | {key}
+                if key not in self._counted:
+                    self._counted.add(key)
                     self._opp_seen += 1
                     self._opp_true += 1 if ev.outcome else 0
 

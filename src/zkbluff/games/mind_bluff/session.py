@@ -21,7 +21,7 @@ from zkbluff.games.mind_bluff.referee import (
     KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, prove_choice_range, prove_honest_claim,
 )
 from zkbluff.games.mind_bluff.review import (
-    GameCommitments, GameReveal, GameReview, ReplayFrame, build_review, truth_replay,
+    ChoiceOpening, GameCommitments, GameReveal, GameReview, ReplayFrame, build_review, truth_replay,
 )
 from zkbluff.games.mind_bluff.rules import (
     MAX_GAMES, Claim, Consent, Eat, Event, MindBluffRules, Phase,
@@ -44,7 +44,7 @@ class SessionRecord:
 class _Seat:
     entropy: str = field(default_factory=lambda: secrets.token_hex(32))
     choices: list[int] = field(default_factory=list)
-    opening: object = None
+    opening: Optional[ChoiceOpening] = None
 
 
 def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=(False, False),
@@ -126,7 +126,8 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
             elif isinstance(a, Claim):
                 if a.proven_equal:
                     c = ctx()
-                    checker.honest_claim(a.amount, prove_honest_claim(keys, me.opening, a.amount, c), c)  # type: ignore[arg-type]
+                    assert me.opening is not None
+                    checker.honest_claim(a.amount, prove_honest_claim(keys, me.opening, a.amount, c), c)
                 rules.apply(seat, a)
             else:
                 rules.apply(seat, a)
