@@ -291,3 +291,21 @@ def test_the_client_check_needs_only_verifying_keys_and_keeps_the_order(keys):
     checker.eat_verdict(v, p, 6)
     with pytest.raises(IllegalMove, match="waiting"):          # a second verdict for the same eat
         checker.eat_verdict(v, p, 6)
+
+
+def test_a_choice_reaches_the_referee_sealed():
+    from zkbluff.games.mind_bluff.referee import open_choice, seal_choice
+    from zkbluff.protocol.messages import seal
+
+    key, other = bytes(range(32)), bytes(32)
+    o = commit_choice(3, 12345)
+    sealed = seal_choice(key, "m", 4, o)
+    assert "12345" not in sealed and open_choice(key, "m", 4, sealed) == o
+    with pytest.raises(CommitmentMismatch):
+        open_choice(other, "m", 4, sealed)     # another seat's channel
+    with pytest.raises(CommitmentMismatch):
+        open_choice(key, "m", 5, sealed)       # replayed at another line
+    with pytest.raises(MalformedInput):
+        open_choice(key, "m", 4, seal(key, "m", 4, {"choice": 4, "salt": "1"}))
+    with pytest.raises(MalformedInput):
+        open_choice(key, "m", 4, seal(key, "m", 4, {"choice": 2, "salt": 1}))

@@ -43,6 +43,7 @@ from zkbluff.games.mind_bluff.rules import (
 )
 from zkbluff.groth16 import Proof, ProvingKey, VerifyingKey, prove, verify
 from zkbluff.protocol.commit_reveal import fresh_salt
+from zkbluff.protocol.messages import open_sealed, seal
 from zkbluff.statements.registry import get_statement
 from zkbluff.statements.values import start_draw_native
 
@@ -150,6 +151,20 @@ class VerifyingKeys:
 def commit_choice(choice: int, salt: Optional[int] = None) -> ChoiceOpening:
     check_choice(choice)
     return ChoiceOpening(choice, fresh_salt() if salt is None else salt)
+
+
+def seal_choice(key: bytes, match_id: str, line: int, opening: ChoiceOpening) -> str:
+    """The seat's choice opening, sealed for the referee (AES-GCM bound to match and line)."""
+    return seal(key, match_id, line, {"choice": opening.choice, "salt": str(opening.salt)})
+
+
+def open_choice(key: bytes, match_id: str, line: int, sealed: str) -> ChoiceOpening:
+    """The referee opens a sealed choice; a payload of the wrong shape is MalformedInput."""
+    d = open_sealed(key, match_id, line, sealed)
+    if not (isinstance(d, dict) and set(d) == {"choice", "salt"} and isinstance(d["salt"], str)
+            and d["salt"].isdigit() and int(d["salt"]) < r):
+        raise MalformedInput("sealed choice: expected {choice, salt} with a decimal salt below r")
+    return ChoiceOpening(check_choice(d["choice"]), int(d["salt"]))
 
 
 def prove_choice_range(keys: KeyRing, opening: ChoiceOpening, context: int) -> Proven:

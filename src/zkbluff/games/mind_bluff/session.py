@@ -18,7 +18,8 @@ from typing import Callable, Optional
 from zkbluff.errors import CommitmentMismatch
 from zkbluff.games.mind_bluff.bot import Move, SeatView, seat_legal
 from zkbluff.games.mind_bluff.referee import (
-    KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, prove_choice_range, prove_honest_claim,
+    KeyRing, ProvenReferee, VerdictChecker, commit_choice, entropy_field, open_choice, prove_choice_range,
+    prove_honest_claim, seal_choice,
 )
 from zkbluff.games.mind_bluff.review import (
     ChoiceOpening, GameCommitments, GameReveal, GameReview, ReplayFrame, build_review, truth_replay,
@@ -43,6 +44,7 @@ class SessionRecord:
 @dataclass
 class _Seat:
     entropy: str = field(default_factory=lambda: secrets.token_hex(32))
+    channel: bytes = field(default_factory=lambda: secrets.token_bytes(32))  # shared with the referee only
     choices: list[int] = field(default_factory=list)
     opening: Optional[ChoiceOpening] = None
 
@@ -117,8 +119,10 @@ def play_proven_series(keys: KeyRing, policies, match_id: str = "local", humans=
                 rules.apply(seat, a)
                 me.choices.append(move.choice)
                 me.opening = opening
+                line = n
+                sealed = seal_choice(me.channel, match_id, line, opening)  # the seat -> the referee only
                 c = ctx()
-                verdict, proof = ref.eat(opening, opening.commitment, c)  # the opening reaches it sealed
+                verdict, proof = ref.eat(open_choice(me.channel, match_id, line, sealed), opening.commitment, c)
                 checker.eat_verdict(verdict, proof, c)
                 rules.apply(None, verdict)
             elif isinstance(a, Consent):
