@@ -221,3 +221,20 @@ def test_every_single_false_verdict_in_a_record_is_caught_by_the_reveal_check(se
                 check_reveal(replace(record, events=events), com, rev)
             flips += 1
     assert flips >= len(rec.rules.games)
+
+
+def test_series_review_json_holds_every_game_and_its_reveal():
+    from zkbluff.games.mind_bluff.review import series_review_json
+
+    rec = play_series([HouseBot(1), HouseBot(2)], seed=5)
+    reviews, reveals = [], []
+    for record, start, choices in zip(rec.rules.games, rec.starts, rec.choices):
+        com, rev = truth(record, start, choices)
+        reviews.append(build_review(record, com, rev))
+        reveals.append(rev)
+    data = json.loads(json.dumps(series_review_json(reviews, reveals, ("Aiko", "Bot"), rec.rules.result().reason)))
+    assert [g["review"]["game"] for g in data["games"]] == [g.game for g in rec.rules.games]
+    assert [GameReveal.from_json(g["reveal"]) for g in data["games"]] == reveals
+    assert data["result"].startswith(("P1 won", "P2 won"))
+    with pytest.raises(MalformedInput):
+        series_review_json(reviews, reveals[:-1], ("Aiko", "Bot"), None)

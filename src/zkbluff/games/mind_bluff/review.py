@@ -271,3 +271,14 @@ def truth_replay(record: GameRecord, commitments: GameCommitments, reveal: GameR
                                   describe(e, names, truth={"remaining": remaining, "choice": choice,
                                                             "start": reveal.start})))
     return tuple(frames)
+
+
+def series_review_json(reviews: list[GameReview], reveals: list[GameReveal], names: tuple[str, str],
+                       result_reason: Optional[str]) -> dict[str, Any]:
+    """The downloadable review of a series: each finished game's review and reveal (so a
+    reader can re-run :func:`check_reveal` against the transcript's commitments), the
+    players' display names and the result."""
+    if len(reviews) != len(reveals) or any(rv.game != rl.game for rv, rl in zip(reviews, reveals)):
+        raise MalformedInput("series review: one reveal per reviewed game, in order")
+    return {"game": "mind-bluff", "players": list(names), "result": result_reason,
+            "games": [{"review": rv.to_json(), "reveal": rl.to_json()} for rv, rl in zip(reviews, reveals)]}
