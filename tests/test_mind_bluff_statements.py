@@ -199,3 +199,34 @@ def test_groth16_round_trip_on_mcl(mcl, key, capsys):
     other_context[stmt.public.index("context")] += 1
     with pytest.raises(InvalidProof):
         verify(pk.vk, other_context, proof, backend=mcl)
+
+
+@pytest.mark.interop
+def test_snarkjs_checks_the_draw_witness_and_verifies_our_draw_proof(snarkjs, mcl, tmp_path):
+    """The game-3 draw in the snarkjs formats: the committed .r1cs accepts our witness, and
+    snarkjs verifies our proof (and refuses it for the other coin)."""
+    import json
+    from pathlib import Path
+
+    from nodetools import run
+    from zkbluff.circuit.formats import write_wtns
+
+    r1cs = Path(__file__).resolve().parent.parent / "circuits" / "value.start_draw.v1.r1cs"
+    system, witness = DRAW.build(draw())
+    write_wtns(tmp_path / "w.wtns", witness)
+    assert "WITNESS IS CORRECT" in run(snarkjs + ["wtns", "check", str(r1cs), str(tmp_path / "w.wtns")]).stdout
+    pk = setup_insecure_seeded_for_tests(system, "mind-bluff-snarkjs", backend=mcl)
+    public = witness[1: 1 + system.n_public]
+    (tmp_path / "vk.json").write_text(json.dumps(pk.vk.to_json()))
+    (tmp_path / "proof.json").write_text(json.dumps(prove(pk, witness, backend=mcl).to_json()))
+
+    def snarkjs_ok(pub):
+        (tmp_path / "public.json").write_text(json.dumps([str(x) for x in pub]))
+        res = run(snarkjs + ["groth16", "verify", *(str(tmp_path / f) for f in ("vk.json", "public.json",
+                                                                              "proof.json"))], check=False)
+        return res.returncode == 0 and "OK" in res.stdout
+
+    assert snarkjs_ok(public)
+    other = list(public)
+    other[DRAW.public.index("coin")] ^= 1
+    assert not snarkjs_ok(other)
