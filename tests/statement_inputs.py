@@ -101,4 +101,7 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
     if name == "card.pick.v1":
         return {"hand": random_mask(rng, prm["deck"], rng.randint(1, prm["max_hand"])), "hand_salt": salt(rng),
                 "play_salt": salt(rng), "seed": rng.getrandbits(253), "seed_salt": salt(rng), "context": ctx}
+    if name == "value.start_draw.v1":
+        return {"referee_entropy": salt(rng), "referee_salt": salt(rng), "start_salt": salt(rng),
+                "entropy0": rng.getrandbits(253), "entropy1": rng.getrandbits(253), "context": ctx}
     raise KeyError(name)

@@ -46,6 +46,7 @@ PINNED = {
     "card.deal.v2@deck=20,hands=5-5,board=0,entropies=3": 2434,
     "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=4": 3051,
     "card.deal.v2@deck=20,hands=5-5-5-5,board=0,entropies=5": 3557,
+    "value.start_draw.v1": 1320,
 }
 
 

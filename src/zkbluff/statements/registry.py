@@ -11,7 +11,7 @@ from zkbluff.statements.cards import absorb_statement, claim_statement, deal_sta
 from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
 from zkbluff.statements.deal import deal_v2_statement
 from zkbluff.statements.values import (
-    chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
+    chamber_statement, choice_statement, counter_is_statement, counter_step_statement, start_draw_statement,
 )
 from zkbluff.statements.revolver import pick_statement, share_statement
 
@@ -50,6 +50,7 @@ def all_statements() -> dict[str, Statement]:
         deal_v2_statement(BLUFFERS_DECK, (5, 5), entropies=3),
         deal_v2_statement(BLUFFERS_DECK, (5, 5, 5), entropies=4),
         deal_v2_statement(BLUFFERS_DECK, (5, 5, 5, 5), entropies=5),
+        start_draw_statement(),                # Mind Bluff game 3's hidden start
     ]
     return {s.key_id: s for s in stmts}
 

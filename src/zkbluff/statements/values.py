@@ -1,18 +1,21 @@
-"""Committed small values: Mind Bluff's eating choice and the hidden remaining count a
-referee holds, and the Bluffers revolver chamber. Each commits the value as
-``Poseidon(value, salt)`` and discloses one bit per check."""
+"""Committed small values: Mind Bluff's eating choice, the hidden remaining count a
+referee holds and game 3's hidden start drawn from every party's entropy, and the
+Bluffers revolver chamber. Each commits the value as ``Poseidon(value, salt)`` and
+discloses one bit per check."""
 from __future__ import annotations
 
 from typing import Optional
 
 from zkbluff.circuit.builder import ConstraintSystem
 from zkbluff.gadgets import native as nat
-from zkbluff.gadgets.basic import enforce_range, is_equal, less_than, select
-from zkbluff.gadgets.poseidon import commit
+from zkbluff.gadgets.basic import enforce_range, from_bits, is_equal, less_than, select, to_bits
+from zkbluff.gadgets.poseidon import commit, poseidon
 from zkbluff.statements.base import Statement, bind_context, value
 from zkbluff.statements.base import value as lazy
 
 COUNT_BITS = 6  # remaining dango counts are below 64 (games start at 29..31)
+DRAW_BASE = 29      # game 3 starts with DRAW_BASE + (draw mod 3): 29, 30 or 31
+DRAW_LOW_BITS = 64  # the draw is the low 64 bits of the hash, mod 3 (bias 2^-64)
 
 
 def committed_equals_statement(name: str, params: tuple, value: str, salt: str, commitment: str, target: str,
@@ -118,3 +121,59 @@ def chamber_statement(chambers: int = 6) -> Statement:
     return committed_equals_statement(
         "value.chamber.v1", (("chambers", chambers),), "chamber", "salt", "chamber_commitment", "pull", "fired",
         chamber_range, chamber_statement.__doc__ or "")
+
+
+def start_draw_native(referee_entropy: int, seat_entropies: tuple[int, int]) -> tuple[int, int]:
+    """Game 3's hidden start and public coin from the entropies: ``h = Poseidon(referee
+    entropy, seat 0's, seat 1's)``; start = 29 + (low 64 bits of h) mod 3, coin = bit 64 of h."""
+    h = nat.poseidon([referee_entropy, *seat_entropies])
+    return DRAW_BASE + (h & ((1 << DRAW_LOW_BITS) - 1)) % 3, (h >> DRAW_LOW_BITS) & 1
+
+
+def start_draw_statement() -> Statement:
+    """``value.start_draw.v1`` (Mind Bluff game 3): the referee's committed start count is
+    the fair draw of every party's entropy, and ``coin`` (the first player) is its public
+    bit. The referee committed ``Poseidon(referee_entropy, referee_salt)`` before any seat
+    revealed its entropy; the seats' entropies are public. Inside the proof:
+    ``h = Poseidon(referee_entropy, entropy0, entropy1)`` decomposed strictly (no alias
+    ``h + r``), ``low = 3q + m`` with m in {0,1,2} and q < 2^63 (so unique), start = 29 + m
+    committed as ``start_commitment``, coin = bit 64 of h. The referee cannot choose the
+    start: its entropy is fixed by its commitment, the seats' by theirs. Discloses the
+    coin only; the start stays hidden until the reveal."""
+    pub = ("referee_commitment", "entropy0", "entropy1", "start_commitment", "coin", "context")
+    prv = ("referee_entropy", "referee_salt", "start_salt")
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        ref_c = cs.public("referee_commitment", value(inp, "referee_commitment"))
+        seats = [cs.public(n, value(inp, n)) for n in ("entropy0", "entropy1")]
+        start_c = cs.public("start_commitment", value(inp, "start_commitment"))
+        coin = cs.public("coin", value(inp, "coin"))
+        context = cs.public("context", value(inp, "context"))
+        bind_context(cs, context)
+        ent = cs.private_unchecked("referee_entropy", value(inp, "referee_entropy"))
+        ref_salt = cs.private_unchecked("referee_salt", value(inp, "referee_salt"))
+        start_salt = cs.private_unchecked("start_salt", value(inp, "start_salt"))
+        cs.enforce_equal(commit(cs, ent, ref_salt, "referee_commit"), ref_c, "referee_opens")
+        h = poseidon(cs, [ent, *seats], "draw_hash")
+        bits = to_bits(cs, h, 254, "draw_bits")
+        low = from_bits(bits[:DRAW_LOW_BITS])
+        hint = None if inp is None else start_draw_native(inp["referee_entropy"], (inp["entropy0"], inp["entropy1"]))
+        with cs.namespace("mod3"):
+            h_low = None if inp is None else nat.poseidon(
+                [inp["referee_entropy"], inp["entropy0"], inp["entropy1"]]) & ((1 << DRAW_LOW_BITS) - 1)
+            q = cs.private_unchecked("q", None if h_low is None else h_low // 3)
+            m = cs.private_unchecked("m", None if hint is None else hint[0] - DRAW_BASE)
+            enforce_range(cs, q, DRAW_LOW_BITS - 1, "q_range")
+            t = cs.mul(m, m - 1, "m_t")
+            cs.enforce(t, m - 2, 0, "m_range")
+            cs.enforce_equal(q * 3 + m, low, "split")
+        cs.enforce_equal(commit(cs, m + DRAW_BASE, start_salt, "start_commit"), start_c, "start_opens")
+        cs.enforce_equal(bits[DRAW_LOW_BITS], coin, "coin")
+
+    def native(inp: dict, prm: dict) -> dict:
+        start, coin = start_draw_native(inp["referee_entropy"], (inp["entropy0"], inp["entropy1"]))
+        return {"referee_commitment": nat.commit(inp["referee_entropy"], inp["referee_salt"]),
+                "start_commitment": nat.commit(start, inp["start_salt"]), "coin": coin,
+                "context": inp.get("context", 0)}
+
+    return Statement("value.start_draw.v1", (), pub, prv, synth, native, start_draw_statement.__doc__ or "")
