@@ -33,6 +33,10 @@ PINNED = {
     "value.counter_step.v1": 743,
     "value.counter_is.v1": 253,
     "value.chamber.v1@chambers=6": 257,
+    "card.permutation.v1@deck=52": 13239,
+    "card.chosen_hand.v1@deck=52,hand=7": 3349,
+    "card.chosen_hand.v1@deck=52,hand=5": 2551,
+    "card.chosen_hand.v1@deck=52,hand=2": 1354,
 }
 
 

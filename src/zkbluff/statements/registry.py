@@ -8,6 +8,7 @@ from functools import lru_cache
 from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
+from zkbluff.statements.oblivious import chosen_hand_statement, permutation_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement,
 )
@@ -32,6 +33,10 @@ def all_statements() -> dict[str, Statement]:
         counter_step_statement(),
         counter_is_statement(),
         chamber_statement(6),
+        permutation_statement(52),             # oblivious deal: the committed permuted deck
+        chosen_hand_statement(52, 7),          # oblivious deal: a hand from positions (Standard, Casino)
+        chosen_hand_statement(52, 5),          # (Casual)
+        chosen_hand_statement(52, 2),          # (5 Up 2 Down)
     ]
     return {s.key_id: s for s in stmts}
 
