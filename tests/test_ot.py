@@ -1,7 +1,6 @@
 """1-out-of-n oblivious transfer (zkbluff.protocol.ot): correctness at every position,
 one position per transfer, every binding of the key derivation, malformed messages
 refused with nothing delivered, and the sender's view independent of the choice."""
-import math
 import random
 
 import pytest
@@ -9,6 +8,7 @@ import pytest
 from zkbluff.curve.codec import g1_to_bytes
 from zkbluff.errors import DealerFault, InvalidComplaint, MalformedInput
 from zkbluff.field import p, r
+from oblivious_helpers import chi2_critical, independence_chi2
 from zkbluff.protocol.ot import (
     OTReceiver, OTSender, TAG_BYTES, _decrypt, derive_key, hkdf_sha256, open_revealed,
 )
@@ -255,22 +255,6 @@ def test_a_reveal_lets_a_third_party_open_exactly_that_transfer(mcl):
 
 
 # ---------------------------------------------------------------- the sender's view
-
-def chi2_critical(df: int, z: float = 4.75) -> float:
-    """Wilson–Hilferty upper quantile of chi-square (z = 4.75: p about 1e-6)."""
-    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
-
-
-def independence_chi2(pairs, n_rows, n_cols) -> float:
-    table = [[0] * n_cols for _ in range(n_rows)]
-    for a, b in pairs:
-        table[a][b] += 1
-    total = len(pairs)
-    rows = [sum(t) for t in table]
-    cols = [sum(table[i][j] for i in range(n_rows)) for j in range(n_cols)]
-    return sum((table[i][j] - rows[i] * cols[j] / total) ** 2 / (rows[i] * cols[j] / total)
-               for i in range(n_rows) for j in range(n_cols) if rows[i] and cols[j])
-
 
 def sender_view_pairs(be, randbelow, receivers=50, n=52, buckets=4):
     """(choice, bucket of the sender's view) over many receivers: each receiver makes n

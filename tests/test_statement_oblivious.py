@@ -18,7 +18,7 @@ from zkbluff.groth16 import prove, verify
 from zkbluff.statements import get_statement
 from zkbluff.statements.oblivious import chosen_hand_inputs, permutation_inputs
 
-from oblivious_keys import seeded_keys
+from oblivious_helpers import seeded_keys
 
 PERM = get_statement("card.permutation.v1@deck=52")
 HAND = {k: get_statement(f"card.chosen_hand.v1@deck=52,hand={k}") for k in (7, 5, 2)}
