@@ -221,6 +221,7 @@ class ObliviousDealer:
         self._ot = OTSender(ot_session(session, round_no), shape.deck, shape.chooser_hand, OPENING_BYTES,
                             self.backend)
         self.state = "new"
+        self._permutation_proof: Optional[Proof] = None
         self.dealer_positions: list[int] = []
         self.board_positions: list[int] = []
         self.board = 0
@@ -230,16 +231,24 @@ class ObliviousDealer:
         self.chooser_hand_commitment = 0
         self.messages: dict[str, dict] = {}
 
+    def prepare(self) -> None:
+        """Prove the permutation now. It depends on nothing the chooser sends, so a table
+        can run it before the chooser connects (or during the round before a re-deal);
+        :meth:`commit` then answers at once. Idempotent."""
+        if self._permutation_proof is None:
+            ctx = deal_context(self.session, self.round_no, "permutation")
+            stmt = get_statement(self.shape.permutation_key)
+            _, witness = stmt.build(permutation_inputs(self._cards, self._salts, ctx))
+            self._permutation_proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
+
     def commit(self) -> dict:
         """The ``oblivious.commit`` message: the commitments, the permutation proof, the OT setup."""
         if self.state != "new":
             raise MalformedInput(f"oblivious dealer: commit() after {self.state}")
-        ctx = deal_context(self.session, self.round_no, "permutation")
-        stmt = get_statement(self.shape.permutation_key)
-        _, witness = stmt.build(permutation_inputs(self._cards, self._salts, ctx))
-        proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
+        self.prepare()
+        assert self._permutation_proof is not None
         msg = {**_header("commit", self.session, self.round_no), "shape": self.shape.to_json(),
-               "commitments": [str(c) for c in self.commitments], "proof": proof.to_json(),
+               "commitments": [str(c) for c in self.commitments], "proof": self._permutation_proof.to_json(),
                "ot": self._ot.setup()}
         self.state = "committed"
         self.messages["commit"] = msg
@@ -253,8 +262,7 @@ class ObliviousDealer:
             raise MalformedInput(f"oblivious dealer: transfer() expected after commit(), state is {self.state}")
         msg = _message(choose, "choose", self.session, self.round_no, ("dealer_positions", "board_positions", "ot"))
         dealer, board = _check_choose(msg, self.shape)
-        payloads = [encode_opening(c, s) for c, s in zip(self._cards, self._salts)]
-        ot_response = self._ot.respond(msg["ot"], payloads)  # validates every point before use
+        self._ot.check_request(msg["ot"])  # every point validated before anything is computed
         hand = _mask(self._cards[p] for p in dealer)
         hand_salt = secrets.randbelow(r)
         stmt = get_statement(self.shape.hand_key(self.shape.dealer_hand))
@@ -263,6 +271,7 @@ class ObliviousDealer:
                                     deal_context(self.session, self.round_no, "dealer_hand"))
         _, witness = stmt.build(inputs)
         proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
+        ot_response = self._ot.respond(msg["ot"], [encode_opening(c, s) for c, s in zip(self._cards, self._salts)])
         self.dealer_positions, self.board_positions = dealer, board
         self.hand, self.hand_salt = hand, hand_salt
         self.hand_commitment = native_commit(hand, hand_salt)

@@ -168,6 +168,12 @@ class OTSender:
         """The first message: ``{"A": hex}``."""
         return {"A": self._A_bytes.hex()}
 
+    def check_request(self, request: dict) -> list[tuple[G1Affine, bytes]]:
+        """The request's points, each validated (and its canonical bytes); raises
+        :class:`MalformedInput` for a wrong shape or count or a bad point."""
+        entries = _list(_field(request, "B", "OT request"), self.transfers, "OT request B")
+        return [decode_point(x, f"OT request B[{i}]") for i, x in enumerate(entries)]
+
     def respond(self, request: dict, payloads: Sequence[bytes]) -> dict:
         """``{"ciphertexts": [[hex] * n] * transfers}``: payload ``j`` of every transfer
         encrypted under that transfer's key for ``j``. The request is validated whole
@@ -177,8 +183,7 @@ class OTSender:
         if len(payloads) != self.n or any(not isinstance(p, (bytes, bytearray)) or len(p) != self.payload_bytes
                                           for p in payloads):
             raise ValueError(f"OT sender: expected {self.n} payloads of {self.payload_bytes} bytes")
-        entries = _list(_field(request, "B", "OT request"), self.transfers, "OT request B")
-        Bs = [decode_point(x, f"OT request B[{i}]") for i, x in enumerate(entries)]
+        Bs = self.check_request(request)
         be = self.backend
         neg_T = be.g1_neg(be.g1_mul(self.A, self._a))  # -aA
         out = []
