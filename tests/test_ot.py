@@ -154,7 +154,9 @@ BAD_POINTS = {
     "coordinate not below p": (NOT_BELOW_P.hex(), "not below p"),
     "short": (OFF_CURVE.hex()[:-2], "expected 128 hex digits"),
     "long": (OFF_CURVE.hex() + "00", "expected 128 hex digits"),
-    "not hex": ("zz" * 64, "not hex"),
+    "not hex": ("zz" * 64, "not lowercase hex"),
+    "upper-case hex": (NOT_BELOW_P.hex().upper(), "not lowercase hex"),
+    "hex with spaces": ("00 " * 42 + "00", "not lowercase hex"),
     "not a string": (12, "expected 128 hex digits"),
 }
 
@@ -214,7 +216,7 @@ def test_a_malformed_response_is_refused_and_nothing_delivered(mcl, case):
         "rows": (rows[:1], "expected 2 entries, got 1"),
         "columns": ([rows[0], rows[1][:4]], r"ciphertexts\[1\]: expected 5 entries, got 4"),
         "length": ([rows[0], rows[1][:4] + [rows[1][4] + "00"]], r"\[1\]\[4\]: expected 98 hex digits"),
-        "hex": ([rows[0], ["zz" * 49] * 5], "not hex"),
+        "hex": ([rows[0], ["zz" * 49] * 5], "not lowercase hex"),
         "type": ("nope", "expected a list of 2"),
     }[case]
     with pytest.raises(MalformedInput, match=message):

@@ -56,7 +56,7 @@ from zkbluff.field import r
 
 TAG_BYTES = 16
 KDF_SALT = b"zkbluff:ot:v1"
-POINT_HEX = 128  # a G1 point: 64 bytes, x || y big-endian
+_HEX_DIGITS = frozenset("0123456789abcdef")
 
 RandBelow = Callable[[int], int]
 
@@ -115,10 +115,9 @@ def _hex_bytes(x, length: int, what: str) -> bytes:
     if not isinstance(x, str) or len(x) != 2 * length:
         got = f"{len(x)} hex digits" if isinstance(x, str) else type(x).__name__
         raise MalformedInput(f"{what}: expected {2 * length} hex digits ({length} bytes), got {got}")
-    try:
-        return bytes.fromhex(x)
-    except ValueError:
-        raise MalformedInput(f"{what}: not hex") from None
+    if not _HEX_DIGITS.issuperset(x):
+        raise MalformedInput(f"{what}: not lowercase hex")
+    return bytes.fromhex(x)
 
 
 def decode_point(x, what: str) -> tuple[G1Affine, bytes]:
@@ -246,9 +245,8 @@ class OTReceiver:
         chosen = []
         for i, row in enumerate(rows):
             _list(row, self.n, f"OT response ciphertexts[{i}]")
-            for j, x in enumerate(row):
-                _hex_bytes(x, blob_len, f"OT response ciphertexts[{i}][{j}]")
-            chosen.append(bytes.fromhex(row[self.choices[i]]))
+            blobs = [_hex_bytes(x, blob_len, f"OT response ciphertexts[{i}][{j}]") for j, x in enumerate(row)]
+            chosen.append(blobs[self.choices[i]])
         Ks = self.backend.g1_mul_many(self._A, self._b)
         out = []
         for i, (c, K, blob) in enumerate(zip(self.choices, Ks, chosen)):
