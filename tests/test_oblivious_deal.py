@@ -60,6 +60,7 @@ def five_up_deal(mcl):
 
 def check_honest(d, c, record, shape):
     assert d.state == c.state == "done"
+    assert d.commitments == c.commitments == [commit(card, s) for card, s in zip(d._cards, d._salts)]
     assert bin(c.hand).count("1") == shape.chooser_hand and bin(d.hand).count("1") == shape.dealer_hand
     assert c.hand == cards_at(d, c.secret_positions)            # the chooser got its positions' cards
     assert d.hand == cards_at(d, d.dealer_positions)            # the dealer's hand is its public positions
@@ -134,11 +135,10 @@ def test_a_redeal_is_fresh_and_bound_to_its_round(mcl, standard_deal):
 
 def test_a_dealer_with_a_duplicate_card_is_caught_by_its_own_proof(mcl):
     d, c = parties(mcl)
-    d._cards[5] = d._cards[6]  # a non-permutation (the commitments follow the cards)
-    d.commitments = [commit(card, s) for card, s in zip(d._cards, d._salts)]
+    d._cards[5] = d._cards[6]  # a non-permutation (its commitments would follow the cards)
     with pytest.raises(UnsatisfiedConstraint, match="permutation/equal"):
         d.commit()
-    assert d.state == "new"
+    assert d.state == "new" and d.commitments == []
 
 
 def test_a_proof_for_another_deck_is_refused(mcl, standard_deal):

@@ -217,7 +217,7 @@ class ObliviousDealer:
         self._cards = list(range(shape.deck))
         rng.shuffle(self._cards)
         self._salts = [secrets.randbelow(r) for _ in self._cards]
-        self.commitments = [native_commit(c, s) for c, s in zip(self._cards, self._salts)]
+        self.commitments: list[int] = []  # known once the permutation is proven (its public inputs)
         self._ot = OTSender(ot_session(session, round_no), shape.deck, shape.chooser_hand, OPENING_BYTES,
                             self.backend)
         self.state = "new"
@@ -240,6 +240,7 @@ class ObliviousDealer:
             stmt = get_statement(self.shape.permutation_key)
             _, witness = stmt.build(permutation_inputs(self._cards, self._salts, ctx))
             self._permutation_proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
+            self.commitments = witness[1: 1 + self.shape.deck]
 
     def commit(self) -> dict:
         """The ``oblivious.commit`` message: the commitments, the permutation proof, the OT setup."""
