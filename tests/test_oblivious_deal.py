@@ -405,3 +405,33 @@ def test_the_view_test_catches_a_leaky_chooser(mcl, standard_deal):
     d, _, _ = standard_deal
     views = chooser_views(mcl, wire(d.messages["commit"]), 50, AdjacentChooser)
     assert offsets_chi2(views) > chi2_critical(50)
+
+
+def test_malformed_records_and_complaints_are_refused(standard_deal):
+    d, c, record = standard_deal
+    for bad, message in (({k: v for k, v in record.items() if k != "chooser_hand"}, "missing field"),
+                         ({**record, "version": 2}, "expected version 1"),
+                         ({**record, "type": "oblivious.hand"}, "expected type 'oblivious.record'"),
+                         ({**record, "shape": {"dealer_hand": 30, "chooser_hand": 30, "board": 0, "deck": 52}},
+                          "do not fit"),
+                         ({**record, "dealer_positions": record["dealer_positions"][:6]}, "expected a list of 7"),
+                         ("not a record", "expected an object")):
+        with pytest.raises(MalformedInput, match=message):
+            verify_deal(bad, seeded_keys)
+    complaint = wire(c._complaint(c.messages["transfer"], c._ot.reveal(0)))
+    for bad, message in (({**complaint, "reveal": {"transfer": 0, "choice": 52, "b": "1"}}, "choice in 0..51"),
+                         ({**complaint, "reveal": {"transfer": 9, "choice": 1, "b": "1"}}, "transfer 9"),
+                         ({**complaint, "commit": {**complaint["commit"], "round": 4}}, "round 4"),
+                         ({k: v for k, v in complaint.items() if k != "choose"}, "missing field")):
+        with pytest.raises(MalformedInput, match=message):
+            verify_complaint(bad)
+
+
+def test_deal_shapes():
+    assert DealShape.from_json(FIVE_UP.to_json()) == FIVE_UP
+    for bad in ({"dealer_hand": 7}, {"dealer_hand": True, "chooser_hand": 7, "board": 0, "deck": 52},
+                {"dealer_hand": 0, "chooser_hand": 7, "board": 0, "deck": 52}):
+        with pytest.raises(MalformedInput):
+            DealShape.from_json(bad)
+    with pytest.raises(ValueError):
+        DealShape(26, 26, board=1)
