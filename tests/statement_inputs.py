@@ -104,4 +104,23 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
     if name == "value.start_draw.v1":
         return {"referee_entropy": salt(rng), "referee_salt": salt(rng), "start_salt": salt(rng),
                 "entropy0": rng.getrandbits(253), "entropy1": rng.getrandbits(253), "context": ctx}
+    if name == "card.permutation.v1":
+        cards = list(range(prm["deck"]))
+        rng.shuffle(cards)
+        return {**{f"card{j}": c for j, c in enumerate(cards)},
+                **{f"salt{j}": salt(rng) for j in range(prm["deck"])}, "context": ctx}
+    if name == "card.chosen_hand.v1":
+        from zkbluff.gadgets.native import commit
+        from zkbluff.statements.oblivious import chosen_hand_inputs
+
+        deck, hand = prm["deck"], prm["hand"]
+        cards = list(range(deck))
+        rng.shuffle(cards)
+        salts = [salt(rng) for _ in cards]
+        picked = rng.sample(range(deck), 2 * hand + rng.randint(0, 5))
+        mine, others = picked[:hand], sum(1 << q for q in picked[hand:])
+        as_dealer = rng.random() < 0.5  # the dealer's use: its positions required
+        return chosen_hand_inputs([commit(c, s) for c, s in zip(cards, salts)],
+                                  [(q, cards[q], salts[q]) for q in mine], salt(rng), others,
+                                  sum(1 << q for q in mine) if as_dealer else 0, ctx)
     raise KeyError(name)

@@ -47,6 +47,10 @@ PINNED = {
     "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=4": 3051,
     "card.deal.v2@deck=20,hands=5-5-5-5,board=0,entropies=5": 3557,
     "value.start_draw.v1": 1320,
+    "card.permutation.v1@deck=52": 13239,
+    "card.chosen_hand.v1@deck=52,hand=7": 3349,
+    "card.chosen_hand.v1@deck=52,hand=5": 2551,
+    "card.chosen_hand.v1@deck=52,hand=2": 1354,
 }
 
 

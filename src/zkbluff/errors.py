@@ -105,3 +105,25 @@ class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 
     exit_code = 1
+
+
+class DealerFault(CommitmentMismatch):
+    """A dealer's message that its receiver shows to be wrong: an oblivious-transfer payload
+    that does not decrypt, or an opening that does not match its position's commitment.
+    ``complaint`` (when built) is the record a third party checks with
+    :func:`zkbluff.protocol.oblivious_deal.verify_complaint`; ``transfer`` is the transfer
+    index it concerns."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, transfer: int | None = None, complaint: dict | None = None):
+        super().__init__(message)
+        self.transfer = transfer
+        self.complaint = complaint
+
+
+class InvalidComplaint(ZkbluffError):
+    """A complaint that does not show what it claims: its reveal does not open the
+    complainant's own transfer request, or the accused message is in fact correct."""
+
+    exit_code = 1

@@ -142,3 +142,33 @@ def pick_remaining(remaining: int, j: int) -> int:
             seen += 1
         c += 1
     raise ValueError(f"pick_remaining: {seen} cards remain, asked for index {j}")
+
+
+# ---- permutation arguments (twins of zkbluff.gadgets.permutation)
+
+def grand_product(values: Sequence[int], challenge: int) -> int:
+    """``prod_i (challenge - values[i]) mod r``."""
+    acc = 1
+    for v in values:
+        acc = acc * (challenge - v) % r
+    return acc
+
+
+def permutation_challenge(values: Sequence[int], bits: int) -> int:
+    """Poseidon of ``values`` packed ``252 // bits`` to a field element, little-endian;
+    ValueError if a value does not fit in ``bits`` bits."""
+    per = 252 // bits
+    packs = []
+    for k in range(0, len(values), per):
+        acc = 0
+        for i, v in enumerate(values[k: k + per]):
+            if not 0 <= v < (1 << bits):
+                raise ValueError(f"{v} does not fit in {bits} bits")
+            acc |= v << (bits * i)
+        packs.append(acc)
+    return poseidon(packs)
+
+
+def is_permutation_of_range(values: Sequence[int]) -> bool:
+    """Whether ``values`` is a permutation of ``0..len(values)-1``."""
+    return sorted(values) == list(range(len(values)))

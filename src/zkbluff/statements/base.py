@@ -63,6 +63,13 @@ class Statement:
         full = None if inputs is None else self.complete(inputs)
         return build(lambda cs, inp: self.synthesize(cs, inp, self.param_dict), full)
 
+    def witness(self, inputs: dict) -> list[int]:
+        """The full witness (wire 0 is 1, then the publics) for ``inputs``; raises like
+        :meth:`build` (a malformed input, an unsatisfied constraint named)."""
+        _, witness = self.build(inputs)
+        assert witness is not None  # inputs were given
+        return witness
+
     def public_values(self, inputs: dict) -> list[int]:
         full = self.complete(inputs)
         return [full[k] for k in self.public]

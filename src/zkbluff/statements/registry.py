@@ -10,6 +10,7 @@ from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
 from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
 from zkbluff.statements.deal import deal_v2_statement
+from zkbluff.statements.oblivious import chosen_hand_statement, permutation_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement, start_draw_statement,
 )
@@ -51,6 +52,10 @@ def all_statements() -> dict[str, Statement]:
         deal_v2_statement(BLUFFERS_DECK, (5, 5, 5), entropies=4),
         deal_v2_statement(BLUFFERS_DECK, (5, 5, 5, 5), entropies=5),
         start_draw_statement(),                # Mind Bluff game 3's hidden start
+        permutation_statement(52),             # oblivious deal: the committed permuted deck
+        chosen_hand_statement(52, 7),          # oblivious deal: a hand from positions (Standard, Casino)
+        chosen_hand_statement(52, 5),          # (Casual)
+        chosen_hand_statement(52, 2),          # (5 Up 2 Down)
     ]
     return {s.key_id: s for s in stmts}
 
