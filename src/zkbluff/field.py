@@ -16,6 +16,7 @@ results on every input (tests/test_field_native.py).
 """
 from __future__ import annotations
 
+import importlib
 import operator
 import os
 from functools import lru_cache
@@ -353,7 +354,7 @@ def _load_kernel(name: str) -> FieldKernel:
         kernel: FieldKernel = PythonKernel()
     elif name == "native":
         try:
-            from zkbluff import _fr_native
+            _fr_native = importlib.import_module("zkbluff._fr_native")
         except ImportError as exc:
             raise BackendUnavailable(
                 f"field kernel 'native' cannot be loaded ({exc}); build it with `pip install -e .` "
