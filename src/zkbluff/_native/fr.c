@@ -87,37 +87,33 @@ static inline void fe_sub(fe *out, const fe *a, const fe *b) {
     }
 }
 
-/* out = a * b * 2^-256 mod r: Montgomery multiplication, CIOS (coarsely integrated
- * operand scanning). For a, b in Montgomery form this is their product in
- * Montgomery form. out may alias a or b. */
+/* out = a * b * 2^-256 mod r: Montgomery multiplication (CIOS, coarsely integrated
+ * operand scanning, in the "no carry" form: r's top limb is below 2^62, so the
+ * running total t never needs a fifth limb). For a, b in Montgomery form this is
+ * their product in Montgomery form. out may alias a or b. */
 static inline void fe_mul(fe *out, const fe *a, const fe *b) {
-    u64 t[6] = {0, 0, 0, 0, 0, 0};
+    u64 t[4] = {0, 0, 0, 0};
     for (int i = 0; i < 4; i++) {
-        /* t += a * b[i] */
-        u64 c = 0;
-        for (int j = 0; j < 4; j++) {
-            u128 s = (u128)a->v[j] * b->v[i] + t[j] + c;
-            t[j] = (u64)s;
-            c = (u64)(s >> 64);
-        }
-        u128 s = (u128)t[4] + c;
-        t[4] = (u64)s;
-        t[5] = (u64)(s >> 64);
-        /* t = (t + m r) / 2^64 with m chosen so that the low limb cancels */
-        u64 m = t[0] * R_INV_NEG;
-        s = (u128)m * R_MOD.v[0] + t[0];
-        c = (u64)(s >> 64);
+        u64 bi = b->v[i];
+        /* t + a * b[i], limb 0, and m chosen so that adding m r clears limb 0 */
+        u128 s = (u128)a->v[0] * bi + t[0];
+        u64 ca = (u64)(s >> 64);
+        u64 lo = (u64)s;
+        u64 m = lo * R_INV_NEG;
+        u128 q = (u128)m * R_MOD.v[0] + lo;
+        u64 cm = (u64)(q >> 64);
+        /* limbs 1..3: (t + a b[i] + m r) / 2^64 */
         for (int j = 1; j < 4; j++) {
-            s = (u128)m * R_MOD.v[j] + t[j] + c;
-            t[j - 1] = (u64)s;
-            c = (u64)(s >> 64);
+            s = (u128)a->v[j] * bi + t[j] + ca;
+            ca = (u64)(s >> 64);
+            q = (u128)m * R_MOD.v[j] + (u64)s + cm;
+            cm = (u64)(q >> 64);
+            t[j - 1] = (u64)q;
         }
-        s = (u128)t[4] + c;
-        t[3] = (u64)s;
-        t[4] = t[5] + (u64)(s >> 64);
+        t[3] = ca + cm;
     }
     /* t < 2r: one conditional subtraction */
-    if (t[4] || geq_mod(t)) sub_mod_once(t);
+    if (geq_mod(t)) sub_mod_once(t);
     memcpy(out->v, t, 32);
 }
 
@@ -159,41 +155,47 @@ static void scale_powers(fe *a, size_t n, const fe *c, const fe *g) {
     }
 }
 
-/* In place: a becomes its discrete Fourier transform over the powers of omega,
- * a'[i] = sum_j a[j] omega^(i j), for n = 2^log_n and omega of order n.
- * Iterative radix-2 decimation in time: bit-reversal permutation, then log_n
- * stages of butterflies. Returns -1 if out of memory. */
-static int ntt_inplace(fe *a, int log_n, const fe *omega) {
+/* The twiddle factors of every NTT stage for omega of order n = 2^log_n, in one
+ * array of n elements: the stage whose butterflies span m = 1, 2, 4, ..., n/2 uses
+ * tw[m + j] = w_m^j (j < m) with w_m = omega^(n / 2m). Only the top stage costs
+ * multiplications; each lower one takes every other factor of the stage above
+ * (w_m = w_2m^2). Returns NULL if out of memory. */
+static fe *twiddles(int log_n, const fe *omega) {
     size_t n = (size_t)1 << log_n;
-    if (n == 1) return 0;
-    /* bit-reversal permutation */
-    for (size_t i = 1, j = 0; i < n; i++) {
+    fe *tw = (fe *)malloc((n < 2 ? 2 : n) * sizeof(fe));
+    if (!tw || n < 2) return tw;
+    size_t half = n >> 1;
+    tw[half] = R_ONE;
+    for (size_t j = 1; j < half; j++) fe_mul(&tw[half + j], &tw[half + j - 1], omega);
+    for (size_t m = half >> 1; m >= 1; m >>= 1)
+        for (size_t j = 0; j < m; j++) tw[m + j] = tw[2 * m + 2 * j];
+    return tw;
+}
+
+/* In place: a becomes its discrete Fourier transform over the powers of omega,
+ * a'[i] = sum_j a[j] omega^(i j), for n = 2^log_n and tw = twiddles(log_n, omega).
+ * Iterative radix-2 decimation in time: bit-reversal permutation, then log_n
+ * stages of butterflies (lo, hi) -> (lo + w hi, lo - w hi). */
+static void ntt_inplace(fe *a, int log_n, const fe *tw) {
+    size_t n = (size_t)1 << log_n;
+    for (size_t i = 1, j = 0; i < n; i++) {  /* bit-reversal permutation */
         size_t bit = n >> 1;
         for (; j & bit; bit >>= 1) j ^= bit;
         j ^= bit;
         if (i < j) { fe t = a[i]; a[i] = a[j]; a[j] = t; }
     }
-    /* tw[j] = omega^j for j < n/2 */
-    size_t half = n >> 1;
-    fe *tw = (fe *)malloc(half * sizeof(fe));
-    if (!tw) return -1;
-    tw[0] = R_ONE;
-    for (size_t j = 1; j < half; j++) fe_mul(&tw[j], &tw[j - 1], omega);
-    /* stage with blocks of 2m: twiddles omega^(j n / 2m) = tw[j * stride] */
     for (size_t m = 1; m < n; m <<= 1) {
-        size_t stride = half / m;
+        const fe *w = tw + m;
         for (size_t k = 0; k < n; k += 2 * m) {
             fe *lo = a + k, *hi = a + k + m;
             for (size_t j = 0; j < m; j++) {
                 fe t;
-                fe_mul(&t, &hi[j], &tw[j * stride]);
+                fe_mul(&t, &hi[j], &w[j]);
                 fe_sub(&hi[j], &lo[j], &t);
                 fe_add(&lo[j], &lo[j], &t);
             }
         }
     }
-    free(tw);
-    return 0;
 }
 
 /* ------------------------------------------------------------------ Python glue */
@@ -346,11 +348,13 @@ static PyObject *py_ntt(PyObject *self, PyObject *args) {
     PyObject *out = vec_copy(obj, "ntt", &data, &n);
     if (!out) return NULL;
     if (check_log_n(log_n, n, "ntt") < 0) { Py_DECREF(out); return NULL; }
-    int rc;
+    fe *tw;
     Py_BEGIN_ALLOW_THREADS
-    rc = ntt_inplace(data, log_n, &omega);
+    tw = twiddles(log_n, &omega);
+    if (tw) ntt_inplace(data, log_n, tw);
     Py_END_ALLOW_THREADS
-    if (rc < 0) { Py_DECREF(out); return PyErr_NoMemory(); }
+    if (!tw) { Py_DECREF(out); return PyErr_NoMemory(); }
+    free(tw);
     return out;
 }
 
@@ -514,21 +518,24 @@ static PyObject *py_h_step(PyObject *self, PyObject *args) {
         (out = vec_new(a.n, &data)) != NULL) {
         size_t n = a.n;
         fe *buf = (fe *)malloc(2 * n * sizeof(fe));
-        int rc = buf ? 0 : -1;
+        fe *tw = NULL, *tw_inv = NULL;
         if (buf) {
             fe *A = buf, *B = buf + n, *C = data;
             memcpy(A, a.view.buf, n * 32);
             memcpy(B, b.view.buf, n * 32);
             Py_BEGIN_ALLOW_THREADS
-            for (size_t i = 0; i < n; i++) fe_mul(&C[i], &A[i], &B[i]);
-            /* each: coefficients (inverse NTT), then evaluations on the coset shift * omega^i */
-            fe *polys[3] = {A, B, C};
-            for (int k = 0; k < 3 && rc == 0; k++) {
-                rc = ntt_inplace(polys[k], log_n, &omega_inv);
-                if (rc == 0) scale_powers(polys[k], n, &n_inv, &shift);
-                if (rc == 0) rc = ntt_inplace(polys[k], log_n, &omega);
-            }
-            if (rc == 0) {
+            tw = twiddles(log_n, &omega);
+            tw_inv = twiddles(log_n, &omega_inv);
+            if (tw && tw_inv) {
+                for (size_t i = 0; i < n; i++) fe_mul(&C[i], &A[i], &B[i]);
+                /* each: coefficients (inverse NTT, scaled by 1/n), then evaluations on
+                 * the coset shift * omega^i (coefficient i times shift^i, then NTT) */
+                fe *polys[3] = {A, B, C};
+                for (int k = 0; k < 3; k++) {
+                    ntt_inplace(polys[k], log_n, tw_inv);
+                    scale_powers(polys[k], n, &n_inv, &shift);
+                    ntt_inplace(polys[k], log_n, tw);
+                }
                 for (size_t i = 0; i < n; i++) {
                     fe t;
                     fe_mul(&t, &A[i], &B[i]);
@@ -536,9 +543,11 @@ static PyObject *py_h_step(PyObject *self, PyObject *args) {
                 }
             }
             Py_END_ALLOW_THREADS
-            free(buf);
         }
-        if (rc < 0) { Py_CLEAR(out); PyErr_NoMemory(); }
+        if (!buf || !tw || !tw_inv) { Py_CLEAR(out); PyErr_NoMemory(); }
+        free(buf);
+        free(tw);
+        free(tw_inv);
     }
     PyBuffer_Release(&a.view);
     PyBuffer_Release(&b.view);

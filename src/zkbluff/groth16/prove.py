@@ -113,28 +113,38 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
         raise MalformedInput(f"invalid witness size, got {len(witness)}, expected {pk.n_wires}")
     if witness[0] != 1:
         raise MalformedInput(f"witness[0] must be 1, got {witness[0]}")
-    if pk.system is not None:
-        check(pk.system, witness)
-    else:
+    if pk.system is None:  # no constraints to check: the values' range is all there is
         for i, v in enumerate(witness):
             if not isinstance(v, int) or not 0 <= v < r:
                 raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
     k = get_kernel()
-    w = k.from_ints(witness, pk.n_wires)  # the witness, converted once
-    t1 = clock()
+    try:
+        w = k.from_ints(witness, pk.n_wires)  # the witness, converted once
+    except TypeError:
+        check(pk.system, witness)  # names the value that is not an integer
+        raise
     prep = _prepared(pk, be)
     rr, ss = _random_nonzero(), _random_nonzero()
     sc = _Scalars(k, be, w, witness)
     wr, ws = sc.w + sc.ints(1, rr), sc.w + sc.ints(1, ss)
 
     # Two threads run the MSMs in the backend (native code releases the GIL) while this
-    # thread does the polynomial work; C's MSM, the largest, is split across both. No
-    # two threads ever touch the same prepared points, and the key's lock keeps
-    # concurrent proves with one key apart.
+    # thread checks the constraints and does the polynomial work; C's MSM, the largest,
+    # is split across both. No two threads ever touch the same prepared points, and the
+    # key's lock keeps concurrent proves with one key apart. The A and B MSMs start
+    # before the check and are thrown away if it fails: nothing leaves this function
+    # for an unsatisfied witness.
     with prep["lock"], ThreadPoolExecutor(max_workers=2) as pool:
         b2 = pool.submit(sc.g2_msm, prep["b2"], ws)
         a1 = pool.submit(sc.g1_msm, prep["a"], wr)
         b1 = pool.submit(sc.g1_msm, prep["b1"], ws)
+        if pk.system is not None:
+            try:
+                check(pk.system, witness)
+            except Exception:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+        t1 = clock()
         a, b = prep["matrix"].evaluate(k, w)
         h = h_vector(k, prep["domain"], a, b)
         c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
@@ -159,7 +169,7 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
                 "the witness does not satisfy the circuit (the proof fails its own check; "
                 "give the .r1cs to name the constraint)") from None
     if timings is not None:
-        # check: the witness check and conversion; polynomials: A w, B w and the h step
-        # (overlapping the A and B MSMs); msm: what remains after them
+        # check: converting and checking the witness; polynomials: A w, B w and the h step
+        # (both overlapping the A and B MSMs); msm: what remains after them
         timings.update(check=t1 - t0, polynomials=t2 - t1, msm=t3 - t2, total=clock() - t0)
     return proof
