@@ -402,3 +402,23 @@ def test_prover_polynomials_equal_across_kernels(small_key):
         outs.append((k.to_ints(a), k.to_ints(b), k.to_ints(h_vector(k, d, a, b))))
     assert outs[0] == outs[1]
     assert any(outs[0][2])
+
+
+@pytest.mark.parametrize("kernel", ["python", "native"])
+@pytest.mark.parametrize("bad_value", ["7", -1, r, 2.0])
+def test_prover_rejects_malformed_witness_values(small_key, kernel, bad_value, monkeypatch):
+    """A value outside Fr or not an int is MalformedInput naming its index, with and
+    without the constraint system (the kernel would otherwise reduce it silently)."""
+    if kernel not in available_kernels():
+        pytest.skip("the C extension is not built here")
+    from zkbluff.groth16 import prove
+    from zkbluff.groth16.zkey import zkey_from_bytes, zkey_to_bytes
+
+    pk, witness = small_key
+    monkeypatch.setenv("ZKBLUFF_FIELD", kernel)
+    bad = list(witness)
+    bad[2] = bad_value
+    bare = zkey_from_bytes(zkey_to_bytes(pk))
+    for key in (pk, bare):
+        with pytest.raises(MalformedInput, match=r"witness\[2\]: expected 0 <= w < r"):
+            prove(key, bad)
