@@ -422,3 +422,20 @@ def test_prover_rejects_malformed_witness_values(small_key, kernel, bad_value, m
     for key in (pk, bare):
         with pytest.raises(MalformedInput, match=r"witness\[2\]: expected 0 <= w < r"):
             prove(key, bad)
+
+
+@needs_native
+def test_seeded_setup_identical_with_either_kernel(small_key, monkeypatch):
+    """Setup's field work (Lagrange bases, batch inversions) goes through the kernel: the
+    same seed gives byte-identical keys with both."""
+    from zkbluff.groth16 import setup_insecure_seeded_for_tests
+    from zkbluff.groth16.zkey import zkey_to_bytes
+
+    pk, _ = small_key
+    blobs = []
+    for kernel in ("python", "native"):
+        monkeypatch.setenv("ZKBLUFF_FIELD", kernel)
+        blobs.append(zkey_to_bytes(setup_insecure_seeded_for_tests(pk.system, "field-native")))
+    assert blobs[0] == blobs[1] == zkey_to_bytes(pk)
+    monkeypatch.setenv("ZKBLUFF_FIELD", "native")
+    assert zkey_to_bytes(setup_insecure_seeded_for_tests(pk.system, "other seed")) != blobs[0]

@@ -89,8 +89,14 @@ def inv(x: int) -> int:
 
 
 def batch_inv(xs: Sequence[int]) -> list[int]:
-    """Inverses of all ``xs`` with one field inversion (Montgomery's trick).
-    Raises ZeroDivisionError if any element is 0."""
+    """Inverses of all ``xs`` with one field inversion (Montgomery's trick), through
+    the selected field kernel. Raises ZeroDivisionError if any element is 0."""
+    k = get_kernel()
+    return k.to_ints(k.batch_inv(k.from_ints(xs, len(xs))))
+
+
+def _batch_inv_reference(xs: Sequence[int]) -> list[int]:
+    """The pure-Python :func:`batch_inv` (the reference kernel's)."""
     n = len(xs)
     if n == 0:
         return []
@@ -247,7 +253,7 @@ class PythonKernel:
 
     def batch_inv(self, vec: np.ndarray) -> np.ndarray:
         out = np.empty(len(vec), dtype=object)
-        out[:] = batch_inv(vec.tolist())
+        out[:] = _batch_inv_reference(vec.tolist())
         return out
 
     def sparse_matvec(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, w: np.ndarray,
@@ -423,6 +429,10 @@ class EvaluationDomain:
             out[i] = out[i - 1] * self.omega % r
         return out
 
+    def elements_vec(self, k: FieldKernel) -> Any:
+        """``omega^i`` for i < n, as a kernel vector."""
+        return k.scale_powers(k.from_ints([1] * self.size, self.size), 1, self.omega)
+
     # ---- on kernel vectors
     def ntt_vec(self, k: FieldKernel, coeffs: Any) -> Any:
         return k.ntt(coeffs, self.log_size, self.omega)
@@ -461,13 +471,14 @@ class EvaluationDomain:
         """``[L_0(x), ..., L_{n-1}(x)]`` for the Lagrange basis of this domain;
         ``L_j(x) = omega^j (x^n - 1) / (n (x - omega^j))``."""
         n = self.size
-        pts = self.elements()
+        x %= r
         zx = (pow(x, n, r) - 1) % r
         if zx == 0:  # x is in the domain: the basis is a unit vector
-            return [1 if w == x % r else 0 for w in pts]
-        dens = batch_inv([(x - w) % r for w in pts])
-        k = zx * self.size_inv % r
-        return [k * w % r * d % r for w, d in zip(pts, dens)]
+            return [1 if w == x else 0 for w in self.elements()]
+        k = get_kernel()
+        pts = self.elements_vec(k)
+        dens = k.batch_inv(k.sub(k.from_ints([x] * n, n), pts))
+        return k.to_ints(k.scale_powers(k.mul(pts, dens), zx * self.size_inv, 1))
 
     def vanishing_at(self, x: int) -> int:
         """``Z(x) = x^n - 1``."""
