@@ -439,3 +439,32 @@ def test_seeded_setup_identical_with_either_kernel(small_key, monkeypatch):
     assert blobs[0] == blobs[1] == zkey_to_bytes(pk)
     monkeypatch.setenv("ZKBLUFF_FIELD", "native")
     assert zkey_to_bytes(setup_insecure_seeded_for_tests(pk.system, "other seed")) != blobs[0]
+
+
+def test_prover_refuses_when_key_and_system_disagree(monkeypatch):
+    """The prover's constraint check runs on the matrices it proves with: a key whose
+    constraint system is not its coefficients' refuses even a witness of that system."""
+    import dataclasses
+
+    from zkbluff.circuit import build
+    from zkbluff.errors import UnsatisfiedConstraint
+    from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests
+
+    def square(cs, inputs):
+        y = cs.public("y", inputs and inputs["y"])
+        x = cs.private_unchecked("x", inputs and inputs["x"])
+        cs.enforce_equal(cs.mul(x, x, "sq"), y, "out")
+
+    def plus_one(cs, inputs):
+        y = cs.public("y", inputs and inputs["y"])
+        x = cs.private_unchecked("x", inputs and inputs["x"])
+        cs.enforce_equal(cs.mul(x, x + 1, "sq"), y, "out")
+
+    pk = setup_insecure_seeded_for_tests(build(square)[0], "disagree")
+    other, w_other = build(plus_one, {"x": 3, "y": 12})
+    _, w_square = build(square, {"x": 3, "y": 9})
+    for kernel in available_kernels():
+        monkeypatch.setenv("ZKBLUFF_FIELD", kernel)
+        prove(pk, w_square)  # positive twin: the key's own circuit
+        with pytest.raises(UnsatisfiedConstraint, match="disagree"):
+            prove(dataclasses.replace(pk, system=other), w_other)

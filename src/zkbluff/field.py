@@ -197,6 +197,8 @@ class FieldKernel(Protocol):
     def add(self, a: Any, b: Any) -> Any: ...
     def sub(self, a: Any, b: Any) -> Any: ...
     def mul(self, a: Any, b: Any) -> Any: ...
+    def equal(self, a: Any, b: Any) -> bool:
+        """Whether two vectors hold the same elements."""
     def batch_inv(self, vec: Any) -> Any:
         """Element-wise inverses; ZeroDivisionError if any element is 0."""
     def sparse_matvec(self, rows: np.ndarray, cols: np.ndarray, vals: Any, w: Any, n: int) -> Any:
@@ -250,6 +252,9 @@ class PythonKernel:
     def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         _same_length(a, b, "mul")
         return a * b % r
+
+    def equal(self, a: np.ndarray, b: np.ndarray) -> bool:
+        return len(a) == len(b) and bool((a == b).all())
 
     def batch_inv(self, vec: np.ndarray) -> np.ndarray:
         out = np.empty(len(vec), dtype=object)
@@ -316,6 +321,9 @@ class NativeKernel:
 
     def mul(self, a: bytes, b: bytes) -> bytes:
         return self._call("mul", a, b)
+
+    def equal(self, a: bytes, b: bytes) -> bool:
+        return a == b  # elements are reduced, so equal elements have equal bytes
 
     def batch_inv(self, vec: bytes) -> bytes:
         return self._m.batch_inv(vec)

@@ -499,8 +499,9 @@ static PyObject *py_sparse_matvec(PyObject *self, PyObject *args) {
 PyDoc_STRVAR(h_step_doc, "h_step(a, b, log_n, omega, omega_inv, n_inv, shift) -> bytes\n\n"
     "The prover's h step. a and b are evaluations on the domain of 2^log_n points; with c = a*b,\n"
     "A, B, C the polynomials interpolating them, returns A(x)B(x) - C(x) at x = shift * omega^i.\n"
-    "(For shift a primitive 2n-th root of unity, Z(x) = x^n - 1 is the constant -2 there; the\n"
-    "division by it is folded into the proving key's h query, as snarkjs does.)");
+    "No division by Z(x) = x^n - 1: with shift a primitive 2n-th root of unity these are the odd\n"
+    "points of the doubled domain, and the key's h query holds L_{2i+1}(tau)/delta there, so the MSM\n"
+    "gives (AB - C)(tau)/delta = h(tau) Z(tau)/delta directly (snarkjs's layout).");
 static PyObject *py_h_step(PyObject *self, PyObject *args) {
     PyObject *a_obj, *b_obj, *omega_obj, *omega_inv_obj, *n_inv_obj, *shift_obj;
     int log_n;

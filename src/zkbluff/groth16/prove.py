@@ -23,7 +23,7 @@ from zkbluff.curve import Backend, get_backend
 from zkbluff.errors import InvalidProof, MalformedInput, UnsatisfiedConstraint
 from zkbluff.field import EvaluationDomain, FieldKernel, get_kernel, r
 from zkbluff.groth16.keys import Proof, ProvingKey
-from zkbluff.groth16.qap import CoefficientMatrix, h_vector
+from zkbluff.groth16.qap import CoefficientMatrix, c_coefficient_list, h_vector
 
 _PREPARED: "weakref.WeakKeyDictionary[ProvingKey, dict]" = weakref.WeakKeyDictionary()
 _PREPARED_LOCK = threading.Lock()
@@ -52,10 +52,11 @@ def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:
         }
     if "matrix" not in per_key:
         per_key["matrix"] = CoefficientMatrix(pk.coefficients, pk.domain_size)
+        per_key["c_matrix"] = None if pk.system is None else \
+            CoefficientMatrix(c_coefficient_list(pk.system), pk.domain_size, matrices=(2,))
         per_key["domain"] = EvaluationDomain.for_size(pk.domain_size)
         per_key["lock"] = threading.Lock()  # one prove at a time uses a key's prepared points
-    return {**per_key[backend.name], "matrix": per_key["matrix"], "domain": per_key["domain"],
-            "lock": per_key["lock"]}
+    return {**per_key[backend.name], **{n: per_key[n] for n in ("matrix", "c_matrix", "domain", "lock")}}
 
 
 def _random_nonzero() -> int:
@@ -113,20 +114,17 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
         raise MalformedInput(f"invalid witness size, got {len(witness)}, expected {pk.n_wires}")
     if witness[0] != 1:
         raise MalformedInput(f"witness[0] must be 1, got {witness[0]}")
-    if pk.system is None:  # no constraints to check: the values' range is all there is
-        for i, v in enumerate(witness):
-            if not isinstance(v, int) or not 0 <= v < r:
-                raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
+    for i, v in enumerate(witness):
+        if not isinstance(v, int) or not 0 <= v < r:
+            raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
     k = get_kernel()
-    try:
-        w = k.from_ints(witness, pk.n_wires)  # the witness, converted once
-    except TypeError:
-        check(pk.system, witness)  # names the value that is not an integer
-        raise
+    w = k.from_ints(witness, pk.n_wires)  # the witness, converted once
     prep = _prepared(pk, be)
     rr, ss = _random_nonzero(), _random_nonzero()
     sc = _Scalars(k, be, w, witness)
     wr, ws = sc.w + sc.ints(1, rr), sc.w + sc.ints(1, ss)
+
+    t1 = clock()
 
     # Two threads run the MSMs in the backend (native code releases the GIL) while this
     # thread checks the constraints and does the polynomial work; C's MSM, the largest,
@@ -138,14 +136,15 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
         b2 = pool.submit(sc.g2_msm, prep["b2"], ws)
         a1 = pool.submit(sc.g1_msm, prep["a"], wr)
         b1 = pool.submit(sc.g1_msm, prep["b1"], ws)
-        if pk.system is not None:
-            try:
-                check(pk.system, witness)
-            except Exception:
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-        t1 = clock()
         a, b = prep["matrix"].evaluate(k, w)
+        if prep["c_matrix"] is not None:
+            # the constraint check as vectors: (A w) * (B w) = C w on every row
+            (c,) = prep["c_matrix"].evaluate(k, w)
+            if not k.equal(k.mul(a, b), c):
+                pool.shutdown(wait=True, cancel_futures=True)
+                check(pk.system, witness)  # names the first failing constraint
+                raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
+                                            "(the key's coefficients and its constraint system disagree)")
         h = h_vector(k, prep["domain"], a, b)
         c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
         t2 = clock()
@@ -169,7 +168,7 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
                 "the witness does not satisfy the circuit (the proof fails its own check; "
                 "give the .r1cs to name the constraint)") from None
     if timings is not None:
-        # check: converting and checking the witness; polynomials: A w, B w and the h step
-        # (both overlapping the A and B MSMs); msm: what remains after them
+        # check: the witness's range check and conversion; polynomials: A w, B w, the
+        # constraint check and the h step (overlapping the A and B MSMs); msm: the rest
         timings.update(check=t1 - t0, polynomials=t2 - t1, msm=t3 - t2, total=clock() - t0)
     return proof

@@ -48,16 +48,22 @@ def polynomials_at(system: R1CS, lagrange: Sequence[int]) -> tuple[list[int], li
     return [x % r for x in A], [x % r for x in B], [x % r for x in C]
 
 
-class CoefficientMatrix:
-    """A and B as sparse index/value arrays, for evaluating ``A w`` and ``B w`` on the
-    domain with one kernel call each (the values are converted once per kernel)."""
+def c_coefficient_list(system: R1CS) -> list[tuple[int, int, int, int]]:
+    """The C entries (matrix 2), which a ``.zkey`` does not carry."""
+    return [(2, j, s, v) for j, (_a, _b, c) in enumerate(system.constraints) for s, v in c.items()]
 
-    def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int):
+
+class CoefficientMatrix:
+    """Sparse matrices (A and B by default) as index/value arrays, for evaluating ``A w``,
+    ``B w`` on the domain with one kernel call each (values converted once per kernel)."""
+
+    def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int,
+                 matrices: tuple[int, ...] = (0, 1)):
         arr = np.array([(m, c, s) for m, c, s, _ in coefficients], dtype=np.int64).reshape(-1, 3)
         vals = [v for *_, v in coefficients]
         self.domain_size = domain_size
         self.parts = []
-        for matrix in (0, 1):
+        for matrix in matrices:
             sel = arr[:, 0] == matrix
             self.parts.append((np.ascontiguousarray(arr[sel, 1]), np.ascontiguousarray(arr[sel, 2]),
                                [v for v, keep in zip(vals, sel) if keep]))
@@ -71,20 +77,21 @@ class CoefficientMatrix:
             self._values[k.name] = [k.from_ints(vals, len(vals)) for _, _, vals in self.parts]
         return self._values[k.name]
 
-    def evaluate(self, k: FieldKernel, witness: object) -> tuple[object, object]:
-        """``(A w, B w)`` on the domain, for a witness given as a kernel vector."""
+    def evaluate(self, k: FieldKernel, witness: object) -> tuple[object, ...]:
+        """``(A w, B w)`` (each matrix times the witness, a kernel vector) on the domain."""
         vals = self._kernel_values(k)
-        a, b = (k.sparse_matvec(rows, wires, v, witness, self.domain_size)
-                for (rows, wires, _), v in zip(self.parts, vals))
-        return a, b
+        return tuple(k.sparse_matvec(rows, wires, v, witness, self.domain_size)
+                     for (rows, wires, _), v in zip(self.parts, vals))
 
 
 def h_vector(k: FieldKernel, domain: EvaluationDomain, a: object, b: object) -> object:
     """``A(x) B(x) - C(x)`` at the odd points ``omega_{2n}^{2i+1}`` of the doubled domain,
     where A, B, C interpolate ``a``, ``b`` and ``c = a * b`` on the domain (kernel vectors).
 
-    ``Z(x) = x^n - 1`` is the constant -2 at those points; the proving key's h query
-    absorbs the division by it (snarkjs's convention), so none is done here."""
+    No division by ``Z(x) = x^n - 1``: the key's h query is ``[L_{2i+1}(tau) / delta]_1``
+    over the doubled domain, where ``A B - C`` (degree < 2n, zero on the even points) is
+    interpolated exactly, so the MSM yields ``(A B - C)(tau) / delta = h(tau) Z(tau) / delta``
+    (snarkjs's layout)."""
     return k.h_step(a, b, domain.log_size, domain.omega, root_of_unity(domain.log_size + 1))
 
 
