@@ -264,6 +264,10 @@ static int vec_get(PyObject *obj, vec_arg *out, const char *what) {
 
 /* A new bytes object of n elements and a pointer to its (writable, 8-aligned) data. */
 static PyObject *vec_new(size_t n, fe **data) {
+    if (n > (size_t)PY_SSIZE_T_MAX / 32) {
+        PyErr_Format(PyExc_OverflowError, "a vector of %zu elements is too large", n);
+        return NULL;
+    }
     PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 32));
     if (b) *data = (fe *)PyBytes_AS_STRING(b);
     return b;
@@ -306,9 +310,17 @@ static PyObject *py_from_ints(PyObject *self, PyObject *args) {
     fe *data;
     PyObject *out = vec_new((size_t)n, &data);
     if (!out) { Py_DECREF(fast); return NULL; }
-    PyObject **items = PySequence_Fast_ITEMS(fast);
     for (Py_ssize_t i = 0; i < k; i++) {
-        if (fe_from_pyobj(&data[i], items[i]) < 0) { Py_DECREF(fast); Py_DECREF(out); return NULL; }
+        /* an int-like's __index__ may run Python code that resizes the list: re-check */
+        if (i >= PySequence_Fast_GET_SIZE(fast)) {
+            PyErr_SetString(PyExc_RuntimeError, "from_ints: the sequence changed size during conversion");
+            Py_DECREF(fast); Py_DECREF(out); return NULL;
+        }
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        Py_INCREF(item);
+        int rc = fe_from_pyobj(&data[i], item);
+        Py_DECREF(item);
+        if (rc < 0) { Py_DECREF(fast); Py_DECREF(out); return NULL; }
     }
     for (Py_ssize_t i = k; i < n; i++) data[i] = FE_ZERO;
     Py_DECREF(fast);
