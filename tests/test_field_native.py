@@ -468,3 +468,66 @@ def test_prover_refuses_when_key_and_system_disagree(monkeypatch):
         prove(pk, w_square)  # positive twin: the key's own circuit
         with pytest.raises(UnsatisfiedConstraint, match="disagree"):
             prove(dataclasses.replace(pk, system=other), w_other)
+
+
+class _PackedScalars:
+    """A backend with the packed-scalar MSMs the prover prefers: Montgomery bytes decoded
+    here and handed to the wrapped backend's int MSMs (``tamper`` changes one scalar)."""
+
+    def __init__(self, be, tamper=False):
+        self._be, self.name, self.tamper, self.calls = be, be.name, tamper, 0
+
+    def __getattr__(self, attr):
+        return getattr(self._be, attr)
+
+    def _ints(self, packed: bytes) -> list[int]:
+        self.calls += 1
+        r_inv = pow(1 << 256, -1, r)
+        xs = [int.from_bytes(packed[i:i + 32], "little") * r_inv % r for i in range(0, len(packed), 32)]
+        if self.tamper:
+            xs[-1] = (xs[-1] + 1) % r
+        return xs
+
+    def g1_msm_packed(self, points, packed):
+        return self._be.g1_msm(points, self._ints(packed))
+
+    def g2_msm_packed(self, points, packed):
+        return self._be.g2_msm(points, self._ints(packed))
+
+
+@pytest.mark.parametrize("kernel", ["python", "native"])
+def test_prover_packed_scalar_path(small_key, kernel, monkeypatch):
+    if kernel not in available_kernels():
+        pytest.skip("the C extension is not built here")
+    from zkbluff.curve import get_backend
+    from zkbluff.errors import InvalidProof
+    from zkbluff.groth16 import prove, verify
+
+    pk, witness = small_key
+    monkeypatch.setenv("ZKBLUFF_FIELD", kernel)
+    be = _PackedScalars(get_backend())
+    verify(pk.vk, [witness[1]], prove(pk, witness, backend=be), backend=be._be)
+    assert be.calls == 4  # A, B in G1 and G2, C: all took packed scalars
+    bad = _PackedScalars(get_backend(), tamper=True)
+    with pytest.raises(InvalidProof):
+        verify(pk.vk, [witness[1]], prove(pk, witness, backend=bad), backend=bad._be)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_prover_split_c_msm(small_key, packed, monkeypatch):
+    """C's MSM in two parts on two threads (as for large circuits) gives valid proofs
+    with int and with packed scalars."""
+    import dataclasses
+    import importlib
+
+    from zkbluff.curve import get_backend
+    from zkbluff.groth16 import prove, verify
+
+    pk, witness = small_key
+    # the module, not the function zkbluff.groth16 exports under the same name
+    monkeypatch.setattr(importlib.import_module("zkbluff.groth16.prove"), "SPLIT_MSM_AT", 2)
+    fresh = dataclasses.replace(pk)  # a new key object: its points are prepared afresh, in two parts
+    be = _PackedScalars(get_backend()) if packed else get_backend()
+    verify(pk.vk, [witness[1]], prove(fresh, witness, backend=be))
+    if packed:
+        assert be.calls == 5
