@@ -1,12 +1,14 @@
 """The Groth16 prover.
 
-It checks the witness first and refuses an unsatisfied one, naming the constraint
-(when the key carries its constraint system; a bare snarkjs ``.zkey`` has no C
-matrix, so then the prover verifies its own proof and refuses if that fails). All
-group work is five MSMs through the backend; the polynomial work is six NTTs.
+It refuses a witness with a value outside Fr, and one that does not satisfy the
+constraints, naming the constraint (when the key carries its constraint system: it
+checks ``(A w)(B w) = C w`` on every row as vectors; a bare snarkjs ``.zkey`` has no C
+matrix, so then the prover verifies its own proof and refuses if that fails). No proof
+leaves it before the check has passed. All group work is MSMs through the backend,
+on two threads; the polynomial work is six NTTs (the h step).
 
-The witness is converted once into a field-kernel vector; ``A w``, ``B w`` and the h
-step stay in the kernel (:mod:`zkbluff.field`: C when built). A backend that offers
+The witness is converted once into a field-kernel vector; ``A w``, ``B w``, ``C w`` and
+the h step stay in the kernel (:mod:`zkbluff.field`: C when built). A backend that offers
 ``g1_msm_packed`` / ``g2_msm_packed`` (scalars as the kernel's Montgomery bytes, MCL's
 layout) gets the scalars with no per-element conversion; any other gets ints.
 """
