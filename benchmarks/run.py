@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from zkbluff.circuit import build  # noqa: E402
 from zkbluff.circuit.formats import write_wtns  # noqa: E402
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, available_backends, get_backend  # noqa: E402
-from zkbluff.field import EvaluationDomain, r  # noqa: E402
+from zkbluff.field import EvaluationDomain, available_kernels, get_kernel, r, root_of_unity  # noqa: E402
 
 OUT: list[str] = []
 
@@ -44,6 +44,17 @@ def timeit(fn, repeat: int = 3, warmup: int = 0) -> float:
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def cputime(fn, repeat: int = 3) -> float:
+    """Median CPU seconds of this process for ``fn`` (steadier than the wall clock on a
+    shared machine; meaningful for single-threaded pieces)."""
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
     return statistics.median(times)
 
 
@@ -131,15 +142,35 @@ def bench_mcl_overhead() -> None:
 
 # ------------------------------------------------------------------ ntt
 def bench_ntt(quick: bool) -> None:
-    emit("## NTT (pure Python on numpy object arrays)")
+    kernels = available_kernels()
+    emit("## NTT: the field kernels (native: C on packed Montgomery limbs; python: numpy object arrays)")
     emit()
-    emit("| size | NTT | inverse NTT | coset NTT |")
-    emit("|---|---|---|---|")
-    for lg in [12, 16] if not quick else [12]:
+    emit("Each operation on kernel vectors (no int conversion in the time); the h step is the "
+         "prover's: 3 inverse NTTs, 3 coset NTTs and the pointwise products.")
+    emit()
+    ops = ["NTT", "inverse NTT", "coset NTT", "h step"]
+    emit("| size | " + " | ".join(f"{op} {k}" for op in ops for k in kernels)
+         + (" | native speed-up (NTT / h step) |" if len(kernels) > 1 else " |"))
+    emit("|---|" + "---|" * (len(ops) * len(kernels) + (len(kernels) > 1)))
+    rng = random.Random(3)
+    for lg in ([12, 14] if quick else [12, 13, 14, 15, 16]):
         d = EvaluationDomain(lg)
-        x = [random.randrange(r) for _ in range(d.size)]
-        emit(f"| 2^{lg} | {ms(timeit(lambda: d.ntt(x), repeat=3))} | {ms(timeit(lambda: d.intt(x), repeat=3))} | "
-             f"{ms(timeit(lambda: d.coset_ntt(x), repeat=3))} |")
+        xs = [rng.randrange(r) for _ in range(d.size)]
+        shift = root_of_unity(lg + 1)
+        cells: dict[tuple[str, str], float] = {}
+        for name in kernels:
+            k = get_kernel(name)
+            v = k.from_ints(xs, d.size)
+            reps = 1 if name == "python" and lg >= 15 else 3
+            cells["NTT", name] = timeit(lambda: d.ntt_vec(k, v), repeat=reps)
+            cells["inverse NTT", name] = timeit(lambda: d.intt_vec(k, v), repeat=reps)
+            cells["coset NTT", name] = timeit(lambda: d.coset_ntt_vec(k, v), repeat=reps)
+            cells["h step", name] = timeit(lambda: k.h_step(v, v, lg, d.omega, shift), repeat=reps)
+        row = f"| 2^{lg} | " + " | ".join(ms(cells[op, k]) for op in ops for k in kernels)
+        if len(kernels) > 1:
+            row += (f" | **{cells['NTT', 'python'] / cells['NTT', 'native']:.0f}×** / "
+                    f"**{cells['h step', 'python'] / cells['h step', 'native']:.0f}×**")
+        emit(row + " |")
     emit()
 
 
@@ -209,6 +240,101 @@ def node_modules() -> Path | None:
     return nm if (nm / "snarkjs").is_dir() and shutil.which("node") else None
 
 
+class PackedScalarsMcl:
+    """The mcl backend plus ``g1_msm_packed`` / ``g2_msm_packed``: MSMs whose scalars are
+    the field kernel's packed Montgomery bytes, handed to MCL's mulVec as they are. These
+    are the two methods curve/mcl_backend.py is asked to gain; until it has them this
+    benchmark-only wrapper measures what they save (the prover uses them when present)."""
+
+    def __init__(self):
+        self._be = get_backend("mcl")
+        self.name = self._be.name
+
+    def __getattr__(self, attr):
+        return getattr(self._be, attr)
+
+    def _msm(self, kind: str, points, scalars: bytes):
+        from zkbluff.curve import mcl_backend as mb
+
+        n = len(scalars) // 32
+        if n != points.n:
+            raise ValueError(f"MSM: got {points.n} points and {n} scalars")
+        frs = (ctypes.c_uint64 * (4 * n)).from_buffer_copy(scalars)
+        if kind == "g1":
+            out = mb.G1Struct()
+            mb._lib.mclBnG1_mulVec(out, points.data, frs, ctypes.c_size_t(n))
+            return mb._g1_from_struct(out)
+        out = mb.G2Struct()
+        mb._lib.mclBnG2_mulVec(out, points.data, frs, ctypes.c_size_t(n))
+        return mb._g2_from_struct(out)
+
+    def g1_msm_packed(self, points, scalars: bytes):
+        return self._msm("g1", points, scalars)
+
+    def g2_msm_packed(self, points, scalars: bytes):
+        return self._msm("g2", points, scalars)
+
+
+def with_field(name: str, fn):
+    old = os.environ.get("ZKBLUFF_FIELD")
+    os.environ["ZKBLUFF_FIELD"] = name
+    try:
+        return fn()
+    finally:
+        if old is None:
+            del os.environ["ZKBLUFF_FIELD"]
+        else:
+            os.environ["ZKBLUFF_FIELD"] = old
+
+
+def bench_breakdown(pk, witness) -> list[str]:
+    """Each piece of one prove alone, one after another on one thread, in CPU time (not
+    the overlapped wall clock): where the time goes."""
+    from zkbluff.circuit import check
+    from zkbluff.curve import mcl_backend as mb
+    from zkbluff.groth16.prove import _prepared
+    from zkbluff.groth16.qap import h_vector
+
+    be = get_backend("mcl")
+    k = get_kernel()
+    prep = _prepared(pk, be)
+    n_pub = pk.n_public
+    rows: list[tuple[str, float]] = []
+    def range_check():
+        for v in witness:
+            if not isinstance(v, int) or not 0 <= v < r:
+                raise ValueError(v)
+
+    rows.append(("witness range check (Python loop)", cputime(range_check, repeat=3)))
+    rows.append(("witness to kernel vector", cputime(lambda: k.from_ints(witness, pk.n_wires), repeat=3)))
+    w = k.from_ints(witness, pk.n_wires)
+
+    def matrices():
+        a, b = prep["matrix"].evaluate(k, w)
+        (c,) = prep["c_matrix"].evaluate(k, w)
+        assert k.equal(k.mul(a, b), c)
+
+    rows.append(("A w, B w, C w and the check (A w)(B w) = C w", cputime(matrices, repeat=3)))
+    a, b = prep["matrix"].evaluate(k, w)
+    rows.append(("h step (6 NTTs)", cputime(lambda: h_vector(k, prep["domain"], a, b), repeat=3)))
+    h = h_vector(k, prep["domain"], a, b)
+    ints = witness + [1, 5]
+    c_ints = witness[n_pub + 1:] + k.to_ints(h) + [7]
+    rows.append(("scalars to MCL's layout from ints (4 MSMs; none with packed scalars)",
+                 cputime(lambda: [mb._fr_blob(x) for x in (ints, ints, ints, c_ints)], repeat=3)))
+    rows.append(("G1 MSM A", cputime(lambda: be.g1_msm(prep["a"], ints), repeat=3)))
+    rows.append(("G1 MSM B", cputime(lambda: be.g1_msm(prep["b1"], ints), repeat=3)))
+    rows.append(("G2 MSM B", cputime(lambda: be.g2_msm(prep["b2"], ints), repeat=3)))
+    start = 0
+    for i, part in enumerate(prep["c"]):
+        sl = c_ints[start: start + len(part)]
+        start += len(part)
+        rows.append((f"G1 MSM C, part {i + 1} of {len(prep['c'])} ({len(part)} points)",
+                     cputime(lambda: be.g1_msm(part, sl), repeat=3)))
+    total = sum(t for _, t in rows)
+    return [f"| {name} | {ms(t)} | {100 * t / total:.0f}% |" for name, t in rows] + [f"| **sum** | {ms(total)} | |"]
+
+
 def bench_groth16(quick: bool) -> None:
     from zkbluff.groth16 import prove, setup, verify
     from zkbluff.groth16.zkey import write_zkey
@@ -220,12 +346,19 @@ def bench_groth16(quick: bool) -> None:
         import groth16py  # type: ignore
     except ImportError:
         groth16py = None
-    emit("| constraints | zkbluff setup (mcl) | zkbluff prove (mcl) | where the prove time goes | zkbluff verify (mcl) | "
+    kernel = get_kernel().name
+    emit(f"zkbluff on the mcl backend with the {kernel} field kernel unless a column says otherwise. "
+         "\"packed scalars\": the same prover given MSMs that take the field kernel's packed Montgomery "
+         "bytes (benchmarks/run.py PackedScalarsMcl; what curve/mcl_backend.py is asked to gain).")
+    emit()
+    emit(f"| constraints | zkbluff setup | zkbluff prove ({kernel} field) | where the prove time goes (wall) | "
+         "zkbluff prove (python field) | zkbluff prove (packed scalars) | zkbluff verify | "
          "snarkjs prove in-process | snarkjs prove CLI | snarkjs verify in-process | snarkjs verify CLI | "
-         "groth16py prove | **prove ratio zkbluff/snarkjs** |")
-    emit("|---|---|---|---|---|---|---|---|---|---|---|")
+         "groth16py prove | **prove ratio zkbluff/snarkjs** | ratio with packed scalars |")
+    emit("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     sizes = [10, 12] if quick else [10, 12, 14, 16]
     pyecc_line = None
+    breakdown = None
     mcl = get_backend("mcl")
     for lg in sizes:
         n = (1 << lg) - 2  # with the public input and snarkjs's rows the domain is exactly 2^lg
@@ -238,9 +371,18 @@ def bench_groth16(quick: bool) -> None:
         t_prove = timeit(lambda: prove(pk, witness, backend=mcl, timings=phases), repeat=3)
         proof = prove(pk, witness, backend=mcl)
         t_verify = timeit(lambda: verify(pk.vk, [witness[1]], proof, backend=mcl), repeat=9)
-        where = f"poly {ms(phases['polynomials'])}, MSM {ms(phases['msm'])}, check {ms(phases['check'])}"
+        where = (f"check {ms(phases['check'])}, poly {ms(phases['polynomials'])}, "
+                 f"MSM after {ms(phases['msm'])}")
+        t_pyfield = with_field("python", lambda: timeit(lambda: prove(pk, witness, backend=mcl),
+                                                        repeat=1 if lg >= 14 else 3))
+        packed = PackedScalarsMcl()
+        prove(pk, witness, backend=packed)
+        t_packed = timeit(lambda: prove(pk, witness, backend=packed), repeat=3)
+        verify(pk.vk, [witness[1]], prove(pk, witness, backend=packed), backend=mcl)
+        if lg == max(sizes):
+            breakdown = (system.n_constraints, t_prove, bench_breakdown(pk, witness))
         cells = ["—"] * 5
-        ratio = "—"
+        ratio = ratio_packed = "—"
         with tempfile.TemporaryDirectory() as d:
             zkey, wtns = Path(d) / "c.zkey", Path(d) / "c.wtns"
             write_zkey(zkey, pk)
@@ -261,12 +403,13 @@ def bench_groth16(quick: bool) -> None:
                                                                    capture_output=True), repeat=3)
                 cells[0:4] = [ms(res["prove"]), ms(t_cli_prove), ms(res["verify"]), ms(t_cli_verify)]
                 ratio = f"**{t_prove / res['prove']:.2f}×**"
+                ratio_packed = f"{t_packed / res['prove']:.2f}×"
             if groth16py is not None:
                 gpk = groth16py.import_zkey(str(zkey))
                 gpk = gpk[0] if isinstance(gpk, tuple) else gpk
                 cells[4] = ms(timeit(lambda: groth16py.prove_wtns(gpk, str(wtns)), repeat=3, warmup=1))
-        emit(f"| {system.n_constraints} | {ms(t_setup)} | {ms(t_prove)} | {where} | {ms(t_verify)} | "
-             + " | ".join(cells) + f" | {ratio} |")
+        emit(f"| {system.n_constraints} | {ms(t_setup)} | {ms(t_prove)} | {where} | {ms(t_pyfield)} | "
+             f"{ms(t_packed)} | {ms(t_verify)} | " + " | ".join(cells) + f" | {ratio} | {ratio_packed} |")
         if lg == 10:
             pyecc = get_backend("pyecc")
             small_sys, small_w = build(chain_statement(254), {"out": chain_output(254)})
@@ -285,6 +428,19 @@ def bench_groth16(quick: bool) -> None:
     if pyecc_line:
         emit(pyecc_line)
         emit()
+    assert breakdown is not None
+    n_c, t_wall, lines = breakdown
+    emit(f"### Where the prove time goes at {n_c} constraints")
+    emit()
+    emit(f"CPU time of each piece alone, one after another on one thread ({kernel} field kernel, mcl "
+         f"backend; CPU time is steadier than the wall clock on a shared machine). The prover overlaps "
+         f"them on two threads: its wall clock in the table above is {ms(t_wall)}.")
+    emit()
+    emit("| piece | time | share |")
+    emit("|---|---|---|")
+    for line in lines:
+        emit(line)
+    emit()
     if not nm:
         emit("(snarkjs not found: run `make bench`, which installs it.)")
     if groth16py is None:
@@ -346,13 +502,28 @@ def bench_bots() -> None:
     emit()
 
 
+def machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ""
+    if hasattr(os, "getloadavg"):
+        load = f", load average {os.getloadavg()[0]:.1f} at the start (a shared machine)"
+    return f"{os.cpu_count()} cores, {model}{load}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--sections", default="curve,ntt,builder,groth16,statements,bots")
     args = ap.parse_args()
-    emit(f"# zkbluff benchmarks\n\nMachine: {os.cpu_count()} cores; Python {sys.version.split()[0]}; "
-         f"backends {', '.join(available_backends())}.\n")
+    emit(f"# zkbluff benchmarks\n\nMachine: {machine()}; Python {sys.version.split()[0]}; "
+         f"curve backends {', '.join(available_backends())}; field kernels {', '.join(available_kernels())}.\n")
     for sec in args.sections.split(","):
         {"curve": lambda: bench_curve(args.quick), "ntt": lambda: bench_ntt(args.quick), "builder": bench_builder,
          "groth16": lambda: bench_groth16(args.quick), "statements": bench_statements, "bots": bench_bots}[sec]()

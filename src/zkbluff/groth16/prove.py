@@ -1,9 +1,16 @@
 """The Groth16 prover.
 
-It checks the witness first and refuses an unsatisfied one, naming the constraint
-(when the key carries its constraint system; a bare snarkjs ``.zkey`` has no C
-matrix, so then the prover verifies its own proof and refuses if that fails). All
-group work is five MSMs through the backend; the polynomial work is six NTTs.
+It refuses a witness with a value outside Fr, and one that does not satisfy the
+constraints, naming the constraint (when the key carries its constraint system: it
+checks ``(A w)(B w) = C w`` on every row as vectors; a bare snarkjs ``.zkey`` has no C
+matrix, so then the prover verifies its own proof and refuses if that fails). No proof
+leaves it before the check has passed. All group work is MSMs through the backend,
+on two threads; the polynomial work is six NTTs (the h step).
+
+The witness is converted once into a field-kernel vector; ``A w``, ``B w``, ``C w`` and
+the h step stay in the kernel (:mod:`zkbluff.field`: C when built). A backend that offers
+``g1_msm_packed`` / ``g2_msm_packed`` (scalars as the kernel's Montgomery bytes, MCL's
+layout) gets the scalars with no per-element conversion; any other gets ints.
 """
 from __future__ import annotations
 
@@ -11,16 +18,14 @@ import secrets
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import Optional, Sequence
-
-import numpy as np
+from typing import Any, Callable, Optional, Sequence
 
 from zkbluff.circuit.builder import check
 from zkbluff.curve import Backend, get_backend
 from zkbluff.errors import InvalidProof, MalformedInput, UnsatisfiedConstraint
-from zkbluff.field import EvaluationDomain, r
+from zkbluff.field import EvaluationDomain, FieldKernel, get_kernel, r
 from zkbluff.groth16.keys import Proof, ProvingKey
-from zkbluff.groth16.qap import CoefficientMatrix, h_evaluations
+from zkbluff.groth16.qap import CoefficientMatrix, c_coefficient_list, h_vector
 
 _PREPARED: "weakref.WeakKeyDictionary[ProvingKey, dict]" = weakref.WeakKeyDictionary()
 _PREPARED_LOCK = threading.Lock()
@@ -31,21 +36,29 @@ def _prepared(pk: ProvingKey, backend: Backend) -> dict:
         return _prepared_locked(pk, backend)
 
 
+#: an MSM over at least this many points is split in two halves, one per core
+SPLIT_MSM_AT = 1 << 12
+
+
 def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:
     per_key = _PREPARED.setdefault(pk, {})
     if backend.name not in per_key:
+        c_points = [*pk.l_query, *pk.h_query, pk.delta_g1]
+        half = len(c_points) // 2 if len(c_points) >= SPLIT_MSM_AT else len(c_points)
         per_key[backend.name] = {
             "a": backend.g1_prepare([*pk.a_query, pk.vk.alpha_g1, pk.delta_g1]),
             "b1": backend.g1_prepare([*pk.b_g1_query, pk.beta_g1, pk.delta_g1]),
             "b2": backend.g2_prepare([*pk.b_g2_query, pk.vk.beta_g2, pk.vk.delta_g2]),
-            "c": backend.g1_prepare([*pk.l_query, *pk.h_query, pk.delta_g1]),
+            # C's MSM is the largest: its points are kept in two parts for two threads
+            "c": [backend.g1_prepare(part) for part in (c_points[:half], c_points[half:]) if part],
         }
     if "matrix" not in per_key:
         per_key["matrix"] = CoefficientMatrix(pk.coefficients, pk.domain_size)
+        per_key["c_matrix"] = None if pk.system is None else \
+            CoefficientMatrix(c_coefficient_list(pk.system), pk.domain_size, matrices=(2,))
         per_key["domain"] = EvaluationDomain.for_size(pk.domain_size)
         per_key["lock"] = threading.Lock()  # one prove at a time uses a key's prepared points
-    return {**per_key[backend.name], "matrix": per_key["matrix"], "domain": per_key["domain"],
-            "lock": per_key["lock"]}
+    return {**per_key[backend.name], **{n: per_key[n] for n in ("matrix", "c_matrix", "domain", "lock")}}
 
 
 def _random_nonzero() -> int:
@@ -53,6 +66,37 @@ def _random_nonzero() -> int:
         x = secrets.randbelow(r)
         if x:
             return x
+
+
+class _Scalars:
+    """MSM scalar vectors in the form the backend takes: the kernel's Montgomery bytes
+    for a backend with packed MSMs, else lists of ints."""
+
+    def __init__(self, k: FieldKernel, be: Backend, witness: Any, witness_ints: Sequence[int]):
+        self.k = k
+        g1p: Optional[Callable] = getattr(be, "g1_msm_packed", None)
+        g2p: Optional[Callable] = getattr(be, "g2_msm_packed", None)
+        self.packed = g1p is not None and g2p is not None
+        if self.packed:
+            self.g1_msm, self.g2_msm = g1p, g2p
+            self.w: Any = k.mont_bytes(witness)
+        else:
+            self.g1_msm, self.g2_msm = be.g1_msm, be.g2_msm
+            self.w = list(witness_ints)
+
+    def ints(self, *xs: int) -> Any:
+        return self.k.mont_bytes(self.k.from_ints(xs, len(xs))) if self.packed else list(xs)
+
+    def vec(self, v: Any) -> Any:
+        return self.k.mont_bytes(v) if self.packed else self.k.to_ints(v)
+
+    def witness_from(self, i: int) -> Any:
+        return self.slice(self.w, i, None)
+
+    def slice(self, v: Any, start: int, stop: Optional[int]) -> Any:
+        if self.packed:
+            return v[32 * start: None if stop is None else 32 * stop]
+        return v[start:stop]
 
 
 def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = None,
@@ -72,46 +116,61 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
         raise MalformedInput(f"invalid witness size, got {len(witness)}, expected {pk.n_wires}")
     if witness[0] != 1:
         raise MalformedInput(f"witness[0] must be 1, got {witness[0]}")
-    if pk.system is not None:
-        check(pk.system, witness)
-    else:
-        for i, v in enumerate(witness):
-            if not isinstance(v, int) or not 0 <= v < r:
-                raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
-    t1 = clock()
+    for i, v in enumerate(witness):
+        if not isinstance(v, int) or not 0 <= v < r:
+            raise MalformedInput(f"witness[{i}]: expected 0 <= w < r, got {v!r}")
+    k = get_kernel()
+    w = k.from_ints(witness, pk.n_wires)  # the witness, converted once
     prep = _prepared(pk, be)
     rr, ss = _random_nonzero(), _random_nonzero()
-    wl = list(witness)
+    sc = _Scalars(k, be, w, witness)
+    wr, ws = sc.w + sc.ints(1, rr), sc.w + sc.ints(1, ss)
 
-    def msm_abb() -> tuple:
-        return (be.g1_msm(prep["a"], wl + [1, rr]), be.g2_msm(prep["b2"], wl + [1, ss]),
-                be.g1_msm(prep["b1"], wl + [1, ss]))
+    t1 = clock()
 
-    # The A, B MSMs do not need H: a worker thread runs them in the backend (native code
-    # releases the GIL) while this thread does the NTTs. Every backend call stays on that
-    # one worker, so the backend is never entered from two threads at once.
-    with prep["lock"], ThreadPoolExecutor(max_workers=1) as worker:
-        abb = worker.submit(msm_abb)
-        w = np.empty(len(witness), dtype=object)
-        w[:] = wl
-        a, b = prep["matrix"].evaluate(w)
-        h = h_evaluations(prep["domain"], a, b)
+    # Two threads run the MSMs in the backend (native code releases the GIL) while this
+    # thread checks the constraints and does the polynomial work; C's MSM, the largest,
+    # is split across both. No two threads ever touch the same prepared points, and the
+    # key's lock keeps concurrent proves with one key apart. The A and B MSMs start
+    # before the check and are thrown away if it fails: nothing leaves this function
+    # for an unsatisfied witness.
+    with prep["lock"], ThreadPoolExecutor(max_workers=2) as pool:
+        b2 = pool.submit(sc.g2_msm, prep["b2"], ws)
+        a1 = pool.submit(sc.g1_msm, prep["a"], wr)
+        b1 = pool.submit(sc.g1_msm, prep["b1"], ws)
+        a, b = prep["matrix"].evaluate(k, w)
+        if prep["c_matrix"] is not None:
+            # the constraint check as vectors: (A w) * (B w) = C w on every row
+            (c,) = prep["c_matrix"].evaluate(k, w)
+            if not k.equal(k.mul(a, b), c):
+                pool.shutdown(wait=True, cancel_futures=True)
+                check(pk.system, witness)  # names the first failing constraint
+                raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
+                                            "(the key's coefficients and its constraint system disagree)")
+        h = h_vector(k, prep["domain"], a, b)
+        c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
         t2 = clock()
-        A, B2, B1 = abb.result()
-        c_scalars = wl[pk.n_public + 1:] + h + [(-rr * ss) % r]
-        C = worker.submit(lambda: be.g1_msm([be.g1_msm(prep["c"], c_scalars), A, B1], [1, ss, rr])).result()
+        c_parts, start_i = [], 0
+        for part in prep["c"]:
+            stop_i = start_i + len(part)
+            c_parts.append(pool.submit(sc.g1_msm, part, sc.slice(c_scalars, start_i, stop_i)))
+            start_i = stop_i
+        A, B2, B1 = a1.result(), b2.result(), b1.result()
+        Cs = [f.result() for f in c_parts]
+    C = be.g1_msm([*Cs, A, B1], [1] * len(Cs) + [ss, rr])
     t3 = clock()
     proof = Proof(A, B2, C)
     if pk.system is None:
         from zkbluff.groth16.verify import verify
 
         try:
-            verify(pk.vk, wl[1: pk.n_public + 1], proof, be)
+            verify(pk.vk, list(witness[1: pk.n_public + 1]), proof, be)
         except InvalidProof:
             raise UnsatisfiedConstraint(
                 "the witness does not satisfy the circuit (the proof fails its own check; "
                 "give the .r1cs to name the constraint)") from None
     if timings is not None:
-        # polynomials: the NTT work (overlapping the A and B MSMs); msm: what remains after it
+        # check: the witness's range check and conversion; polynomials: A w, B w, the
+        # constraint check and the h step (overlapping the A and B MSMs); msm: the rest
         timings.update(check=t1 - t0, polynomials=t2 - t1, msm=t3 - t2, total=clock() - t0)
     return proof

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from zkbluff.circuit.builder import R1CS
-from zkbluff.field import EvaluationDomain, r, root_of_unity
+from zkbluff.field import EvaluationDomain, FieldKernel, get_kernel, r, root_of_unity
 
 
 def domain_for(system: R1CS) -> EvaluationDomain:
@@ -48,39 +48,54 @@ def polynomials_at(system: R1CS, lagrange: Sequence[int]) -> tuple[list[int], li
     return [x % r for x in A], [x % r for x in B], [x % r for x in C]
 
 
-class CoefficientMatrix:
-    """A and B as numpy index/value arrays, for evaluating ``A w`` and ``B w`` on the
-    domain in a few vectorised operations."""
+def c_coefficient_list(system: R1CS) -> list[tuple[int, int, int, int]]:
+    """The C entries (matrix 2), which a ``.zkey`` does not carry."""
+    return [(2, j, s, v) for j, (_a, _b, c) in enumerate(system.constraints) for s, v in c.items()]
 
-    def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int):
+
+class CoefficientMatrix:
+    """Sparse matrices (A and B by default) as index/value arrays, for evaluating ``A w``,
+    ``B w`` on the domain with one kernel call each (values converted once per kernel)."""
+
+    def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int,
+                 matrices: tuple[int, ...] = (0, 1)):
         arr = np.array([(m, c, s) for m, c, s, _ in coefficients], dtype=np.int64).reshape(-1, 3)
-        vals = np.empty(len(coefficients), dtype=object)
-        vals[:] = [v for *_, v in coefficients]
+        vals = [v for *_, v in coefficients]
         self.domain_size = domain_size
         self.parts = []
-        for matrix in (0, 1):
+        for matrix in matrices:
             sel = arr[:, 0] == matrix
-            self.parts.append((arr[sel, 1], arr[sel, 2], vals[sel]))
+            self.parts.append((np.ascontiguousarray(arr[sel, 1]), np.ascontiguousarray(arr[sel, 2]),
+                               [v for v, keep in zip(vals, sel) if keep]))
         max_row = int(arr[:, 1].max()) if len(arr) else -1
         if max_row >= domain_size:
             raise ValueError(f"coefficient row {max_row} outside a domain of {domain_size}")
+        self._values: dict[str, list] = {}
 
-    def evaluate(self, witness: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        out = []
-        for rows, wires, vals in self.parts:
-            acc = np.zeros(self.domain_size, dtype=object)
-            np.add.at(acc, rows, vals * witness[wires])
-            out.append(acc % r)
-        return out[0], out[1]
+    def _kernel_values(self, k: FieldKernel) -> list:
+        if k.name not in self._values:
+            self._values[k.name] = [k.from_ints(vals, len(vals)) for _, _, vals in self.parts]
+        return self._values[k.name]
+
+    def evaluate(self, k: FieldKernel, witness: object) -> tuple[object, ...]:
+        """``(A w, B w)`` (each matrix times the witness, a kernel vector) on the domain."""
+        vals = self._kernel_values(k)
+        return tuple(k.sparse_matvec(rows, wires, v, witness, self.domain_size)
+                     for (rows, wires, _), v in zip(self.parts, vals))
 
 
-def h_evaluations(domain: EvaluationDomain, a: np.ndarray, b: np.ndarray) -> list[int]:
+def h_vector(k: FieldKernel, domain: EvaluationDomain, a: object, b: object) -> object:
     """``A(x) B(x) - C(x)`` at the odd points ``omega_{2n}^{2i+1}`` of the doubled domain,
-    where A, B, C interpolate ``a``, ``b`` and ``c = a * b`` on the domain."""
-    c = a * b % r
-    shift = root_of_unity(domain.log_size + 1)
-    odd = []
-    for evals in (a, b, c):
-        coeffs = domain.intt(evals)
-        odd.append(np.array(domain.coset_ntt(coeffs, shift), dtype=object))
-    return ((odd[0] * odd[1] - odd[2]) % r).tolist()
+    where A, B, C interpolate ``a``, ``b`` and ``c = a * b`` on the domain (kernel vectors).
+
+    No division by ``Z(x) = x^n - 1``: the key's h query is ``[L_{2i+1}(tau) / delta]_1``
+    over the doubled domain, where ``A B - C`` (degree < 2n, zero on the even points) is
+    interpolated exactly, so the MSM yields ``(A B - C)(tau) / delta = h(tau) Z(tau) / delta``
+    (snarkjs's layout)."""
+    return k.h_step(a, b, domain.log_size, domain.omega, root_of_unity(domain.log_size + 1))
+
+
+def h_evaluations(domain: EvaluationDomain, a: Sequence[int], b: Sequence[int]) -> list[int]:
+    """:func:`h_vector` on lists of ints, through the selected field kernel."""
+    k = get_kernel()
+    return k.to_ints(h_vector(k, domain, k.from_ints(a, domain.size), k.from_ints(b, domain.size)))

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from zkbluff.circuit.builder import R1CS
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, Backend, get_backend
-from zkbluff.field import EvaluationDomain, batch_inv, inv, r
+from zkbluff.field import EvaluationDomain, get_kernel, inv, r
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
 from zkbluff.groth16.qap import coefficient_list, domain_for, polynomials_at
 
@@ -42,16 +42,15 @@ def _draw(randbelow: Callable[[int], int], domain: EvaluationDomain) -> _Toxic:
 
 
 def _odd_lagrange_doubled(domain: EvaluationDomain, tau: int) -> list[int]:
-    """``L_{2i+1}(tau)`` for i < n, in the Lagrange basis of the domain of size 2n."""
+    """``L_{2i+1}(tau)`` for i < n, in the Lagrange basis of the domain of size 2n:
+    ``L_j(tau) = w^j Z_2n(tau) / (2n (tau - w^j))`` at the odd powers ``w^(2i+1)``."""
     big = EvaluationDomain(domain.log_size + 1)
     w = big.omega
-    w2 = w * w % r
-    pts, acc = [], w
-    for _ in range(domain.size):
-        pts.append(acc)
-        acc = acc * w2 % r
-    k = big.vanishing_at(tau) * big.size_inv % r
-    return [k * x % r * d % r for x, d in zip(pts, batch_inv([(tau - x) % r for x in pts]))]
+    n = domain.size
+    k = get_kernel()
+    pts = k.scale_powers(k.from_ints([1] * n, n), w, w * w % r)  # w^(2i+1)
+    dens = k.batch_inv(k.sub(k.from_ints([tau] * n, n), pts))
+    return k.to_ints(k.scale_powers(k.mul(pts, dens), big.vanishing_at(tau) * big.size_inv, 1))
 
 
 def _setup(system: R1CS, toxic: _Toxic, backend: Backend, progress: Optional[Callable[[str], None]]) -> ProvingKey:

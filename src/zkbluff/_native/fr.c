@@ -1,0 +1,613 @@
+/*
+ * zkbluff._fr_native: the hot kernels of the BN254 scalar field Fr.
+ *
+ * A vector of Fr elements is a packed buffer of 32-byte elements, each four
+ * little-endian 64-bit limbs holding x * 2^256 mod r (Montgomery form). That is
+ * exactly MCL's mclBnFr layout, so a vector can go to MCL's mulVec as it is.
+ *
+ * Every kernel takes bytes-like vectors, returns a new `bytes` vector, and does
+ * its arithmetic with the GIL released. The pure-Python code in zkbluff/field.py
+ * is the reference: the two are tested equal on every kernel.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "zkbluff._fr_native assumes a little-endian machine (limbs are stored as they lie in memory)"
+#endif
+
+typedef uint64_t u64;
+typedef unsigned __int128 u128;
+
+/* One field element: 4 limbs, least significant first. */
+typedef struct { u64 v[4]; } fe;
+
+/* r, the BN254 group order (checked against zkbluff.field.r at import). */
+static const fe R_MOD = {{0x43e1f593f0000001ULL, 0x2833e84879b97091ULL,
+                          0xb85045b68181585dULL, 0x30644e72e131a029ULL}};
+/* -r^-1 mod 2^64, for Montgomery reduction. */
+static const u64 R_INV_NEG = 0xc2e1f593efffffffULL;
+/* 2^512 mod r: multiplying by it (Montgomery) converts into Montgomery form. */
+static const fe R_SQUARED = {{0x1bb8e645ae216da7ULL, 0x53fe3ab1e35c59e3ULL,
+                              0x8c49833d53bb8085ULL, 0x0216d0b17f4e44a5ULL}};
+/* 2^256 mod r: the Montgomery form of 1. */
+static const fe R_ONE = {{0xac96341c4ffffffbULL, 0x36fc76959f60cd29ULL,
+                          0x666ea36f7879462eULL, 0x0e0a77c19a07df2fULL}};
+static const fe FE_ZERO = {{0, 0, 0, 0}};
+
+/* ------------------------------------------------------------------ arithmetic */
+
+/* a >= r ? (on 4 limbs) */
+static inline int geq_mod(const u64 a[4]) {
+    for (int i = 3; i >= 0; i--) {
+        if (a[i] != R_MOD.v[i]) return a[i] > R_MOD.v[i];
+    }
+    return 1;
+}
+
+/* a -= r (the caller knows a >= r) */
+static inline void sub_mod_once(u64 a[4]) {
+    u64 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 d = (u128)a[i] - R_MOD.v[i] - borrow;
+        a[i] = (u64)d;
+        borrow = (u64)(d >> 64) & 1;
+    }
+}
+
+/* out = a + b mod r (a, b < r < 2^254, so a + b fits in 256 bits) */
+static inline void fe_add(fe *out, const fe *a, const fe *b) {
+    u64 carry = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 s = (u128)a->v[i] + b->v[i] + carry;
+        out->v[i] = (u64)s;
+        carry = (u64)(s >> 64);
+    }
+    if (geq_mod(out->v)) sub_mod_once(out->v);
+}
+
+/* out = a - b mod r */
+static inline void fe_sub(fe *out, const fe *a, const fe *b) {
+    u64 borrow = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 d = (u128)a->v[i] - b->v[i] - borrow;
+        out->v[i] = (u64)d;
+        borrow = (u64)(d >> 64) & 1;
+    }
+    if (borrow) {  /* went below zero: add r back */
+        u64 carry = 0;
+        for (int i = 0; i < 4; i++) {
+            u128 s = (u128)out->v[i] + R_MOD.v[i] + carry;
+            out->v[i] = (u64)s;
+            carry = (u64)(s >> 64);
+        }
+    }
+}
+
+/* out = a * b * 2^-256 mod r: Montgomery multiplication (CIOS, coarsely integrated
+ * operand scanning, in the "no carry" form: r's top limb is below 2^62, so the
+ * running total t never needs a fifth limb). For a, b in Montgomery form this is
+ * their product in Montgomery form. out may alias a or b. */
+static inline void fe_mul(fe *out, const fe *a, const fe *b) {
+    u64 t[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        u64 bi = b->v[i];
+        /* t + a * b[i], limb 0, and m chosen so that adding m r clears limb 0 */
+        u128 s = (u128)a->v[0] * bi + t[0];
+        u64 ca = (u64)(s >> 64);
+        u64 lo = (u64)s;
+        u64 m = lo * R_INV_NEG;
+        u128 q = (u128)m * R_MOD.v[0] + lo;
+        u64 cm = (u64)(q >> 64);
+        /* limbs 1..3: (t + a b[i] + m r) / 2^64 */
+        for (int j = 1; j < 4; j++) {
+            s = (u128)a->v[j] * bi + t[j] + ca;
+            ca = (u64)(s >> 64);
+            q = (u128)m * R_MOD.v[j] + (u64)s + cm;
+            cm = (u64)(q >> 64);
+            t[j - 1] = (u64)q;
+        }
+        t[3] = ca + cm;
+    }
+    /* t < 2r: one conditional subtraction */
+    if (geq_mod(t)) sub_mod_once(t);
+    memcpy(out->v, t, 32);
+}
+
+/* out = a^e (Montgomery form in and out), e given as 4 plain limbs */
+static void fe_pow(fe *out, const fe *a, const u64 e[4]) {
+    fe acc = R_ONE, base = *a;
+    for (int i = 0; i < 4; i++) {
+        u64 w = e[i];
+        for (int k = 0; k < 64; k++) {
+            if (w & 1) fe_mul(&acc, &acc, &base);
+            fe_mul(&base, &base, &base);
+            w >>= 1;
+        }
+    }
+    *out = acc;
+}
+
+/* out = a^-1 = a^(r-2) (Fermat); the caller has checked a != 0 */
+static void fe_inv(fe *out, const fe *a) {
+    u64 e[4];
+    memcpy(e, R_MOD.v, 32);
+    e[0] -= 2;  /* r's low limb ends in ...01, no borrow */
+    fe_pow(out, a, e);
+}
+
+static inline int fe_is_zero(const fe *a) {
+    return (a->v[0] | a->v[1] | a->v[2] | a->v[3]) == 0;
+}
+
+/* ------------------------------------------------------------------ vector kernels
+ * These run without the GIL: plain C on arrays of fe. */
+
+/* a[i] *= c * g^i for i < n */
+static void scale_powers(fe *a, size_t n, const fe *c, const fe *g) {
+    fe acc = *c;
+    for (size_t i = 0; i < n; i++) {
+        fe_mul(&a[i], &a[i], &acc);
+        fe_mul(&acc, &acc, g);
+    }
+}
+
+/* The twiddle factors of every NTT stage for omega of order n = 2^log_n, in one
+ * array of n elements: the stage whose butterflies span m = 1, 2, 4, ..., n/2 uses
+ * tw[m + j] = w_m^j (j < m) with w_m = omega^(n / 2m). Only the top stage costs
+ * multiplications; each lower one takes every other factor of the stage above
+ * (w_m = w_2m^2). Returns NULL if out of memory. */
+static fe *twiddles(int log_n, const fe *omega) {
+    size_t n = (size_t)1 << log_n;
+    fe *tw = (fe *)malloc((n < 2 ? 2 : n) * sizeof(fe));
+    if (!tw || n < 2) return tw;
+    size_t half = n >> 1;
+    tw[half] = R_ONE;
+    for (size_t j = 1; j < half; j++) fe_mul(&tw[half + j], &tw[half + j - 1], omega);
+    for (size_t m = half >> 1; m >= 1; m >>= 1)
+        for (size_t j = 0; j < m; j++) tw[m + j] = tw[2 * m + 2 * j];
+    return tw;
+}
+
+/* In place: a becomes its discrete Fourier transform over the powers of omega,
+ * a'[i] = sum_j a[j] omega^(i j), for n = 2^log_n and tw = twiddles(log_n, omega).
+ * Iterative radix-2 decimation in time: bit-reversal permutation, then log_n
+ * stages of butterflies (lo, hi) -> (lo + w hi, lo - w hi). */
+static void ntt_inplace(fe *a, int log_n, const fe *tw) {
+    size_t n = (size_t)1 << log_n;
+    for (size_t i = 1, j = 0; i < n; i++) {  /* bit-reversal permutation */
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) { fe t = a[i]; a[i] = a[j]; a[j] = t; }
+    }
+    for (size_t m = 1; m < n; m <<= 1) {
+        const fe *w = tw + m;
+        for (size_t k = 0; k < n; k += 2 * m) {
+            fe *lo = a + k, *hi = a + k + m;
+            for (size_t j = 0; j < m; j++) {
+                fe t;
+                fe_mul(&t, &hi[j], &w[j]);
+                fe_sub(&hi[j], &lo[j], &t);
+                fe_add(&lo[j], &lo[j], &t);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ Python glue */
+
+static PyObject *MODULUS_OBJ;  /* r as a Python int */
+
+/* Store Python int x (any int, reduced mod r like Python's %) in Montgomery form.
+ * Returns -1 with an exception set for a non-integer. */
+static int fe_from_pyobj(fe *out, PyObject *x) {
+    u64 limbs[4];
+    int fast = 0;
+    if (PyLong_CheckExact(x)) {
+#if PY_VERSION_HEX >= 0x030D0000
+        Py_ssize_t need = PyLong_AsNativeBytes(x, limbs, 32,
+            Py_ASNATIVEBYTES_LITTLE_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER |
+            Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+        if (need < 0) PyErr_Clear();
+        else fast = need <= 32;
+#else
+        if (_PyLong_AsByteArray((PyLongObject *)x, (unsigned char *)limbs, 32, 1, 0) < 0) PyErr_Clear();
+        else fast = 1;
+#endif
+        if (fast && geq_mod(limbs)) fast = 0;
+    }
+    if (!fast) {  /* rare: negative, >= r, or an int-like object: reduce with Python's % */
+        PyObject *idx = PyNumber_Index(x);
+        if (!idx) return -1;
+        PyObject *red = PyNumber_Remainder(idx, MODULUS_OBJ);
+        Py_DECREF(idx);
+        if (!red) return -1;
+        int rc = fe_from_pyobj(out, red);  /* now in [0, r): takes the fast path */
+        Py_DECREF(red);
+        return rc;
+    }
+    fe plain;
+    memcpy(plain.v, limbs, 32);
+    fe_mul(out, &plain, &R_SQUARED);
+    return 0;
+}
+
+/* The canonical value of Montgomery-form a as a Python int. */
+static PyObject *fe_to_pyobj(const fe *a) {
+    fe one = {{1, 0, 0, 0}}, plain;
+    fe_mul(&plain, a, &one);
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(plain.v, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)plain.v, 32, 1, 0);
+#endif
+}
+
+/* A read-only vector argument: its buffer and element count. */
+typedef struct { Py_buffer view; size_t n; } vec_arg;
+
+static int vec_get(PyObject *obj, vec_arg *out, const char *what) {
+    if (PyObject_GetBuffer(obj, &out->view, PyBUF_SIMPLE) < 0) return -1;
+    if (out->view.len % 32) {
+        PyErr_Format(PyExc_ValueError, "%s: packed Fr vector length must be a multiple of 32 bytes, got %zd",
+                     what, out->view.len);
+        PyBuffer_Release(&out->view);
+        return -1;
+    }
+    out->n = (size_t)out->view.len / 32;
+    return 0;
+}
+
+/* A new bytes object of n elements and a pointer to its (writable, 8-aligned) data. */
+static PyObject *vec_new(size_t n, fe **data) {
+    if (n > (size_t)PY_SSIZE_T_MAX / 32) {
+        PyErr_Format(PyExc_OverflowError, "a vector of %zu elements is too large", n);
+        return NULL;
+    }
+    PyObject *b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 32));
+    if (b) *data = (fe *)PyBytes_AS_STRING(b);
+    return b;
+}
+
+/* A new vector holding a copy of obj's elements. */
+static PyObject *vec_copy(PyObject *obj, const char *what, fe **data, size_t *n) {
+    vec_arg v;
+    if (vec_get(obj, &v, what) < 0) return NULL;
+    PyObject *out = vec_new(v.n, data);
+    if (out) memcpy(*data, v.view.buf, v.n * 32);
+    *n = v.n;
+    PyBuffer_Release(&v.view);
+    return out;
+}
+
+static int check_log_n(int log_n, size_t n, const char *what) {
+    if (log_n < 0 || log_n > 28 || n != ((size_t)1 << log_n)) {
+        PyErr_Format(PyExc_ValueError, "%s: expected 2^log_n elements with 0 <= log_n <= 28, got %zu elements and log_n %d",
+                     what, n, log_n);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(from_ints_doc, "from_ints(values, n) -> bytes\n\n"
+    "Pack the integers (each reduced mod r) in Montgomery form, padded with zeros to n elements.");
+static PyObject *py_from_ints(PyObject *self, PyObject *args) {
+    PyObject *seq;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "On", &seq, &n)) return NULL;
+    PyObject *fast = PySequence_Fast(seq, "from_ints: expected a sequence of integers");
+    if (!fast) return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    if (k > n || n < 0) {
+        PyErr_Format(PyExc_ValueError, "vector length: expected at most %zd, got %zd", n, k);
+        Py_DECREF(fast);
+        return NULL;
+    }
+    fe *data;
+    PyObject *out = vec_new((size_t)n, &data);
+    if (!out) { Py_DECREF(fast); return NULL; }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        /* an int-like's __index__ may run Python code that resizes the list: re-check */
+        if (i >= PySequence_Fast_GET_SIZE(fast)) {
+            PyErr_SetString(PyExc_RuntimeError, "from_ints: the sequence changed size during conversion");
+            Py_DECREF(fast); Py_DECREF(out); return NULL;
+        }
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        Py_INCREF(item);
+        int rc = fe_from_pyobj(&data[i], item);
+        Py_DECREF(item);
+        if (rc < 0) { Py_DECREF(fast); Py_DECREF(out); return NULL; }
+    }
+    for (Py_ssize_t i = k; i < n; i++) data[i] = FE_ZERO;
+    Py_DECREF(fast);
+    return out;
+}
+
+PyDoc_STRVAR(to_ints_doc, "to_ints(vec) -> list[int]\n\nThe canonical values (in [0, r)) of a packed vector.");
+static PyObject *py_to_ints(PyObject *self, PyObject *arg) {
+    vec_arg v;
+    if (vec_get(arg, &v, "to_ints") < 0) return NULL;
+    PyObject *list = PyList_New((Py_ssize_t)v.n);
+    if (list) {
+        for (size_t i = 0; i < v.n; i++) {
+            fe a;
+            memcpy(&a, (const char *)v.view.buf + 32 * i, 32);
+            PyObject *x = fe_to_pyobj(&a);
+            if (!x) { Py_CLEAR(list); break; }
+            PyList_SET_ITEM(list, (Py_ssize_t)i, x);
+        }
+    }
+    PyBuffer_Release(&v.view);
+    return list;
+}
+
+/* Parse a Python int argument into Montgomery form. */
+static int fe_arg(PyObject *x, fe *out) { return fe_from_pyobj(out, x) < 0 ? -1 : 0; }
+
+PyDoc_STRVAR(ntt_doc, "ntt(vec, log_n, omega) -> bytes\n\n"
+    "out[i] = sum_j vec[j] * omega^(i*j) for a vector of 2^log_n elements (omega of order 2^log_n).");
+static PyObject *py_ntt(PyObject *self, PyObject *args) {
+    PyObject *obj, *omega_obj;
+    int log_n;
+    if (!PyArg_ParseTuple(args, "OiO", &obj, &log_n, &omega_obj)) return NULL;
+    fe omega, *data;
+    size_t n;
+    if (fe_arg(omega_obj, &omega) < 0) return NULL;
+    PyObject *out = vec_copy(obj, "ntt", &data, &n);
+    if (!out) return NULL;
+    if (check_log_n(log_n, n, "ntt") < 0) { Py_DECREF(out); return NULL; }
+    fe *tw;
+    Py_BEGIN_ALLOW_THREADS
+    tw = twiddles(log_n, &omega);
+    if (tw) ntt_inplace(data, log_n, tw);
+    Py_END_ALLOW_THREADS
+    if (!tw) { Py_DECREF(out); return PyErr_NoMemory(); }
+    free(tw);
+    return out;
+}
+
+PyDoc_STRVAR(scale_powers_doc, "scale_powers(vec, c, g) -> bytes\n\nout[i] = vec[i] * c * g^i.");
+static PyObject *py_scale_powers(PyObject *self, PyObject *args) {
+    PyObject *obj, *c_obj, *g_obj;
+    if (!PyArg_ParseTuple(args, "OOO", &obj, &c_obj, &g_obj)) return NULL;
+    fe c, g, *data;
+    size_t n;
+    if (fe_arg(c_obj, &c) < 0 || fe_arg(g_obj, &g) < 0) return NULL;
+    PyObject *out = vec_copy(obj, "scale_powers", &data, &n);
+    if (!out) return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    scale_powers(data, n, &c, &g);
+    Py_END_ALLOW_THREADS
+    return out;
+}
+
+/* Element-wise binary operations: 0 add, 1 sub, 2 mul. */
+static PyObject *elementwise(PyObject *args, int op, const char *what) {
+    PyObject *a_obj, *b_obj;
+    if (!PyArg_ParseTuple(args, "OO", &a_obj, &b_obj)) return NULL;
+    vec_arg a, b;
+    if (vec_get(a_obj, &a, what) < 0) return NULL;
+    if (vec_get(b_obj, &b, what) < 0) { PyBuffer_Release(&a.view); return NULL; }
+    PyObject *out = NULL;
+    fe *data;
+    if (a.n != b.n) {
+        PyErr_Format(PyExc_ValueError, "%s: vectors of %zu and %zu elements", what, a.n, b.n);
+    } else if ((out = vec_new(a.n, &data)) != NULL) {
+        const char *pa = a.view.buf, *pb = b.view.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (size_t i = 0; i < a.n; i++) {
+            fe x, y;
+            memcpy(&x, pa + 32 * i, 32);
+            memcpy(&y, pb + 32 * i, 32);
+            if (op == 0) fe_add(&data[i], &x, &y);
+            else if (op == 1) fe_sub(&data[i], &x, &y);
+            else fe_mul(&data[i], &x, &y);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&a.view);
+    PyBuffer_Release(&b.view);
+    return out;
+}
+
+PyDoc_STRVAR(add_doc, "add(a, b) -> bytes\n\nout[i] = a[i] + b[i] mod r.");
+static PyObject *py_add(PyObject *self, PyObject *args) { return elementwise(args, 0, "add"); }
+PyDoc_STRVAR(sub_doc, "sub(a, b) -> bytes\n\nout[i] = a[i] - b[i] mod r.");
+static PyObject *py_sub(PyObject *self, PyObject *args) { return elementwise(args, 1, "sub"); }
+PyDoc_STRVAR(mul_doc, "mul(a, b) -> bytes\n\nout[i] = a[i] * b[i] mod r.");
+static PyObject *py_mul(PyObject *self, PyObject *args) { return elementwise(args, 2, "mul"); }
+
+PyDoc_STRVAR(batch_inv_doc, "batch_inv(vec) -> bytes\n\n"
+    "out[i] = vec[i]^-1, with one field inversion (Montgomery's trick); ZeroDivisionError if any is 0.");
+static PyObject *py_batch_inv(PyObject *self, PyObject *arg) {
+    fe *data;
+    size_t n;
+    PyObject *out = vec_copy(arg, "batch_inv", &data, &n);
+    if (!out || n == 0) return out;
+    fe *prefix = (fe *)malloc(n * sizeof(fe));
+    if (!prefix) { Py_DECREF(out); return PyErr_NoMemory(); }
+    int zero = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* prefix[i] = data[0] * ... * data[i-1]; one inversion of the whole product */
+    fe acc = R_ONE;
+    for (size_t i = 0; i < n; i++) {
+        if (fe_is_zero(&data[i])) { zero = 1; break; }
+        prefix[i] = acc;
+        fe_mul(&acc, &acc, &data[i]);
+    }
+    if (!zero) {
+        fe_inv(&acc, &acc);  /* acc = (data[0] ... data[n-1])^-1 */
+        for (size_t i = n; i-- > 0;) {
+            fe x = data[i];
+            fe_mul(&data[i], &acc, &prefix[i]);
+            fe_mul(&acc, &acc, &x);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(prefix);
+    if (zero) {
+        Py_DECREF(out);
+        PyErr_SetString(PyExc_ZeroDivisionError, "inverse of 0 in Fr");
+        return NULL;
+    }
+    return out;
+}
+
+PyDoc_STRVAR(sparse_matvec_doc, "sparse_matvec(rows, cols, vals, w, n) -> bytes\n\n"
+    "out[rows[k]] += vals[k] * w[cols[k]] for every k, out of n elements (a sparse matrix times a vector).\n"
+    "rows and cols are buffers of native int64 (numpy int64 arrays).");
+static PyObject *py_sparse_matvec(PyObject *self, PyObject *args) {
+    PyObject *rows_obj, *cols_obj, *vals_obj, *w_obj;
+    Py_ssize_t n_out;
+    if (!PyArg_ParseTuple(args, "OOOOn", &rows_obj, &cols_obj, &vals_obj, &w_obj, &n_out)) return NULL;
+    if (n_out < 0) { PyErr_SetString(PyExc_ValueError, "sparse_matvec: negative size"); return NULL; }
+    Py_buffer rows, cols;
+    vec_arg vals, w;
+    if (PyObject_GetBuffer(rows_obj, &rows, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(cols_obj, &cols, PyBUF_SIMPLE) < 0) { PyBuffer_Release(&rows); return NULL; }
+    if (vec_get(vals_obj, &vals, "sparse_matvec") < 0) { PyBuffer_Release(&rows); PyBuffer_Release(&cols); return NULL; }
+    if (vec_get(w_obj, &w, "sparse_matvec") < 0) {
+        PyBuffer_Release(&rows); PyBuffer_Release(&cols); PyBuffer_Release(&vals.view); return NULL;
+    }
+    PyObject *out = NULL;
+    fe *data;
+    size_t nnz = vals.n;
+    if ((size_t)rows.len != 8 * nnz || (size_t)cols.len != 8 * nnz) {
+        PyErr_Format(PyExc_ValueError, "sparse_matvec: %zu values but %zd row and %zd column bytes (int64 each)",
+                     nnz, rows.len, cols.len);
+    } else if ((out = vec_new((size_t)n_out, &data)) != NULL) {
+        const char *pr = rows.buf, *pc = cols.buf, *pv = vals.view.buf, *pw = w.view.buf;
+        size_t bad = (size_t)-1;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n_out; i++) data[i] = FE_ZERO;
+        for (size_t k = 0; k < nnz; k++) {
+            int64_t row, col;
+            memcpy(&row, pr + 8 * k, 8);
+            memcpy(&col, pc + 8 * k, 8);
+            if (row < 0 || row >= n_out || col < 0 || (size_t)col >= w.n) { bad = k; break; }
+            fe v, x, t;
+            memcpy(&v, pv + 32 * k, 32);
+            memcpy(&x, pw + 32 * (size_t)col, 32);
+            fe_mul(&t, &v, &x);
+            fe_add(&data[row], &data[row], &t);
+        }
+        Py_END_ALLOW_THREADS
+        if (bad != (size_t)-1) {
+            PyErr_Format(PyExc_ValueError, "sparse_matvec: entry %zu points outside a %zd x %zu matrix", bad, n_out, w.n);
+            Py_CLEAR(out);
+        }
+    }
+    PyBuffer_Release(&rows);
+    PyBuffer_Release(&cols);
+    PyBuffer_Release(&vals.view);
+    PyBuffer_Release(&w.view);
+    return out;
+}
+
+PyDoc_STRVAR(h_step_doc, "h_step(a, b, log_n, omega, omega_inv, n_inv, shift) -> bytes\n\n"
+    "The prover's h step. a and b are evaluations on the domain of 2^log_n points; with c = a*b,\n"
+    "A, B, C the polynomials interpolating them, returns A(x)B(x) - C(x) at x = shift * omega^i.\n"
+    "No division by Z(x) = x^n - 1: with shift a primitive 2n-th root of unity these are the odd\n"
+    "points of the doubled domain, and the key's h query holds L_{2i+1}(tau)/delta there, so the MSM\n"
+    "gives (AB - C)(tau)/delta = h(tau) Z(tau)/delta directly (snarkjs's layout).");
+static PyObject *py_h_step(PyObject *self, PyObject *args) {
+    PyObject *a_obj, *b_obj, *omega_obj, *omega_inv_obj, *n_inv_obj, *shift_obj;
+    int log_n;
+    if (!PyArg_ParseTuple(args, "OOiOOOO", &a_obj, &b_obj, &log_n, &omega_obj, &omega_inv_obj,
+                          &n_inv_obj, &shift_obj)) return NULL;
+    fe omega, omega_inv, n_inv, shift;
+    if (fe_arg(omega_obj, &omega) < 0 || fe_arg(omega_inv_obj, &omega_inv) < 0 ||
+        fe_arg(n_inv_obj, &n_inv) < 0 || fe_arg(shift_obj, &shift) < 0) return NULL;
+    vec_arg a, b;
+    if (vec_get(a_obj, &a, "h_step") < 0) return NULL;
+    if (vec_get(b_obj, &b, "h_step") < 0) { PyBuffer_Release(&a.view); return NULL; }
+    PyObject *out = NULL;
+    fe *data;
+    if (check_log_n(log_n, a.n, "h_step") == 0 && check_log_n(log_n, b.n, "h_step") == 0 &&
+        (out = vec_new(a.n, &data)) != NULL) {
+        size_t n = a.n;
+        fe *buf = (fe *)malloc(2 * n * sizeof(fe));
+        fe *tw = NULL, *tw_inv = NULL;
+        if (buf) {
+            fe *A = buf, *B = buf + n, *C = data;
+            memcpy(A, a.view.buf, n * 32);
+            memcpy(B, b.view.buf, n * 32);
+            Py_BEGIN_ALLOW_THREADS
+            tw = twiddles(log_n, &omega);
+            tw_inv = twiddles(log_n, &omega_inv);
+            if (tw && tw_inv) {
+                for (size_t i = 0; i < n; i++) fe_mul(&C[i], &A[i], &B[i]);
+                /* each: coefficients (inverse NTT, scaled by 1/n), then evaluations on
+                 * the coset shift * omega^i (coefficient i times shift^i, then NTT) */
+                fe *polys[3] = {A, B, C};
+                for (int k = 0; k < 3; k++) {
+                    ntt_inplace(polys[k], log_n, tw_inv);
+                    scale_powers(polys[k], n, &n_inv, &shift);
+                    ntt_inplace(polys[k], log_n, tw);
+                }
+                for (size_t i = 0; i < n; i++) {
+                    fe t;
+                    fe_mul(&t, &A[i], &B[i]);
+                    fe_sub(&C[i], &t, &C[i]);
+                }
+            }
+            Py_END_ALLOW_THREADS
+        }
+        if (!buf || !tw || !tw_inv) { Py_CLEAR(out); PyErr_NoMemory(); }
+        free(buf);
+        free(tw);
+        free(tw_inv);
+    }
+    PyBuffer_Release(&a.view);
+    PyBuffer_Release(&b.view);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"from_ints", py_from_ints, METH_VARARGS, from_ints_doc},
+    {"to_ints", py_to_ints, METH_O, to_ints_doc},
+    {"ntt", py_ntt, METH_VARARGS, ntt_doc},
+    {"scale_powers", py_scale_powers, METH_VARARGS, scale_powers_doc},
+    {"add", py_add, METH_VARARGS, add_doc},
+    {"sub", py_sub, METH_VARARGS, sub_doc},
+    {"mul", py_mul, METH_VARARGS, mul_doc},
+    {"batch_inv", py_batch_inv, METH_O, batch_inv_doc},
+    {"sparse_matvec", py_sparse_matvec, METH_VARARGS, sparse_matvec_doc},
+    {"h_step", py_h_step, METH_VARARGS, h_step_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moduledef = {
+    PyModuleDef_HEAD_INIT, "zkbluff._fr_native",
+    "BN254 Fr kernels on packed Montgomery-form vectors (see zkbluff.field).", -1, methods,
+};
+
+/* A plain 4-limb value as a Python int. */
+static PyObject *limbs_to_pyobj(const fe *a) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(a->v, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)a->v, 32, 1, 0);
+#endif
+}
+
+PyMODINIT_FUNC PyInit__fr_native(void) {
+    PyObject *m = PyModule_Create(&moduledef);
+    if (!m) return NULL;
+    MODULUS_OBJ = limbs_to_pyobj(&R_MOD);
+    if (!MODULUS_OBJ) { Py_DECREF(m); return NULL; }
+    Py_INCREF(MODULUS_OBJ);
+    /* the constants, for zkbluff.field to check against its own at import */
+    if (PyModule_AddObject(m, "MODULUS", MODULUS_OBJ) < 0 ||
+        PyModule_AddObject(m, "MONTGOMERY_R", limbs_to_pyobj(&R_ONE)) < 0 ||
+        PyModule_AddObject(m, "MONTGOMERY_R2", limbs_to_pyobj(&R_SQUARED)) < 0 ||
+        PyModule_AddObject(m, "MONTGOMERY_INV", PyLong_FromUnsignedLongLong(R_INV_NEG)) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
