@@ -76,8 +76,10 @@ class _Scalars:
         self.k = k
         g1p: Optional[Callable] = getattr(be, "g1_msm_packed", None)
         g2p: Optional[Callable] = getattr(be, "g2_msm_packed", None)
+        self.g1_msm: Callable[..., Any]
+        self.g2_msm: Callable[..., Any]
         self.packed = g1p is not None and g2p is not None
-        if self.packed:
+        if g1p is not None and g2p is not None:
             self.g1_msm, self.g2_msm = g1p, g2p
             self.w: Any = k.mont_bytes(witness)
         else:
@@ -144,7 +146,8 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
             (c,) = prep["c_matrix"].evaluate(k, w)
             if not k.equal(k.mul(a, b), c):
                 pool.shutdown(wait=True, cancel_futures=True)
-                check(pk.system, witness)  # names the first failing constraint
+                if pk.system is not None:
+                    check(pk.system, witness)  # names the first failing constraint
                 raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
                                             "(the key's coefficients and its constraint system disagree)")
         h = h_vector(k, prep["domain"], a, b)
