@@ -121,8 +121,19 @@ def _check_lengths(points: Prepared, scalars: Sequence[int]) -> None:
         raise MalformedInput(f"MSM: got {len(points)} points and {len(scalars)} scalars")
 
 
+def _check_batch(a: Sequence, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise MalformedInput(f"batch operation: got {len(a)} and {len(b)} operands")
+
+
 class Backend(Protocol):
-    """Group arithmetic on affine tuples; MSMs and pairings are batched."""
+    """Group arithmetic on affine tuples; MSMs and pairings are batched.
+
+    ``g1_batch_mul(points, scalars)`` is ``[k_i P_i]`` (each point by its own scalar,
+    as a ceremony contribution needs: ``tau^i``, ``alpha tau^i``...), and
+    ``g1_batch_add(a, b)`` is ``[a_i + b_i]``; likewise in G2. The native backend
+    runs them in C, a thread per core, without a Python-level object per point.
+    """
 
     name: str
 
@@ -138,6 +149,10 @@ class Backend(Protocol):
     def g2_msm(self, points: Any, scalars: Sequence[int]) -> G2Affine: ...
     def g2_prepare(self, points: Sequence[G2Affine]) -> Any: ...
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]: ...
+    def g1_batch_mul(self, points: Sequence[G1Affine], scalars: Sequence[int]) -> list[G1Affine]: ...
+    def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]: ...
+    def g2_batch_mul(self, points: Sequence[G2Affine], scalars: Sequence[int]) -> list[G2Affine]: ...
+    def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]: ...
     def g2_in_subgroup(self, a: G2Affine) -> bool: ...
     def pairing_product_is_one(self, pairs: Sequence[Tuple[G1Affine, G2Affine]]) -> bool: ...
 

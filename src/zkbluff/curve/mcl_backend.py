@@ -12,9 +12,11 @@ MCL's memory layout (Jacobian, Montgomery form, little-endian 64-bit limbs) from
 from __future__ import annotations
 
 import ctypes
-from typing import Sequence
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
 
-from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_lengths
+from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths
 from zkbluff.errors import BackendUnavailable
 from zkbluff.field import p, r
 
@@ -84,6 +86,92 @@ def _g2_from_struct(s) -> G2Affine:
     return ((_read_fp(raw, 0), _read_fp(raw, 1)), (_read_fp(raw, 2), _read_fp(raw, 3)))
 
 
+def _proto(name: str, n_args: int):
+    """A private prototype of ``name`` taking raw addresses (so a loop can pass
+    ``base + i * size`` without building a ctypes object per point). ctypes releases
+    the GIL during the call, so threads run MCL in parallel."""
+    addr = ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value
+    return ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n_args))(addr)
+
+
+_G1_MUL = _proto("mclBnG1_mul", 3)
+_G2_MUL = _proto("mclBnG2_mul", 3)
+_G1_ADD = _proto("mclBnG1_add", 3)
+_G2_ADD = _proto("mclBnG2_add", 3)
+_G1_NORM = _proto("mclBnG1_normalize", 2)
+_G2_NORM = _proto("mclBnG2_normalize", 2)
+_THREADS = max(1, min(8, os.cpu_count() or 1))
+_POOL: ThreadPoolExecutor | None = None
+_MIN_PER_THREAD = 64
+
+
+def _run_chunks(n: int, work: Callable[[int, int], None]) -> None:
+    """``work(lo, hi)`` over [0, n) in one chunk per core (inline when small)."""
+    global _POOL
+    k = min(_THREADS, max(1, n // _MIN_PER_THREAD))
+    if k == 1:
+        work(0, n)
+        return
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="zkbluff-mcl")
+    step = (n + k - 1) // k
+    futures = [_POOL.submit(work, lo, min(n, lo + step)) for lo in range(0, n, step)]
+    for f in futures:
+        f.result()
+
+
+def _decode_g1(raw: bytes, n: int) -> list[G1Affine]:
+    out: list[G1Affine] = []
+    rinv, zero = _RP_INV, _ZERO32
+    for i in range(n):
+        off = _G1_SIZE * i
+        if raw[off + 64: off + 96] == zero:
+            out.append(None)
+        else:
+            out.append((int.from_bytes(raw[off: off + 32], "little") * rinv % p,
+                        int.from_bytes(raw[off + 32: off + 64], "little") * rinv % p))
+    return out
+
+
+def _decode_g2(raw: bytes, n: int) -> list[G2Affine]:
+    out: list[G2Affine] = []
+    rinv = _RP_INV
+    zero = bytes(64)
+    for i in range(n):
+        off = _G2_SIZE * i
+        if raw[off + 128: off + 192] == zero:
+            out.append(None)
+        else:
+            c = [int.from_bytes(raw[off + 32 * j: off + 32 * j + 32], "little") * rinv % p for j in range(4)]
+            out.append(((c[0], c[1]), (c[2], c[3])))
+    return out
+
+
+def _batch(points, others, scalars, encode, size, struct_t, op, norm, decode):
+    """Point i of the result is ``op(points[i], others[i] or scalars[i])``, normalised."""
+    n = len(points)
+    if n == 0:
+        return []
+    src = (struct_t * n).from_buffer_copy(b"".join(map(encode, points)))
+    if scalars is not None:
+        arg = (ctypes.c_uint64 * (4 * n)).from_buffer_copy(_fr_blob(scalars))
+        arg_size = 32
+    else:
+        arg = (struct_t * n).from_buffer_copy(b"".join(map(encode, others)))
+        arg_size = size
+    dst = (struct_t * n)()
+    a_src, a_arg, a_dst = ctypes.addressof(src), ctypes.addressof(arg), ctypes.addressof(dst)
+
+    def work(lo: int, hi: int) -> None:
+        for i in range(lo, hi):
+            d = a_dst + i * size
+            op(d, a_src + i * size, a_arg + i * arg_size)
+            norm(d, d)
+
+    _run_chunks(n, work)
+    return decode(bytes(dst), n)
+
+
 def _fr_struct(k: int):
     return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
 
@@ -131,6 +219,15 @@ class MclBackend:
             res.append(_g1_from_struct(out))
         return res
 
+    def g1_batch_mul(self, points: Sequence[G1Affine], scalars: Sequence[int]) -> list[G1Affine]:
+        """``[k_i P_i]``: one MCL call per point, in a thread per core (the GIL is released)."""
+        _check_batch(points, scalars)
+        return _batch(points, None, scalars, _g1_bytes, _G1_SIZE, G1Struct, _G1_MUL, _G1_NORM, _decode_g1)
+
+    def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]:
+        _check_batch(a, b)
+        return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
+
     # ---- G2
     def _g2(self, Q: G2Affine):
         return G2Struct.from_buffer_copy(_g2_bytes(Q))
@@ -170,6 +267,14 @@ class MclBackend:
             _lib.mclBnG2_mul(out, B, _fr_struct(k))
             res.append(_g2_from_struct(out))
         return res
+
+    def g2_batch_mul(self, points: Sequence[G2Affine], scalars: Sequence[int]) -> list[G2Affine]:
+        _check_batch(points, scalars)
+        return _batch(points, None, scalars, _g2_bytes, _G2_SIZE, G2Struct, _G2_MUL, _G2_NORM, _decode_g2)
+
+    def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
+        _check_batch(a, b)
+        return _batch(a, b, None, _g2_bytes, _G2_SIZE, G2Struct, _G2_ADD, _G2_NORM, _decode_g2)
 
     def g2_in_subgroup(self, a: G2Affine) -> bool:
         if a is None:
