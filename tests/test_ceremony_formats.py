@@ -13,6 +13,7 @@ from hypothesis import given, strategies as st
 from zkbluff.ceremony.blake2b import Blake2b
 from zkbluff.ceremony.phase2 import (
     read_zkey, write_zkey_file, zkey_beacon, zkey_contribute, zkey_from_file_bytes, zkey_new, zkey_verify,
+    zkey_verify_fast,
 )
 from zkbluff.ceremony.ptau import (
     ptau_beacon, ptau_contribute, ptau_from_bytes, ptau_new, ptau_prepare, ptau_to_bytes, ptau_verify, read_ptau,
@@ -249,11 +250,15 @@ def test_zkey_tampers_rejected_by_both(source, ours, sj, snarkjs, tmp_path):
     for label, bad in _tampered_zkeys(zk):
         with pytest.raises(InvalidCeremony):
             zkey_verify(bad, system, pt, init=init)
+        if label != "the circuit hash":  # the fast check leaves the circuit hash to the full one
+            with pytest.raises(InvalidCeremony):
+                zkey_verify_fast(bad, system, pt)
         f = tmp_path / "bad.zkey"
         write_zkey_file(f, bad)
         assert not snark_ok(snarkjs, "zkey", "verify", str(d / "cube.r1cs"), str(d / "final.ptau"), str(f)), \
             f"snarkjs accepted {label}"
     zkey_verify(zk, system, pt, init=init)
+    assert len(zkey_verify_fast(zk, system, pt)) == 3
 
 
 # ------------------------------------------------------------------ bad input
@@ -314,6 +319,8 @@ def test_wrong_power_and_wrong_circuit(ours):
                                                    cs.private_unchecked("c", None), "eq"), None)
     with pytest.raises(InvalidCeremony):
         zkey_verify(zk, other, pt)
+    with pytest.raises(InvalidCeremony):
+        zkey_verify_fast(zk, other, pt)
     with pytest.raises(MalformedInput):
         ptau_new(0)
     with pytest.raises(MalformedInput):

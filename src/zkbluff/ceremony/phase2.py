@@ -95,21 +95,41 @@ def circuit_power(system: R1CS) -> int:
     return domain_for(system).log_size
 
 
+_MSM_MIN_TERMS = 12
+
+
 def _combine(backend: Backend, terms: list[list[tuple[object, int]]], g2: bool) -> list:
-    """``sum k P`` per output: one batched multiplication of every term (a scalar 1
-    costs nothing), then a tree of batched additions (one call per level)."""
+    """``sum k P`` per output. Outputs with many terms are one MSM each (Pippenger:
+    cheaper per term than a multiplication); the rest share one batched multiplication
+    (a scalar 1 costs nothing; k > r/2 becomes -(r - k) on the negated point, so the
+    -1 and -2^i of bit decompositions are short scalars) and a tree of batched
+    additions (one call per level)."""
     mul = backend.g2_batch_mul if g2 else backend.g1_batch_mul
     add = backend.g2_batch_add if g2 else backend.g1_batch_add
+    msm = backend.g2_msm if g2 else backend.g1_msm
+    neg = backend.g2_neg if g2 else backend.g1_neg
+    half_r = r // 2
+    out: list = [None] * len(terms)
     where, pts, ks = [], [], []
-    groups: list[list] = [[None] * len(t) for t in terms]
+    groups: list[list] = [[] for _ in terms]
     for i, t in enumerate(terms):
+        if len(t) >= _MSM_MIN_TERMS:
+            out[i] = msm([P for P, _ in t], [k for _, k in t])
+            continue
+        groups[i] = [None] * len(t)
         for j, (P, k) in enumerate(t):
             if k == 1:
                 groups[i][j] = P
+            elif k == r - 1:
+                groups[i][j] = neg(P)
             else:
                 where.append((i, j))
-                pts.append(P)
-                ks.append(k)
+                if k > half_r:
+                    pts.append(neg(P))
+                    ks.append(r - k)
+                else:
+                    pts.append(P)
+                    ks.append(k)
     for (i, j), P in zip(where, mul(pts, ks) if pts else []):
         groups[i][j] = P
     while any(len(g) > 1 for g in groups):
@@ -127,7 +147,10 @@ def _combine(backend: Backend, terms: list[list[tuple[object, int]]], g2: bool) 
         for (i, k), P in zip(slots, add(a, b)):
             nxt[i][k] = P
         groups = nxt
-    return [g[0] if g else None for g in groups]
+    for i, g in enumerate(groups):
+        if g:
+            out[i] = g[0]
+    return out
 
 
 def zkey_new(system: R1CS, pt: Ptau, backend: Optional[Backend] = None, say: Say = None) -> Zkey:
@@ -259,28 +282,7 @@ def _rlc_ratio(be: Backend, before: tuple, after: tuple, delta2: G2Affine, what:
         raise InvalidCeremony(f"{what}: the points are not the initial ones divided by delta")
 
 
-def zkey_verify(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] = None, say: Say = None,
-                init: Optional[Zkey] = None) -> list[Phase2Report]:
-    """Check the key against the circuit and phase 1 and its contribution chain; raise
-    :class:`InvalidCeremony` naming the first failure. ``init`` (the result of
-    :func:`zkey_new` for the same inputs) saves rebuilding it."""
-    be = backend or get_backend()
-    init = init or zkey_new(system, pt, be, say)
-    pk, ipk = zk.pk, init.pk
-    if (pk.n_wires, pk.n_public, pk.domain_size) != (ipk.n_wires, ipk.n_public, ipk.domain_size):
-        raise InvalidCeremony(f"the key's sizes (wires {pk.n_wires}, public {pk.n_public}, domain {pk.domain_size}) "
-                              f"are not the circuit's ({ipk.n_wires}, {ipk.n_public}, {ipk.domain_size})")
-    if zk.cs_hash != init.cs_hash:
-        raise InvalidCeremony("the key's circuit hash is not this circuit's with this phase 1")
-    for label, got, want in (("alpha_1", pk.vk.alpha_g1, ipk.vk.alpha_g1), ("beta_1", pk.beta_g1, ipk.beta_g1),
-                             ("beta_2", pk.vk.beta_g2, ipk.vk.beta_g2), ("gamma_2", pk.vk.gamma_g2, ipk.vk.gamma_g2)):
-        if got != want:
-            raise InvalidCeremony(f"vk {label} is not phase 1's")
-    for label, got, want in (("IC", pk.vk.ic, ipk.vk.ic), ("coefficients", pk.coefficients, ipk.coefficients),
-                             ("A", pk.a_query, ipk.a_query), ("B1", pk.b_g1_query, ipk.b_g1_query),
-                             ("B2", pk.b_g2_query, ipk.b_g2_query)):
-        if tuple(got) != tuple(want):
-            raise InvalidCeremony(f"the {label} section is not the one the circuit and phase 1 give")
+def _check_contributions(zk: Zkey, be: Backend) -> list[Phase2Report]:
     reports = []
     cur = G1_GENERATOR
     prefix = [zk.cs_hash]
@@ -302,10 +304,107 @@ def zkey_verify(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] = N
         reports.append(Phase2Report(i, c.name, c.params.type == 1, c.contribution_hash.hex()))
         prefix.append(c.record_u())
         cur = c.delta_after
+    pk = zk.pk
     if pk.delta_g1 != cur:
         raise InvalidCeremony("vk delta_1 is not the last contribution's delta")
     if not same_ratio(be, G1_GENERATOR, cur, G2_GENERATOR, pk.vk.delta_g2):
         raise InvalidCeremony("vk delta_2 does not match delta_1")
+    return reports
+
+
+def _sparse_combination(system: R1CS, rho: dict[int, int], n: int) -> tuple[list[int], list[int], list[int]]:
+    """``u_X[j] = sum_s rho_s X[j][s]`` for X = A, B, C (with snarkjs's public-input rows)."""
+    uA, uB, uC = [0] * n, [0] * n, [0] * n
+    for j, (a, b, c) in enumerate(system.constraints):
+        uA[j] = sum(rho[s] * v for s, v in a.items() if s in rho) % r
+        uB[j] = sum(rho[s] * v for s, v in b.items() if s in rho) % r
+        uC[j] = sum(rho[s] * v for s, v in c.items() if s in rho) % r
+    m = system.n_constraints
+    for s in range(system.n_public + 1):
+        if s in rho:
+            uA[m + s] = (uA[m + s] + rho[s]) % r
+    return uA, uB, uC
+
+
+def zkey_verify_fast(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] = None) -> list[Phase2Report]:
+    """The same checks as :func:`zkey_verify` except the circuit hash, by random linear
+    combinations instead of rebuilding the key: with random rho over the wires,
+    ``sum rho_s A_s = sum_j (sum_s rho_s A_js) [L_j]`` (two MSMs), likewise B1, B2,
+    IC, and C and H times delta (pairings). About ten MSMs per key."""
+    be = backend or get_backend()
+    pk = zk.pk
+    power = circuit_power(system)
+    if power > pt.power:
+        raise MalformedInput(f"the circuit needs a domain of 2^{power}, the .ptau has 2^{pt.power}")
+    n = 1 << power
+    n_vars, n_pub = system.n_wires, system.n_public
+    if (pk.n_wires, pk.n_public, pk.domain_size) != (n_vars, n_pub, n) or len(pk.l_query) != n_vars - n_pub - 1:
+        raise InvalidCeremony(f"the key's sizes (wires {pk.n_wires}, public {pk.n_public}, domain {pk.domain_size}) "
+                              f"are not the circuit's ({n_vars}, {n_pub}, {n})")
+    for label, got, want in (("alpha_1", pk.vk.alpha_g1, pt.alpha_tau_g1[0]), ("beta_1", pk.beta_g1, pt.beta_tau_g1[0]),
+                             ("beta_2", pk.vk.beta_g2, pt.beta_g2), ("gamma_2", pk.vk.gamma_g2, G2_GENERATOR)):
+        if got != want:
+            raise InvalidCeremony(f"vk {label} is not phase 1's")
+    if tuple(pk.coefficients) != tuple(coefficient_list(system)):
+        raise InvalidCeremony("the coefficients section is not the circuit's")
+    reports = _check_contributions(zk, be)
+    lt, lt2 = lagrange_points(pt, 12, power, be), lagrange_points(pt, 13, power, be)
+    la, lb = lagrange_points(pt, 14, power, be), lagrange_points(pt, 15, power, be)
+    h_odd = lagrange_points(pt, 12, power + 1, be)[1::2]
+
+    def rand(k: int) -> list[int]:
+        return [secrets.randbits(128) for _ in range(k)]
+
+    rho = rand(n_vars)
+    uA, uB, _ = _sparse_combination(system, dict(enumerate(rho)), n)
+    if be.g1_msm(list(pk.a_query), rho) != be.g1_msm(lt, uA):
+        raise InvalidCeremony("the A section is not the one the circuit and phase 1 give")
+    if be.g1_msm(list(pk.b_g1_query), rho) != be.g1_msm(lt, uB):
+        raise InvalidCeremony("the B1 section is not the one the circuit and phase 1 give")
+    if be.g2_msm(list(pk.b_g2_query), rho) != be.g2_msm(lt2, uB):
+        raise InvalidCeremony("the B2 section is not the one the circuit and phase 1 give")
+    rho_pub = dict(enumerate(rand(n_pub + 1)))
+    uA, uB, uC = _sparse_combination(system, rho_pub, n)
+    if be.g1_msm(list(pk.vk.ic), list(rho_pub.values())) != be.g1_msm(lb + la + lt, uA + uB + uC):
+        raise InvalidCeremony("the IC section is not the one the circuit and phase 1 give")
+    rho_prv = rand(n_vars - n_pub - 1)
+    uA, uB, uC = _sparse_combination(system, {n_pub + 1 + i: x for i, x in enumerate(rho_prv)}, n)
+    lhs = be.g1_msm(list(pk.l_query), rho_prv)
+    rhs = be.g1_msm(lb + la + lt, uA + uB + uC)
+    if (lhs is None) != (rhs is None) or (lhs is not None and not same_ratio(be, rhs, lhs, pk.vk.delta_g2,
+                                                                             G2_GENERATOR)):
+        raise InvalidCeremony("the C (L) section is not the circuit's divided by delta")
+    sigma = rand(n)
+    lhs, rhs = be.g1_msm(list(pk.h_query), sigma), be.g1_msm(h_odd, sigma)
+    if not same_ratio(be, rhs, lhs, pk.vk.delta_g2, G2_GENERATOR):
+        raise InvalidCeremony("the H section is not phase 1's divided by delta")
+    return reports
+
+
+def zkey_verify(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] = None, say: Say = None,
+                init: Optional[Zkey] = None) -> list[Phase2Report]:
+    """Check the key against the circuit and phase 1 and its contribution chain as
+    snarkjs's ``zkey verify`` does (rebuilding the initial key and its circuit hash);
+    raise :class:`InvalidCeremony` naming the first failure. ``init`` (the result of
+    :func:`zkey_new` for the same inputs) saves rebuilding it."""
+    be = backend or get_backend()
+    init = init or zkey_new(system, pt, be, say)
+    pk, ipk = zk.pk, init.pk
+    if (pk.n_wires, pk.n_public, pk.domain_size) != (ipk.n_wires, ipk.n_public, ipk.domain_size):
+        raise InvalidCeremony(f"the key's sizes (wires {pk.n_wires}, public {pk.n_public}, domain {pk.domain_size}) "
+                              f"are not the circuit's ({ipk.n_wires}, {ipk.n_public}, {ipk.domain_size})")
+    if zk.cs_hash != init.cs_hash:
+        raise InvalidCeremony("the key's circuit hash is not this circuit's with this phase 1")
+    for label, got, want in (("alpha_1", pk.vk.alpha_g1, ipk.vk.alpha_g1), ("beta_1", pk.beta_g1, ipk.beta_g1),
+                             ("beta_2", pk.vk.beta_g2, ipk.vk.beta_g2), ("gamma_2", pk.vk.gamma_g2, ipk.vk.gamma_g2)):
+        if got != want:
+            raise InvalidCeremony(f"vk {label} is not phase 1's")
+    for label, got, want in (("IC", pk.vk.ic, ipk.vk.ic), ("coefficients", pk.coefficients, ipk.coefficients),
+                             ("A", pk.a_query, ipk.a_query), ("B1", pk.b_g1_query, ipk.b_g1_query),
+                             ("B2", pk.b_g2_query, ipk.b_g2_query)):
+        if tuple(got) != tuple(want):
+            raise InvalidCeremony(f"the {label} section is not the one the circuit and phase 1 give")
+    reports = _check_contributions(zk, be)
     _rlc_ratio(be, ipk.l_query, pk.l_query, pk.vk.delta_g2, "the C (L) section")
     _rlc_ratio(be, ipk.h_query, pk.h_query, pk.vk.delta_g2, "the H section")
     return reports
