@@ -337,40 +337,8 @@ def ptau_verify(pt: Ptau, backend: Optional[Backend] = None, say: Say = None) ->
 # ------------------------------------------------------------------ phase 2 preparation
 def _group_ifft(backend: Backend, pts: list, g2: bool) -> list:
     """The Lagrange-basis points of a domain of size len(pts) from the monomial ones:
-    ``out_j = (1/n) sum_i omega^(-ij) pts_i`` (radix-2, batched per level)."""
-    n = len(pts)
-    if n == 1:
-        return list(pts)
-    mul = backend.g2_batch_mul if g2 else backend.g1_batch_mul
-    add = backend.g2_batch_add if g2 else backend.g1_batch_add
-    neg = backend.g2_neg if g2 else backend.g1_neg
-    log = n.bit_length() - 1
-    dom = EvaluationDomain(log)
-    omega_inv = pow(dom.omega, -1, r)
-    # bit-reversed order, then iterative butterflies
-    a = [pts[int(format(i, f"0{log}b")[::-1], 2)] for i in range(n)]
-    half = 1
-    while half < n:
-        w_m = pow(omega_inv, n // (2 * half), r)
-        tw = [1] * half
-        for k in range(1, half):
-            tw[k] = tw[k - 1] * w_m % r
-        idx_u, idx_v, scal = [], [], []
-        for start in range(0, n, 2 * half):
-            for k in range(half):
-                idx_u.append(start + k)
-                idx_v.append(start + k + half)
-                scal.append(tw[k])
-        t = mul([a[j] for j in idx_v], scal)
-        us = [a[j] for j in idx_u]
-        plus = add(us, t)
-        minus = add(us, [neg(x) for x in t])
-        for j, s_, d_ in zip(idx_u, plus, minus):
-            a[j] = s_
-        for j, d_ in zip(idx_v, minus):
-            a[j] = d_
-        half *= 2
-    return mul(a, [pow(n, -1, r)] * n)
+    ``out_j = (1/n) sum_i omega^(-ij) pts_i`` (the backend's batched group FFT)."""
+    return (backend.g2_ifft if g2 else backend.g1_ifft)(list(pts))
 
 
 def _lagrange_section(backend: Backend, pts: Sequence, power: int, extra: bool, g2: bool) -> tuple:

@@ -16,7 +16,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
-from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths
+from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
 from zkbluff.errors import BackendUnavailable
 from zkbluff.field import p, r
 
@@ -98,6 +98,8 @@ _G1_MUL = _proto("mclBnG1_mul", 3)
 _G2_MUL = _proto("mclBnG2_mul", 3)
 _G1_ADD = _proto("mclBnG1_add", 3)
 _G2_ADD = _proto("mclBnG2_add", 3)
+_G1_SUB = _proto("mclBnG1_sub", 3)
+_G2_SUB = _proto("mclBnG2_sub", 3)
 _G1_NORM = _proto("mclBnG1_normalize", 2)
 _G2_NORM = _proto("mclBnG2_normalize", 2)
 _THREADS = max(1, min(8, os.cpu_count() or 1))
@@ -172,6 +174,55 @@ def _batch(points, others, scalars, encode, size, struct_t, op, norm, decode):
     return decode(bytes(dst), n)
 
 
+def _ifft(points, encode, size, struct_t, mul, add, sub, norm, decode):
+    """The group inverse DFT in MCL's memory: bit-reversed copy, radix-2 butterflies
+    (a thread per core within a level), then the 1/n scaling; one conversion in and out."""
+    from zkbluff.curve import ifft_twiddles
+
+    n = len(points)
+    log = n.bit_length() - 1
+    rev = [int(format(i, f"0{log}b")[::-1], 2) for i in range(n)] if log else [0]
+    buf = (struct_t * n).from_buffer_copy(b"".join(encode(points[j]) for j in rev))
+    base = ctypes.addressof(buf)
+    memmove = ctypes.memmove
+    half = 1
+    for tw in ifft_twiddles(n):
+        frs = (ctypes.c_uint64 * (4 * half)).from_buffer_copy(_fr_blob(tw))
+        a_fr = ctypes.addressof(frs)
+
+        def work(lo: int, hi: int, half: int = half, a_fr: int = a_fr) -> None:
+            t = struct_t()
+            at = ctypes.addressof(t)
+            for b in range(lo, hi):
+                g, k = divmod(b, half)
+                u = base + (2 * g * half + k) * size
+                v = u + half * size
+                if k == 0:
+                    add(at, u, v)
+                    sub(v, u, v)
+                    memmove(u, at, size)
+                else:
+                    mul(at, v, a_fr + 32 * k)
+                    sub(v, u, at)
+                    add(u, u, at)
+
+        _run_chunks(n // 2, work)
+        half *= 2
+    from zkbluff.field import r as _r
+
+    n_inv = (ctypes.c_uint64 * 4).from_buffer_copy(_fr_blob([pow(n, -1, _r)]))
+    a_inv = ctypes.addressof(n_inv)
+
+    def scale(lo: int, hi: int) -> None:
+        for i in range(lo, hi):
+            d = base + i * size
+            mul(d, d, a_inv)
+            norm(d, d)
+
+    _run_chunks(n, scale)
+    return decode(bytes(buf), n)
+
+
 def _fr_struct(k: int):
     return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
 
@@ -228,6 +279,10 @@ class MclBackend:
         _check_batch(a, b)
         return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
 
+    def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]:
+        _check_pow2(points)
+        return _ifft(points, _g1_bytes, _G1_SIZE, G1Struct, _G1_MUL, _G1_ADD, _G1_SUB, _G1_NORM, _decode_g1)
+
     # ---- G2
     def _g2(self, Q: G2Affine):
         return G2Struct.from_buffer_copy(_g2_bytes(Q))
@@ -275,6 +330,10 @@ class MclBackend:
     def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
         _check_batch(a, b)
         return _batch(a, b, None, _g2_bytes, _G2_SIZE, G2Struct, _G2_ADD, _G2_NORM, _decode_g2)
+
+    def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
+        _check_pow2(points)
+        return _ifft(points, _g2_bytes, _G2_SIZE, G2Struct, _G2_MUL, _G2_ADD, _G2_SUB, _G2_NORM, _decode_g2)
 
     def g2_in_subgroup(self, a: G2Affine) -> bool:
         if a is None:
