@@ -76,6 +76,9 @@ class Zkey:
     pk: ProvingKey
     cs_hash: bytes
     contributions: tuple = ()
+    #: True for a compact key (:func:`compact_from_bytes`): A, B1, B2 are placeholders
+    #: and the coefficients are empty until :func:`expand_compact` rebuilds them
+    compact: bool = False
 
     def mpc_bytes(self) -> bytes:
         return self.cs_hash + struct.pack("<I", len(self.contributions)) + b"".join(
@@ -236,7 +239,7 @@ def _apply(zk: Zkey, d: int, g1_s: G1Affine, params: ContributionParams, be: Bac
     vk = replace(pk.vk, delta_g2=delta2)
     new_pk = replace(pk, vk=vk, delta_g1=delta1, l_query=tuple(l_q), h_query=tuple(h_q))
     c = Phase2Contribution(delta1, g1_s, g1_sx, g2_spx, transcript, params)
-    return Zkey(new_pk, zk.cs_hash, zk.contributions + (c,))
+    return replace(zk, pk=new_pk, contributions=zk.contributions + (c,))
 
 
 def zkey_contribute(zk: Zkey, name: Optional[str] = None, backend: Optional[Backend] = None, say: Say = None) -> Zkey:
@@ -330,9 +333,12 @@ def zkey_verify_fast(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend
     """The same checks as :func:`zkey_verify` except the circuit hash, by random linear
     combinations instead of rebuilding the key: with random rho over the wires,
     ``sum rho_s A_s = sum_j (sum_s rho_s A_js) [L_j]`` (two MSMs), likewise B1, B2,
-    IC, and C and H times delta (pairings). About ten MSMs per key."""
+    IC, and C and H times delta (pairings). About ten MSMs per key. A *compact* key
+    (see :func:`compact_bytes`: no A, B1, B2 or coefficients, which anyone rebuilds from
+    the circuit and phase 1) is checked in everything it holds."""
     be = backend or get_backend()
     pk = zk.pk
+    compact = zk.compact
     power = circuit_power(system)
     if power > pt.power:
         raise MalformedInput(f"the circuit needs a domain of 2^{power}, the .ptau has 2^{pt.power}")
@@ -345,7 +351,7 @@ def zkey_verify_fast(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend
                              ("beta_2", pk.vk.beta_g2, pt.beta_g2), ("gamma_2", pk.vk.gamma_g2, G2_GENERATOR)):
         if got != want:
             raise InvalidCeremony(f"vk {label} is not phase 1's")
-    if tuple(pk.coefficients) != tuple(coefficient_list(system)):
+    if not compact and tuple(pk.coefficients) != tuple(coefficient_list(system)):
         raise InvalidCeremony("the coefficients section is not the circuit's")
     reports = _check_contributions(zk, be)
     lt, lt2 = lagrange_points(pt, 12, power, be), lagrange_points(pt, 13, power, be)
@@ -356,13 +362,14 @@ def zkey_verify_fast(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend
         return [secrets.randbits(128) for _ in range(k)]
 
     rho = rand(n_vars)
-    uA, uB, _ = _sparse_combination(system, dict(enumerate(rho)), n)
-    if be.g1_msm(list(pk.a_query), rho) != be.g1_msm(lt, uA):
-        raise InvalidCeremony("the A section is not the one the circuit and phase 1 give")
-    if be.g1_msm(list(pk.b_g1_query), rho) != be.g1_msm(lt, uB):
-        raise InvalidCeremony("the B1 section is not the one the circuit and phase 1 give")
-    if be.g2_msm(list(pk.b_g2_query), rho) != be.g2_msm(lt2, uB):
-        raise InvalidCeremony("the B2 section is not the one the circuit and phase 1 give")
+    uA, uB, _ = _sparse_combination(system, dict(enumerate(rho)), n) if not compact else ([], [], [])
+    if not compact:
+        if be.g1_msm(list(pk.a_query), rho) != be.g1_msm(lt, uA):
+            raise InvalidCeremony("the A section is not the one the circuit and phase 1 give")
+        if be.g1_msm(list(pk.b_g1_query), rho) != be.g1_msm(lt, uB):
+            raise InvalidCeremony("the B1 section is not the one the circuit and phase 1 give")
+        if be.g2_msm(list(pk.b_g2_query), rho) != be.g2_msm(lt2, uB):
+            raise InvalidCeremony("the B2 section is not the one the circuit and phase 1 give")
     rho_pub = dict(enumerate(rand(n_pub + 1)))
     uA, uB, uC = _sparse_combination(system, rho_pub, n)
     if be.g1_msm(list(pk.vk.ic), list(rho_pub.values())) != be.g1_msm(lb + la + lt, uA + uB + uC):
@@ -455,3 +462,49 @@ def write_zkey_file(path, zk: Zkey) -> None:
     tmp = Path(str(path) + ".tmp")
     tmp.write_bytes(zk.to_bytes())
     tmp.replace(path)
+
+
+# ------------------------------------------------------------------ the compact form
+COMPACT_SECTIONS = (1, 2, 3, 8, 9, 10)
+
+
+def compact_bytes(zk: Zkey) -> bytes:
+    """What a ceremony adds to a key and nobody can recompute: a ``.zkey`` with only
+    sections 1, 2 (header: alpha, beta, gamma, delta), 3 (IC), 8 (C), 9 (H) and 10 (the
+    record), about a tenth of the full file. :func:`expand_compact` rebuilds the rest
+    (A, B1, B2, coefficients) from the circuit and phase 1, which are public."""
+    full = read_binfile(zk.to_bytes(), b"zkey", (1,), "zkey")
+    from zkbluff.ceremony.binfile import write_binfile
+
+    return write_binfile(b"zkey", 1, [(k, full[k]) for k in COMPACT_SECTIONS])
+
+
+def compact_from_bytes(data: bytes, what: str, system: R1CS) -> Zkey:
+    """A compact key as a :class:`Zkey` whose A, B1, B2 and coefficients are empty."""
+    sections = read_binfile(data, b"zkey", (1,), what)
+    for k in COMPACT_SECTIONS:
+        if k not in sections:
+            raise MalformedInput(f"{what}: section {k} is missing from the compact key")
+    n_vars = system.n_wires
+    filled = dict(sections)
+    h = BinReader(sections[2], what + " header")
+    h.take(4 + 32 + 4 + 32)
+    n_vars_hdr, n_pub, domain = h.u32(), h.u32(), h.u32()
+    if n_vars_hdr != n_vars or n_pub != system.n_public:
+        raise InvalidCeremony(f"{what}: made for {n_vars_hdr} wires and {n_pub} public inputs, the circuit has "
+                              f"{n_vars} and {system.n_public}")
+    filled[4] = struct.pack("<I", 0)
+    filled[5] = filled[6] = bytes(64 * n_vars)
+    filled[7] = bytes(128 * n_vars)
+    pk = zkey_sections_to_key(filled, what, system)
+    cs_hash, contributions = _read_mpc(sections[10], what)
+    return Zkey(pk, cs_hash, contributions, compact=True)
+
+
+def expand_compact(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] = None,
+                   init: Optional[Zkey] = None) -> Zkey:
+    """The full key: the compact one's delta, IC, C, H and record over the rebuilt rest."""
+    init = init or zkey_new(system, pt, backend)
+    pk = replace(init.pk, vk=replace(init.pk.vk, delta_g2=zk.pk.vk.delta_g2, ic=zk.pk.vk.ic),
+                 delta_g1=zk.pk.delta_g1, l_query=zk.pk.l_query, h_query=zk.pk.h_query)
+    return Zkey(pk, zk.cs_hash, zk.contributions)

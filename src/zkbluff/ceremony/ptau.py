@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import secrets
 import struct
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
@@ -374,9 +375,16 @@ def lagrange_points(pt: Ptau, section: int, log_size: int, backend: Optional[Bac
     n = 1 << log_size
     if pt.lagrange is not None:
         return list(pt.lagrange[section][n - 1: 2 * n - 1])
-    src = {12: pt.tau_g1, 13: pt.tau_g2, 14: pt.alpha_tau_g1, 15: pt.beta_tau_g1}[section]
-    base = list(src[:n]) if len(src) >= n else list(src[: n - 1]) + [None]
-    return _group_ifft(backend or get_backend(), base, section == 13)
+    cache = _LAGRANGE_CACHE.setdefault(pt, {})
+    if (section, log_size) not in cache:
+        src = {12: pt.tau_g1, 13: pt.tau_g2, 14: pt.alpha_tau_g1, 15: pt.beta_tau_g1}[section]
+        base = list(src[:n]) if len(src) >= n else list(src[: n - 1]) + [None]
+        cache[(section, log_size)] = _group_ifft(backend or get_backend(), base, section == 13)
+    return list(cache[(section, log_size)])
+
+
+#: Lagrange bases computed from an unprepared (immutable) Ptau object, while it lives
+_LAGRANGE_CACHE: "weakref.WeakKeyDictionary[Ptau, dict]" = weakref.WeakKeyDictionary()
 
 
 def _verify_lagrange(pt: Ptau, backend: Backend) -> None:
