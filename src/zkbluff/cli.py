@@ -609,3 +609,6 @@ def play_cmd(table: str, mode: str, seed: int | None, out: str | None, resume: s
                    f"`zkbluff play --resume {path}` continues it.")
         sys.exit(130)
     click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+
+from zkbluff.cli_ceremony import ceremony_group  # noqa: E402
+main.add_command(ceremony_group)
