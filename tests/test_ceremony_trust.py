@@ -203,3 +203,58 @@ def test_house_contributing_last_to_a_match_ceremony_cannot_forge(house_key, fal
         verify(zk.vk, public, forged2)
     with pytest.raises(UntrustedKey):
         check_key(CLAIM, house_pk.vk, ctx)
+
+
+# ------------------------------------------------------------------ why phase 1 matters
+def forge_with_tau(pk, system, tau: int, public: list[int]) -> Proof:
+    """Forge from tau alone (no alpha, beta or delta): with any wire values w (no witness),
+    A = [alpha + A(tau)], B = [beta + B(tau)], and C = sum_private w_i L_i + [T / delta]
+    for T = A(tau) B(tau) - C(tau), a number once tau is known; [T / delta] is a known
+    multiple of the first H point [h_0 / delta], h_0 = sum_(i < 2n-1) omega^(-i) tau^i / 2n
+    (the Lagrange polynomial L_1 of the doubled domain without its top power, which a
+    phase 1 of the circuit's own size does not hold)."""
+    from zkbluff.field import EvaluationDomain
+
+    be = get_backend()
+    w = [1] + list(public) + [0] * (system.n_wires - 1 - len(public))
+    dom = domain_for(system)
+    A, B, C = polynomials_at(system, dom.lagrange_at(tau))
+    a = sum(x * y for x, y in zip(w, A)) % r
+    b = sum(x * y for x, y in zip(w, B)) % r
+    c = sum(x * y for x, y in zip(w, C)) % r
+    target = (a * b - c) % r
+    big = EvaluationDomain(dom.log_size + 1)
+    l1 = sum(pow(big.omega_inv, i, r) * pow(tau, i, r) for i in range(big.size - 1)) * big.size_inv % r
+    proof_a = be.g1_add(pk.vk.alpha_g1, be.g1_mul(G1_GENERATOR, a))
+    proof_b = be.g2_add(pk.vk.beta_g2, be.g2_mul(G2_GENERATOR, b))
+    priv = w[system.n_public + 1:]
+    proof_c = be.g1_add(be.g1_msm(list(pk.l_query), priv), be.g1_mul(pk.h_query[0], target * pow(l1, -1, r) % r))
+    return Proof(proof_a, proof_b, proof_c)
+
+
+@pytest.mark.slow
+def test_a_known_tau_alone_forges_even_after_honest_phase2(false_claim):
+    """A phase 1 whose tau the house knows, then an honest phase 2 (the player's delta):
+    the house still forges the false claim. With the player in phase 1 too, it cannot."""
+    from zkbluff.ceremony.phase2 import zkey_contribute, zkey_new
+    from zkbluff.ceremony.ptau import ptau_new
+
+    be = get_backend()
+    system = get_statement(CLAIM).build()[0]
+    public, _ = false_claim
+    pt0 = ptau_new(domain_for(system).log_size)
+    t_h, a_h, b_h = (secrets.randbelow(r - 2) + 2 for _ in range(3))
+    bases = be.g1_mul_many(G1_GENERATOR, [5, 6, 7])
+
+    def house(pt):
+        key = _key_from(pt.challenge_hash(), (t_h, a_h, b_h), bases, be)
+        return ptau_apply(pt, t_h, a_h, b_h, key, ContributionParams(0, "house"), be, None)
+
+    alone = house(pt0)  # tau = t_h
+    zk = zkey_contribute(zkey_new(system, alone), "player")  # delta unknown to the house
+    verify(zk.vk, public, forge_with_tau(zk.pk, system, t_h, public))
+    from zkbluff.ceremony.ptau import ptau_contribute
+    shared = house(ptau_contribute(pt0, "player"))  # tau = t_player * t_h
+    zk2 = zkey_contribute(zkey_new(system, shared), "player")
+    with pytest.raises(InvalidProof):
+        verify(zk2.vk, public, forge_with_tau(zk2.pk, system, t_h, public))
