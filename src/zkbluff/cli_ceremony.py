@@ -10,7 +10,7 @@
     zkbluff ceremony zkey beacon IN OUT BEACON_HEX ITERATIONS_EXP [--name N]
     zkbluff ceremony zkey verify R1CS PTAU ZKEY
     zkbluff ceremony zkey export NAME OUT        (a pinned project key as a full .zkey)
-    zkbluff ceremony project [--beacon HEX] [--all] [--fresh-phase1]
+    zkbluff ceremony project [--beacon HEX] [--all] [--fresh-phase1] [--contributor NAME]...
     zkbluff ceremony verify [--full]
     zkbluff ceremony private [NAME] [--dir DIR]
 
@@ -267,18 +267,21 @@ def zkey_export_cmd(name: str, out: str) -> None:
 @click.option("--iterations-exp", default=12, show_default=True, type=int)
 @click.option("--all", "redo_all", is_flag=True, help="make every statement's key anew, not only changed ones")
 @click.option("--fresh-phase1", is_flag=True, help="make a new phase 1 even if the existing one fits")
+@click.option("--contributor", "contributors", multiple=True,
+              help="a contributor's name, once per contribution (at least two; default: two anonymous ones)")
 @click.option("--dir", "folder", type=click.Path(file_okay=False), default=None)
 @_errors
 def project_cmd(beacon_hex: str | None, iterations_exp: int, redo_all: bool, fresh_phase1: bool,
-                folder: str | None) -> None:
+                contributors: tuple[str, ...], folder: str | None) -> None:
     """Run (or bring up to date) the project ceremony for every registered statement and
     pin its keys: rebuilds circuits/, keeps phase 1 and every key whose circuit is unchanged."""
     from zkbluff.statements.keys import registry_dir, run_ceremony
 
     beacon = _beacon(beacon_hex, iterations_exp) if beacon_hex else None
     out = Path(folder) if folder else registry_dir()
+    names = list(contributors) or None
     res = run_ceremony(out, beacon=beacon, iterations_exp=iterations_exp, fresh=fresh_phase1, redo_all=redo_all,
-                       say=_say)
+                       contributions=len(names) if names else 2, names=names, say=_say)
     click.echo(f"project ceremony: phase 1 2^{res.power} ({'kept' if res.phase1_reused else 'new'}); "
                f"{len(res.made)} key(s) made, {len(res.kept)} kept; {res.seconds:.1f} s. "
                f"Commit {out}/keys and {out}/manifest.json.")
