@@ -3,7 +3,6 @@ exit 2 (malformed) or 1 (invalid) and nothing written."""
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner

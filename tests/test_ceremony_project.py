@@ -14,7 +14,6 @@ from zkbluff.ceremony.phase2 import compact_bytes, compact_from_bytes
 from zkbluff.ceremony.project import (
     KEYS_DIR, PTAU_NAME, file_stem, pinned_keys, pinned_vk, project_key, run_project_ceremony, verify_project,
 )
-from zkbluff.ceremony.ptau import read_ptau
 from zkbluff.circuit import build
 from zkbluff.curve import G1_GENERATOR, get_backend
 from zkbluff.errors import InvalidCeremony, MalformedInput
