@@ -26,7 +26,7 @@ from zkbluff.curve import G1_GENERATOR, get_backend
 from zkbluff.errors import InvalidCeremony, MalformedInput
 from zkbluff.groth16 import prove, verify
 
-from nodetools import run
+from nodetools import node_eval, run
 from test_groth16 import cube
 
 BEACON = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"
@@ -63,6 +63,32 @@ def test_chacha_known_answer():
 # ------------------------------------------------------------------ fixtures
 def snark_ok(snarkjs, *args) -> bool:
     return run(snarkjs + list(args), check=False).returncode == 0
+
+
+_VERIFY_MANY = """
+import * as snarkjs from "snarkjs";
+import { readFileSync } from "fs";
+const out = [];
+for (const f of JSON.parse(readFileSync("files.json", "utf8"))) {
+  let ok;
+  try {
+    ok = f.length === 1 ? await snarkjs.powersOfTau.verify(f[0])
+                        : await snarkjs.zKey.verifyFromR1cs(f[0], f[1], f[2]);
+  } catch (e) { ok = false; }
+  out.push(ok === true);
+}
+console.log(JSON.stringify(out));
+process.exit(0);
+"""
+
+
+def snark_verify_many(node_modules, workdir, entries: list[list]) -> list[bool]:
+    """snarkjs's own verifiers (``powersOfTau.verify``, ``zKey.verifyFromR1cs``, what the
+    CLI calls) over many files in one node process."""
+    import json
+
+    (workdir / "files.json").write_text(json.dumps([[str(x) for x in e] for e in entries]))
+    return json.loads(node_eval(node_modules, _VERIFY_MANY, workdir).strip().splitlines()[-1])
 
 
 @pytest.fixture(scope="module")
@@ -165,15 +191,20 @@ def _tampered_ptaus(pt):
 
 @pytest.mark.interop
 @pytest.mark.parametrize("source", ["ours", "snarkjs"])
-def test_ptau_tampers_rejected_by_both(source, ours, sj, snarkjs, tmp_path):
+def test_ptau_tampers_rejected_by_both(source, ours, sj, node_modules, tmp_path):
     pt = ours[3] if source == "ours" else read_ptau(sj[0] / "final.ptau")
-    for label, bad in _tampered_ptaus(pt):
+    files, labels = [], []
+    for i, (label, bad) in enumerate(_tampered_ptaus(pt)):
         with pytest.raises(InvalidCeremony):
             ptau_verify(bad)
-        f = tmp_path / "bad.ptau"
-        write_ptau(f, bad)
-        assert not snark_ok(snarkjs, "powersoftau", "verify", str(f)), f"snarkjs accepted {label}"
-    ptau_verify(pt)  # the untampered twin passes
+        write_ptau(tmp_path / f"bad{i}.ptau", bad)
+        files.append([tmp_path / f"bad{i}.ptau"])
+        labels.append(label)
+    write_ptau(tmp_path / "good.ptau", replace(pt, lagrange=None))
+    verdicts = snark_verify_many(node_modules, tmp_path, files + [[tmp_path / "good.ptau"]])
+    assert verdicts[-1] is True  # the untampered twin passes snarkjs...
+    assert [label for label, ok in zip(labels, verdicts) if ok] == []  # ...and every tamper fails it
+    ptau_verify(pt)  # and ours
 
 
 @pytest.mark.interop
@@ -241,22 +272,25 @@ def _tampered_zkeys(zk):
 
 @pytest.mark.interop
 @pytest.mark.parametrize("source", ["ours", "snarkjs"])
-def test_zkey_tampers_rejected_by_both(source, ours, sj, snarkjs, tmp_path):
+def test_zkey_tampers_rejected_by_both(source, ours, sj, node_modules, tmp_path):
     d = ours[0] if source == "ours" else sj[0]
     system = read_r1cs(d / "cube.r1cs")
     pt = read_ptau(d / "final.ptau")
     zk = read_zkey(d / "z3.zkey")
     init = zkey_new(system, pt)
-    for label, bad in _tampered_zkeys(zk):
+    files, labels = [], []
+    for i, (label, bad) in enumerate(_tampered_zkeys(zk)):
         with pytest.raises(InvalidCeremony):
             zkey_verify(bad, system, pt, init=init)
         if label != "the circuit hash":  # the fast check leaves the circuit hash to the full one
             with pytest.raises(InvalidCeremony):
                 zkey_verify_fast(bad, system, pt)
-        f = tmp_path / "bad.zkey"
-        write_zkey_file(f, bad)
-        assert not snark_ok(snarkjs, "zkey", "verify", str(d / "cube.r1cs"), str(d / "final.ptau"), str(f)), \
-            f"snarkjs accepted {label}"
+        write_zkey_file(tmp_path / f"bad{i}.zkey", bad)
+        files.append([d / "cube.r1cs", d / "final.ptau", tmp_path / f"bad{i}.zkey"])
+        labels.append(label)
+    verdicts = snark_verify_many(node_modules, tmp_path, files + [[d / "cube.r1cs", d / "final.ptau", d / "z3.zkey"]])
+    assert verdicts[-1] is True
+    assert [label for label, ok in zip(labels, verdicts) if ok] == []
     zkey_verify(zk, system, pt, init=init)
     assert len(zkey_verify_fast(zk, system, pt)) == 3
 
