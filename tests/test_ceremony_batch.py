@@ -43,3 +43,15 @@ def test_native_ifft_equals_reference(mcl):
     assert mcl.g1_ifft(pts) == ifft_by_batches(mcl.g1_batch_mul, mcl.g1_batch_add, mcl.g1_neg, pts)
     with pytest.raises(MalformedInput):
         mcl.g1_ifft(pts[:6])
+
+
+def test_msm_many_matches_one_msm_per_group(backend, mcl):
+    ks = [secrets.randbelow(r) for _ in range(9)]
+    P = mcl.g1_mul_many(G1_GENERATOR, [k + 3 for k in ks])
+    Q = mcl.g2_mul_many(G2_GENERATOR, [5, 7, 11])
+    groups = [(P[:4], ks[:4]), ([], []), ([P[4]], [ks[4]]), (P[5:], [0, 1, r - 1, 2])]
+    want = [mcl.g1_msm(p, k) for p, k in groups]
+    assert backend.g1_msm_many(groups) == want and want[1] is None
+    assert backend.g2_msm_many([(Q, [1, 2, 3]), (Q[:1], [0])]) == [mcl.g2_msm(Q, [1, 2, 3]), None]
+    with pytest.raises(MalformedInput):
+        backend.g1_msm_many([(P[:2], ks[:3])])

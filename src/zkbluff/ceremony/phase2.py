@@ -98,61 +98,31 @@ def circuit_power(system: R1CS) -> int:
     return domain_for(system).log_size
 
 
-_MSM_MIN_TERMS = 12
-
-
 def _combine(backend: Backend, terms: list[list[tuple[object, int]]], g2: bool) -> list:
-    """``sum k P`` per output. Outputs with many terms are one MSM each (Pippenger:
-    cheaper per term than a multiplication); the rest share one batched multiplication
-    (a scalar 1 costs nothing; k > r/2 becomes -(r - k) on the negated point, so the
-    -1 and -2^i of bit decompositions are short scalars) and a tree of batched
-    additions (one call per level)."""
-    mul = backend.g2_batch_mul if g2 else backend.g1_batch_mul
-    add = backend.g2_batch_add if g2 else backend.g1_batch_add
-    msm = backend.g2_msm if g2 else backend.g1_msm
-    neg = backend.g2_neg if g2 else backend.g1_neg
-    half_r = r // 2
+    """``sum k P`` per output: outputs with several terms are one MSM each, all in one
+    batched call (MSM costs less per term than a multiplication, from two terms up);
+    single terms share one batched multiplication (a scalar 1 costs nothing)."""
     out: list = [None] * len(terms)
-    where, pts, ks = [], [], []
-    groups: list[list] = [[] for _ in terms]
+    multi_idx, groups = [], []
+    single_idx, single_pts, single_k = [], [], []
     for i, t in enumerate(terms):
-        if len(t) >= _MSM_MIN_TERMS:
-            out[i] = msm([P for P, _ in t], [k for _, k in t])
-            continue
-        groups[i] = [None] * len(t)
-        for j, (P, k) in enumerate(t):
+        if len(t) >= 2:
+            multi_idx.append(i)
+            groups.append(([P for P, _ in t], [k for _, k in t]))
+        elif t:
+            P, k = t[0]
             if k == 1:
-                groups[i][j] = P
-            elif k == r - 1:
-                groups[i][j] = neg(P)
+                out[i] = P
             else:
-                where.append((i, j))
-                if k > half_r:
-                    pts.append(neg(P))
-                    ks.append(r - k)
-                else:
-                    pts.append(P)
-                    ks.append(k)
-    for (i, j), P in zip(where, mul(pts, ks) if pts else []):
-        groups[i][j] = P
-    while any(len(g) > 1 for g in groups):
-        a, b, slots = [], [], []
-        nxt: list[list] = []
-        for i, g in enumerate(groups):
-            half = [None] * ((len(g) + 1) // 2)
-            for k in range(0, len(g) - 1, 2):
-                a.append(g[k])
-                b.append(g[k + 1])
-                slots.append((i, k // 2))
-            if len(g) % 2:
-                half[-1] = g[-1]
-            nxt.append(half)
-        for (i, k), P in zip(slots, add(a, b)):
-            nxt[i][k] = P
-        groups = nxt
-    for i, g in enumerate(groups):
-        if g:
-            out[i] = g[0]
+                single_idx.append(i)
+                single_pts.append(P)
+                single_k.append(k)
+    if groups:
+        for i, P in zip(multi_idx, (backend.g2_msm_many if g2 else backend.g1_msm_many)(groups)):
+            out[i] = P
+    if single_idx:
+        for i, P in zip(single_idx, (backend.g2_batch_mul if g2 else backend.g1_batch_mul)(single_pts, single_k)):
+            out[i] = P
     return out
 
 

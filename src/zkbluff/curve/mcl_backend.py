@@ -102,6 +102,10 @@ _G1_SUB = _proto("mclBnG1_sub", 3)
 _G2_SUB = _proto("mclBnG2_sub", 3)
 _G1_NORM = _proto("mclBnG1_normalize", 2)
 _G2_NORM = _proto("mclBnG2_normalize", 2)
+_G1_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
+    ctypes.cast(_lib.mclBnG1_mulVec, ctypes.c_void_p).value)
+_G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
+    ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 _THREADS = max(1, min(8, os.cpu_count() or 1))
 _POOL: ThreadPoolExecutor | None = None
 _MIN_PER_THREAD = 64
@@ -223,6 +227,36 @@ def _ifft(points, encode, size, struct_t, mul, add, sub, norm, decode):
     return decode(bytes(buf), n)
 
 
+def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
+    """One MSM per group: every point and scalar converted in one go, the MSMs run in a
+    thread per core (one ``mulVec`` call each)."""
+    n_groups = len(groups)
+    if n_groups == 0:
+        return []
+    offsets, pts, ks = [], [], []
+    for points, scalars in groups:
+        _check_batch(points, scalars)
+        offsets.append((len(pts), len(points)))
+        pts.extend(points)
+        ks.extend(scalars)
+    total = max(1, len(pts))
+    src = (struct_t * total).from_buffer_copy(b"".join(map(encode, pts)) or bytes(size))
+    frs = (ctypes.c_uint64 * (4 * total)).from_buffer_copy(_fr_blob(ks) or bytes(32))
+    dst = (struct_t * n_groups)()
+    a_src, a_fr, a_dst = ctypes.addressof(src), ctypes.addressof(frs), ctypes.addressof(dst)
+
+    def work(lo: int, hi: int) -> None:
+        for g in range(lo, hi):
+            off, n = offsets[g]
+            d = a_dst + g * size
+            if n:
+                mulvec(d, a_src + off * size, a_fr + off * 32, n)
+                norm(d, d)
+
+    _run_chunks(n_groups, work)
+    return decode(bytes(dst), n_groups)
+
+
 def _fr_struct(k: int):
     return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
 
@@ -279,6 +313,10 @@ class MclBackend:
         _check_batch(a, b)
         return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
 
+    def g1_msm_many(self, groups) -> list[G1Affine]:
+        """``[sum_j k_ij P_ij for each group i]``: many MSMs in one call."""
+        return _msm_many(groups, _g1_bytes, _G1_SIZE, G1Struct, _G1_MULVEC, _G1_NORM, _decode_g1)
+
     def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]:
         _check_pow2(points)
         return _ifft(points, _g1_bytes, _G1_SIZE, G1Struct, _G1_MUL, _G1_ADD, _G1_SUB, _G1_NORM, _decode_g1)
@@ -330,6 +368,9 @@ class MclBackend:
     def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
         _check_batch(a, b)
         return _batch(a, b, None, _g2_bytes, _G2_SIZE, G2Struct, _G2_ADD, _G2_NORM, _decode_g2)
+
+    def g2_msm_many(self, groups) -> list[G2Affine]:
+        return _msm_many(groups, _g2_bytes, _G2_SIZE, G2Struct, _G2_MULVEC, _G2_NORM, _decode_g2)
 
     def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
         _check_pow2(points)

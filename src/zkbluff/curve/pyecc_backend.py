@@ -99,6 +99,9 @@ class PyEccBackend:
         _check_batch(a, b)
         return [_g1_out(bn.add(_g1_in(P), _g1_in(Q))) for P, Q in zip(a, b)]
 
+    def g1_msm_many(self, groups) -> list[G1Affine]:
+        return [self.g1_msm(list(pts), list(ks)) for pts, ks in groups]
+
     def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]:
         return ifft_by_batches(self.g1_batch_mul, self.g1_batch_add, self.g1_neg, points)
 
@@ -131,6 +134,9 @@ class PyEccBackend:
     def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
         _check_batch(a, b)
         return [_g2_out(bn.add(_g2_in(P), _g2_in(Q))) for P, Q in zip(a, b)]
+
+    def g2_msm_many(self, groups) -> list[G2Affine]:
+        return [self.g2_msm(list(pts), list(ks)) for pts, ks in groups]
 
     def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
         return ifft_by_batches(self.g2_batch_mul, self.g2_batch_add, self.g2_neg, points)
