@@ -359,3 +359,19 @@ def test_wrong_power_and_wrong_circuit(ours):
         ptau_new(0)
     with pytest.raises(MalformedInput):
         ptau_beacon(pt, b"\x01", 9)
+
+
+@pytest.mark.interop
+def test_lagrange_from_an_unprepared_file_equals_snarkjs_prepared(sj):
+    """What zkey new computes when the .ptau is not prepared: snarkjs's sections, exactly."""
+    from zkbluff.ceremony.ptau import h_points, lagrange_points
+
+    d, *_ = sj
+    raw, prepared = read_ptau(d / "p3.ptau"), read_ptau(d / "final.ptau")
+    for log in range(5):
+        assert h_points(raw, log) == lagrange_points(prepared, 12, log + 1)[1::2]
+        for section in (12, 13, 14, 15):
+            assert lagrange_points(raw, section, log) == lagrange_points(prepared, section, log)
+    assert lagrange_points(raw, 12, 5) == lagrange_points(prepared, 12, 5)
+    with pytest.raises(MalformedInput):
+        lagrange_points(raw, 13, 5)

@@ -31,7 +31,7 @@ from zkbluff.circuit.builder import R1CS
 from zkbluff.ceremony.binfile import BinReader, ContributionParams, read_binfile
 from zkbluff.ceremony.blake2b import blake2b512
 from zkbluff.ceremony.encoding import g1_from_lem, g1_to_lem, g1_u, g2_from_lem, g2_to_lem, g2_u, check_g2_subgroup
-from zkbluff.ceremony.ptau import Ptau, lagrange_points, same_ratio
+from zkbluff.ceremony.ptau import Ptau, h_points, lagrange_points, same_ratio
 from zkbluff.ceremony.rng import beacon_rng, check_beacon, hash_to_g2
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, Backend, G1Affine, G2Affine, get_backend
 from zkbluff.errors import InvalidCeremony, MalformedInput
@@ -141,7 +141,6 @@ def zkey_new(system: R1CS, pt: Ptau, backend: Optional[Backend] = None, say: Say
     lt2 = lagrange_points(pt, 13, power, be)
     la = lagrange_points(pt, 14, power, be)
     lb = lagrange_points(pt, 15, power, be)
-    h_full = lagrange_points(pt, 12, power + 1, be)
     A: list[list] = [[] for _ in range(n_vars)]
     B1: list[list] = [[] for _ in range(n_vars)]
     B2: list[list] = [[] for _ in range(n_vars)]
@@ -164,7 +163,7 @@ def zkey_new(system: R1CS, pt: Ptau, backend: Optional[Backend] = None, say: Say
     b2_q = _combine(be, B2, True)
     k_q = _combine(be, K, False)
     ic, l_q = k_q[: n_pub + 1], k_q[n_pub + 1:]
-    h_q = h_full[1::2]
+    h_q = h_points(pt, power, be)
     alpha1, beta1, beta2 = pt.alpha_tau_g1[0], pt.beta_tau_g1[0], pt.beta_g2
     g1, g2 = G1_GENERATOR, G2_GENERATOR
     # the circuit hash
@@ -326,7 +325,7 @@ def zkey_verify_fast(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend
     reports = _check_contributions(zk, be)
     lt, lt2 = lagrange_points(pt, 12, power, be), lagrange_points(pt, 13, power, be)
     la, lb = lagrange_points(pt, 14, power, be), lagrange_points(pt, 15, power, be)
-    h_odd = lagrange_points(pt, 12, power + 1, be)[1::2]
+    h_odd = h_points(pt, power, be)
 
     def rand(k: int) -> list[int]:
         return [secrets.randbits(128) for _ in range(k)]

@@ -383,6 +383,29 @@ def lagrange_points(pt: Ptau, section: int, log_size: int, backend: Optional[Bac
     return list(cache[(section, log_size)])
 
 
+def h_points(pt: Ptau, log_size: int, backend: Optional[Backend] = None) -> list:
+    """The odd half of the Lagrange basis of the domain 2^(log_size + 1) over tauG1 (a
+    Groth16 key's H query before delta): from a prepared file, a slice; else, with
+    N = 2n, ``out_(2k+1) = (1/2) IFFT_n(z)_k`` for ``z_i = omega_N^(-i) (P_i - P_(i+n))``,
+    half the work of the full size-N transform."""
+    if pt.lagrange is not None or log_size + 1 > pt.power + 1:
+        return lagrange_points(pt, 12, log_size + 1, backend)[1::2]
+    be = backend or get_backend()
+    cache = _LAGRANGE_CACHE.setdefault(pt, {})
+    if ("h", log_size) not in cache:
+        n = 1 << log_size
+        src = list(pt.tau_g1[: 2 * n]) + [None] * max(0, 2 * n - len(pt.tau_g1))
+        diff = be.g1_batch_add(src[:n], [be.g1_neg(P) for P in src[n: 2 * n]])
+        w_inv = pow(EvaluationDomain(log_size + 1).omega, -1, r)
+        half = pow(2, -1, r)
+        tw, acc = [], half
+        for _ in range(n):
+            tw.append(acc)
+            acc = acc * w_inv % r
+        cache[("h", log_size)] = be.g1_ifft(be.g1_batch_mul(diff, tw))
+    return list(cache[("h", log_size)])
+
+
 #: Lagrange bases computed from an unprepared (immutable) Ptau object, while it lives
 _LAGRANGE_CACHE: "weakref.WeakKeyDictionary[Ptau, dict]" = weakref.WeakKeyDictionary()
 
