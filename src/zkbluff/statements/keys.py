@@ -121,8 +121,21 @@ def run_ceremony(folder: Optional[Path] = None, **kwargs):
     return run_project_ceremony(registry_circuits(), folder, **kwargs)
 
 
+def committed_circuits(folder: Path) -> dict[str, R1CS]:
+    """``{key id: constraint system}`` read from the registry's ``.r1cs`` files (the
+    manifest names them; ``check_registry`` compares them with the code)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        entries = [(e["id"], e["file"]) for e in manifest["statements"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MalformedInput(f"{folder}/manifest.json cannot be read: {exc}") from None
+    return {key_id: read_r1cs(folder / name) for key_id, name in entries}
+
+
 def verify_ceremony(folder: Optional[Path] = None, full: bool = False, say=None):
-    return verify_project(registry_circuits(), folder or registry_dir(), full=full, say=say)
+    """Re-check the project ceremony against the committed ``.r1cs`` files."""
+    folder = folder or registry_dir()
+    return verify_project(committed_circuits(folder), folder, full=full, say=say)
 
 
 def key_dir() -> Path:
