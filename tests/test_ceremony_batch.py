@@ -55,3 +55,15 @@ def test_msm_many_matches_one_msm_per_group(backend, mcl):
     assert backend.g2_msm_many([(Q, [1, 2, 3]), (Q[:1], [0])]) == [mcl.g2_msm(Q, [1, 2, 3]), None]
     with pytest.raises(MalformedInput):
         backend.g1_msm_many([(P[:2], ks[:3])])
+
+
+def test_batch_ops_work_in_a_forked_child(mcl):
+    """A server that forks after using the thread pool: the child makes its own."""
+    import os
+
+    pts = mcl.g1_mul_many(G1_GENERATOR, list(range(1, 300)))
+    want = mcl.g1_batch_mul(pts, list(range(299)))
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit status
+        os._exit(0 if mcl.g1_batch_mul(pts, list(range(299))) == want else 1)
+    assert os.waitpid(pid, 0)[1] == 0

@@ -108,18 +108,20 @@ _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
     ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 _THREADS = max(1, min(8, os.cpu_count() or 1))
 _POOL: ThreadPoolExecutor | None = None
+_POOL_PID = 0  # a forked child gets a pool of its own (the parent's threads are not in it)
 _MIN_PER_THREAD = 64
 
 
 def _run_chunks(n: int, work: Callable[[int, int], None]) -> None:
     """``work(lo, hi)`` over [0, n) in one chunk per core (inline when small)."""
-    global _POOL
+    global _POOL, _POOL_PID
     k = min(_THREADS, max(1, n // _MIN_PER_THREAD))
     if k == 1:
         work(0, n)
         return
-    if _POOL is None:
+    if _POOL is None or _POOL_PID != os.getpid():
         _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="zkbluff-mcl")
+        _POOL_PID = os.getpid()
     step = (n + k - 1) // k
     futures = [_POOL.submit(work, lo, min(n, lo + step)) for lo in range(0, n, step)]
     for f in futures:
