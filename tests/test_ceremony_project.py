@@ -152,6 +152,16 @@ def test_run_project_ceremony_small(tmp_path):
     assert third.phase1_reused and third.made == [] and sorted(third.kept) == ["t.cube.v1", "t.hash.v1"]
     assert pinned_keys(folder) == pins2
     verify_project(circuits, folder)
+    # a run interrupted after rewriting a key's files but before the pins: remade, not kept
+    vk_file = folder / KEYS_DIR / "t.hash.v1.vk.json"
+    vk_file.write_text(vk_file.read_text().replace('"nPublic": 2', '"nPublic": 2 ', 1))  # same key...
+    again = run_project_ceremony(circuits, folder, iterations_exp=10)
+    assert "t.hash.v1" in again.kept  # ...is kept
+    other = json.loads((folder / KEYS_DIR / "t.cube.v1.vk.json").read_text())
+    vk_file.write_text(json.dumps(other))
+    again = run_project_ceremony(circuits, folder, iterations_exp=10)
+    assert again.made == ["t.hash.v1"] and again.kept == ["t.cube.v1"]
+    verify_project(circuits, folder)
     # a removed statement loses its files and pin
     del circuits["t.cube.v1"]
     run_project_ceremony(circuits, folder, iterations_exp=10)

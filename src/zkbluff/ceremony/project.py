@@ -144,6 +144,13 @@ def project_key(key_id: str, system: R1CS, folder: Optional[Path] = None, backen
 
 
 # ------------------------------------------------------------------ running the ceremony
+def _vk_file_fingerprint(path: Path) -> Optional[str]:
+    try:
+        return VerifyingKey.from_json(json.loads(path.read_text())).fingerprint()
+    except (OSError, ValueError):
+        return None
+
+
 def default_beacon(circuits: Mapping[str, R1CS], challenge: bytes) -> tuple[bytes, str]:
     """A beacon value nobody chose: SHA-256 of the circuits' fingerprints and the last
     phase-1 challenge (so it is fixed only after the contributions). Returns the value
@@ -230,7 +237,8 @@ def run_project_ceremony(circuits: Mapping[str, R1CS], folder: Path, contributio
         old = old_pins.get(key_id)
         prev = old_record.get("statements", {}).get(key_id, {})
         if (old and old.get("r1cs_fingerprint") == system.fingerprint() and prev.get("phase1") == ptau_hash
-                and (kdir / f"{stem}.phase2").exists() and (kdir / f"{stem}.vk.json").exists()):
+                and (kdir / f"{stem}.phase2").exists() and _vk_file_fingerprint(kdir / f"{stem}.vk.json")
+                == old.get("vk_fingerprint")):  # (an interrupted run may have rewritten the files)
             pins[key_id] = old
             statements[key_id] = prev
             kept.append(key_id)
