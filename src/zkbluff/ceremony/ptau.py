@@ -210,7 +210,7 @@ def ptau_contribute(pt: Ptau, name: Optional[str] = None, backend: Optional[Back
     return _apply(pt, tau, alpha, beta, key, ContributionParams(0, name), be, say)
 
 
-def beacon_secrets(challenge: bytes, beacon: bytes, iterations_exp: int) -> tuple[tuple[int, int, int], list]:
+def beacon_secrets(beacon: bytes, iterations_exp: int) -> tuple[tuple[int, int, int], list]:
     """snarkjs's ``keyFromBeacon``: the three scalars, then the three G1 bases."""
     rng: ChaCha = beacon_rng(beacon, iterations_exp)
     ks = (rng.fr(), rng.fr(), rng.fr())
@@ -223,7 +223,7 @@ def ptau_beacon(pt: Ptau, beacon: bytes, iterations_exp: int, name: Optional[str
     2^iterations_exp times on ``beacon`` (a value nobody could know in advance)."""
     check_beacon(beacon, iterations_exp)
     be = backend or get_backend()
-    ks, bases = beacon_secrets(pt.challenge_hash(), beacon, iterations_exp)
+    ks, bases = beacon_secrets(beacon, iterations_exp)
     key = _key_from(pt.challenge_hash(), ks, bases, be)
     return _apply(pt, *ks, key, ContributionParams(1, name, iterations_exp, bytes(beacon)), be, say)
 
@@ -266,7 +266,7 @@ def _verify_contribution(cur: PtauContribution, prev: PtauContribution | None, p
     label = f"contribution #{index}" + (f" ({cur.name})" if cur.name else "")
     g1, g2 = G1_GENERATOR, G2_GENERATOR
     if cur.params.type == 1:
-        ks, bases = beacon_secrets(prev_challenge, cur.params.beacon, cur.params.iterations_exp)
+        ks, bases = beacon_secrets(cur.params.beacon, cur.params.iterations_exp)
         expected = _key_from(prev_challenge, ks, bases, backend)
         if expected != cur.key:
             raise InvalidCeremony(f"{label}: the beacon's key is not the one its value and iterations give")
