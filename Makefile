@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench vectors circuits clean
+.PHONY: demo test test-fast typecheck bench keys vectors circuits clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ test-fast: $(VENV)/.stamp-test node_modules/.stamp
 # the type check alone (configured in pyproject.toml: strict for games, protocol and bots)
 typecheck: $(VENV)/.stamp-test
 	$(BIN)/mypy
+
+# re-run the project ceremony after a statement changed (rebuilds circuits/ and circuits/keys/)
+keys: $(VENV)/.stamp-install
+	$(BIN)/zkbluff ceremony project
 
 # groth16py (arkworks, native) is a peer in the table where it installs; not a dependency
 bench: $(VENV)/.stamp-test node_modules/.stamp

@@ -127,3 +127,22 @@ class InvalidComplaint(ZkbluffError):
     complainant's own transfer request, or the accused message is in fact correct."""
 
     exit_code = 1
+
+
+class InvalidCeremony(ZkbluffError):
+    """A well-formed ``.ptau`` / ``.zkey`` whose contribution chain or points do not
+    verify (a proof of knowledge, a link to the previous contribution, a hash, a power)."""
+
+    exit_code = 1
+
+
+class UntrustedKey(ZkbluffError):
+    """A verifying key that is neither a pinned project key, nor a per-match key whose
+    ceremony includes every seat, nor a key set the user passed deliberately."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, statement: str | None = None, fingerprint: str | None = None):
+        super().__init__(message)
+        self.statement = statement
+        self.fingerprint = fingerprint

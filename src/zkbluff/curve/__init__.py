@@ -121,8 +121,74 @@ def _check_lengths(points: Prepared, scalars: Sequence[int]) -> None:
         raise MalformedInput(f"MSM: got {len(points)} points and {len(scalars)} scalars")
 
 
+def _check_batch(a: Sequence, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise MalformedInput(f"batch operation: got {len(a)} and {len(b)} operands")
+
+
+def _check_pow2(points: Sequence) -> None:
+    n = len(points)
+    if n == 0 or n & (n - 1):
+        raise MalformedInput(f"group FFT: expected a power-of-two number of points, got {n}")
+
+
+def ifft_twiddles(n: int) -> list[list[int]]:
+    """Per radix-2 level (half = 1, 2, 4, ...), the twiddles ``omega_inv^(k n / 2 half)``."""
+    from zkbluff.field import r, root_of_unity
+
+    log = n.bit_length() - 1
+    omega_inv = pow(root_of_unity(log), -1, r)
+    out, half = [], 1
+    while half < n:
+        w = pow(omega_inv, n // (2 * half), r)
+        tw = [1] * half
+        for k in range(1, half):
+            tw[k] = tw[k - 1] * w % r
+        out.append(tw)
+        half *= 2
+    return out
+
+
+def ifft_by_batches(batch_mul, batch_add, neg, points: Sequence) -> list:
+    """The group inverse DFT with one batched call per operation and level (the
+    reference for a backend's native one)."""
+    _check_pow2(points)
+    from zkbluff.field import r
+
+    n = len(points)
+    log = n.bit_length() - 1
+    a = [points[int(format(i, f"0{log}b")[::-1], 2)] for i in range(n)] if log else list(points)
+    half = 1
+    for tw in ifft_twiddles(n):
+        us, vs, scal = [], [], []
+        for start in range(0, n, 2 * half):
+            for k in range(half):
+                us.append(start + k)
+                vs.append(start + k + half)
+                scal.append(tw[k])
+        t = batch_mul([a[j] for j in vs], scal)
+        u = [a[j] for j in us]
+        plus = batch_add(u, t)
+        minus = batch_add(u, [neg(x) for x in t])
+        for j, P in zip(us, plus):
+            a[j] = P
+        for j, P in zip(vs, minus):
+            a[j] = P
+        half *= 2
+    return batch_mul(a, [pow(n, -1, r)] * n)
+
+
 class Backend(Protocol):
-    """Group arithmetic on affine tuples; MSMs and pairings are batched."""
+    """Group arithmetic on affine tuples; MSMs and pairings are batched.
+
+    ``g1_batch_mul(points, scalars)`` is ``[k_i P_i]`` (each point by its own scalar,
+    as a ceremony contribution needs: ``tau^i``, ``alpha tau^i``...), and
+    ``g1_batch_add(a, b)`` is ``[a_i + b_i]``; ``g1_ifft(points)`` is the group inverse
+    DFT ``out_j = (1/n) sum_i omega^(-ij) P_i`` (the Lagrange basis from the monomial
+    one); ``g1_msm_many(groups)`` is one MSM per ``(points, scalars)`` group;
+    likewise in G2. The native backend
+    runs them in C, a thread per core, without a Python-level object per point.
+    """
 
     name: str
 
@@ -138,6 +204,14 @@ class Backend(Protocol):
     def g2_msm(self, points: Any, scalars: Sequence[int]) -> G2Affine: ...
     def g2_prepare(self, points: Sequence[G2Affine]) -> Any: ...
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]: ...
+    def g1_batch_mul(self, points: Sequence[G1Affine], scalars: Sequence[int]) -> list[G1Affine]: ...
+    def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]: ...
+    def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]: ...
+    def g1_msm_many(self, groups: Sequence[tuple[Sequence[G1Affine], Sequence[int]]]) -> list[G1Affine]: ...
+    def g2_msm_many(self, groups: Sequence[tuple[Sequence[G2Affine], Sequence[int]]]) -> list[G2Affine]: ...
+    def g2_batch_mul(self, points: Sequence[G2Affine], scalars: Sequence[int]) -> list[G2Affine]: ...
+    def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]: ...
+    def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]: ...
     def g2_in_subgroup(self, a: G2Affine) -> bool: ...
     def pairing_product_is_one(self, pairs: Sequence[Tuple[G1Affine, G2Affine]]) -> bool: ...
 

@@ -12,9 +12,11 @@ MCL's memory layout (Jacobian, Montgomery form, little-endian 64-bit limbs) from
 from __future__ import annotations
 
 import ctypes
-from typing import Sequence
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence
 
-from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_lengths
+from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
 from zkbluff.errors import BackendUnavailable
 from zkbluff.field import p, r
 
@@ -84,6 +86,179 @@ def _g2_from_struct(s) -> G2Affine:
     return ((_read_fp(raw, 0), _read_fp(raw, 1)), (_read_fp(raw, 2), _read_fp(raw, 3)))
 
 
+def _proto(name: str, n_args: int):
+    """A private prototype of ``name`` taking raw addresses (so a loop can pass
+    ``base + i * size`` without building a ctypes object per point). ctypes releases
+    the GIL during the call, so threads run MCL in parallel."""
+    addr = ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value
+    return ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n_args))(addr)
+
+
+_G1_MUL = _proto("mclBnG1_mul", 3)
+_G2_MUL = _proto("mclBnG2_mul", 3)
+_G1_ADD = _proto("mclBnG1_add", 3)
+_G2_ADD = _proto("mclBnG2_add", 3)
+_G1_SUB = _proto("mclBnG1_sub", 3)
+_G2_SUB = _proto("mclBnG2_sub", 3)
+_G1_NORM = _proto("mclBnG1_normalize", 2)
+_G2_NORM = _proto("mclBnG2_normalize", 2)
+_G1_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
+    ctypes.cast(_lib.mclBnG1_mulVec, ctypes.c_void_p).value)
+_G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
+    ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
+_THREADS = max(1, min(8, os.cpu_count() or 1))
+_POOL: ThreadPoolExecutor | None = None
+_POOL_PID = 0  # a forked child gets a pool of its own (the parent's threads are not in it)
+_MIN_PER_THREAD = 64
+
+
+def _run_chunks(n: int, work: Callable[[int, int], None]) -> None:
+    """``work(lo, hi)`` over [0, n) in one chunk per core (inline when small)."""
+    global _POOL, _POOL_PID
+    k = min(_THREADS, max(1, n // _MIN_PER_THREAD))
+    if k == 1:
+        work(0, n)
+        return
+    if _POOL is None or _POOL_PID != os.getpid():
+        _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="zkbluff-mcl")
+        _POOL_PID = os.getpid()
+    step = (n + k - 1) // k
+    futures = [_POOL.submit(work, lo, min(n, lo + step)) for lo in range(0, n, step)]
+    for f in futures:
+        f.result()
+
+
+def _decode_g1(raw: bytes, n: int) -> list[G1Affine]:
+    out: list[G1Affine] = []
+    rinv, zero = _RP_INV, _ZERO32
+    for i in range(n):
+        off = _G1_SIZE * i
+        if raw[off + 64: off + 96] == zero:
+            out.append(None)
+        else:
+            out.append((int.from_bytes(raw[off: off + 32], "little") * rinv % p,
+                        int.from_bytes(raw[off + 32: off + 64], "little") * rinv % p))
+    return out
+
+
+def _decode_g2(raw: bytes, n: int) -> list[G2Affine]:
+    out: list[G2Affine] = []
+    rinv = _RP_INV
+    zero = bytes(64)
+    for i in range(n):
+        off = _G2_SIZE * i
+        if raw[off + 128: off + 192] == zero:
+            out.append(None)
+        else:
+            c = [int.from_bytes(raw[off + 32 * j: off + 32 * j + 32], "little") * rinv % p for j in range(4)]
+            out.append(((c[0], c[1]), (c[2], c[3])))
+    return out
+
+
+def _batch(points, others, scalars, encode, size, struct_t, op, norm, decode):
+    """Point i of the result is ``op(points[i], others[i] or scalars[i])``, normalised."""
+    n = len(points)
+    if n == 0:
+        return []
+    src = (struct_t * n).from_buffer_copy(b"".join(map(encode, points)))
+    if scalars is not None:
+        arg = (ctypes.c_uint64 * (4 * n)).from_buffer_copy(_fr_blob(scalars))
+        arg_size = 32
+    else:
+        arg = (struct_t * n).from_buffer_copy(b"".join(map(encode, others)))
+        arg_size = size
+    dst = (struct_t * n)()
+    a_src, a_arg, a_dst = ctypes.addressof(src), ctypes.addressof(arg), ctypes.addressof(dst)
+
+    def work(lo: int, hi: int) -> None:
+        for i in range(lo, hi):
+            d = a_dst + i * size
+            op(d, a_src + i * size, a_arg + i * arg_size)
+            norm(d, d)
+
+    _run_chunks(n, work)
+    return decode(bytes(dst), n)
+
+
+def _ifft(points, encode, size, struct_t, mul, add, sub, norm, decode):
+    """The group inverse DFT in MCL's memory: bit-reversed copy, radix-2 butterflies
+    (a thread per core within a level), then the 1/n scaling; one conversion in and out."""
+    from zkbluff.curve import ifft_twiddles
+
+    n = len(points)
+    log = n.bit_length() - 1
+    rev = [int(format(i, f"0{log}b")[::-1], 2) for i in range(n)] if log else [0]
+    buf = (struct_t * n).from_buffer_copy(b"".join(encode(points[j]) for j in rev))
+    base = ctypes.addressof(buf)
+    memmove = ctypes.memmove
+    half = 1
+    for tw in ifft_twiddles(n):
+        frs = (ctypes.c_uint64 * (4 * half)).from_buffer_copy(_fr_blob(tw))
+        a_fr = ctypes.addressof(frs)
+
+        def work(lo: int, hi: int, half: int = half, a_fr: int = a_fr) -> None:
+            t = struct_t()
+            at = ctypes.addressof(t)
+            for b in range(lo, hi):
+                g, k = divmod(b, half)
+                u = base + (2 * g * half + k) * size
+                v = u + half * size
+                if k == 0:
+                    add(at, u, v)
+                    sub(v, u, v)
+                    memmove(u, at, size)
+                else:
+                    mul(at, v, a_fr + 32 * k)
+                    sub(v, u, at)
+                    add(u, u, at)
+
+        _run_chunks(n // 2, work)
+        half *= 2
+    from zkbluff.field import r as _r
+
+    n_inv = (ctypes.c_uint64 * 4).from_buffer_copy(_fr_blob([pow(n, -1, _r)]))
+    a_inv = ctypes.addressof(n_inv)
+
+    def scale(lo: int, hi: int) -> None:
+        for i in range(lo, hi):
+            d = base + i * size
+            mul(d, d, a_inv)
+            norm(d, d)
+
+    _run_chunks(n, scale)
+    return decode(bytes(buf), n)
+
+
+def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
+    """One MSM per group: every point and scalar converted in one go, the MSMs run in a
+    thread per core (one ``mulVec`` call each)."""
+    n_groups = len(groups)
+    if n_groups == 0:
+        return []
+    offsets, pts, ks = [], [], []
+    for points, scalars in groups:
+        _check_batch(points, scalars)
+        offsets.append((len(pts), len(points)))
+        pts.extend(points)
+        ks.extend(scalars)
+    total = max(1, len(pts))
+    src = (struct_t * total).from_buffer_copy(b"".join(map(encode, pts)) or bytes(size))
+    frs = (ctypes.c_uint64 * (4 * total)).from_buffer_copy(_fr_blob(ks) or bytes(32))
+    dst = (struct_t * n_groups)()
+    a_src, a_fr, a_dst = ctypes.addressof(src), ctypes.addressof(frs), ctypes.addressof(dst)
+
+    def work(lo: int, hi: int) -> None:
+        for g in range(lo, hi):
+            off, n = offsets[g]
+            d = a_dst + g * size
+            if n:
+                mulvec(d, a_src + off * size, a_fr + off * 32, n)
+                norm(d, d)
+
+    _run_chunks(n_groups, work)
+    return decode(bytes(dst), n_groups)
+
+
 def _fr_struct(k: int):
     return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
 
@@ -131,6 +306,23 @@ class MclBackend:
             res.append(_g1_from_struct(out))
         return res
 
+    def g1_batch_mul(self, points: Sequence[G1Affine], scalars: Sequence[int]) -> list[G1Affine]:
+        """``[k_i P_i]``: one MCL call per point, in a thread per core (the GIL is released)."""
+        _check_batch(points, scalars)
+        return _batch(points, None, scalars, _g1_bytes, _G1_SIZE, G1Struct, _G1_MUL, _G1_NORM, _decode_g1)
+
+    def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]:
+        _check_batch(a, b)
+        return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
+
+    def g1_msm_many(self, groups) -> list[G1Affine]:
+        """``[sum_j k_ij P_ij for each group i]``: many MSMs in one call."""
+        return _msm_many(groups, _g1_bytes, _G1_SIZE, G1Struct, _G1_MULVEC, _G1_NORM, _decode_g1)
+
+    def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]:
+        _check_pow2(points)
+        return _ifft(points, _g1_bytes, _G1_SIZE, G1Struct, _G1_MUL, _G1_ADD, _G1_SUB, _G1_NORM, _decode_g1)
+
     # ---- G2
     def _g2(self, Q: G2Affine):
         return G2Struct.from_buffer_copy(_g2_bytes(Q))
@@ -170,6 +362,21 @@ class MclBackend:
             _lib.mclBnG2_mul(out, B, _fr_struct(k))
             res.append(_g2_from_struct(out))
         return res
+
+    def g2_batch_mul(self, points: Sequence[G2Affine], scalars: Sequence[int]) -> list[G2Affine]:
+        _check_batch(points, scalars)
+        return _batch(points, None, scalars, _g2_bytes, _G2_SIZE, G2Struct, _G2_MUL, _G2_NORM, _decode_g2)
+
+    def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
+        _check_batch(a, b)
+        return _batch(a, b, None, _g2_bytes, _G2_SIZE, G2Struct, _G2_ADD, _G2_NORM, _decode_g2)
+
+    def g2_msm_many(self, groups) -> list[G2Affine]:
+        return _msm_many(groups, _g2_bytes, _G2_SIZE, G2Struct, _G2_MULVEC, _G2_NORM, _decode_g2)
+
+    def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
+        _check_pow2(points)
+        return _ifft(points, _g2_bytes, _G2_SIZE, G2Struct, _G2_MUL, _G2_ADD, _G2_SUB, _G2_NORM, _decode_g2)
 
     def g2_in_subgroup(self, a: G2Affine) -> bool:
         if a is None:

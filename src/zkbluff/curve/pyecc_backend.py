@@ -9,7 +9,7 @@ from typing import Sequence
 
 from py_ecc import optimized_bn128 as bn
 
-from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_lengths
+from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, ifft_by_batches
 from zkbluff.field import r
 
 
@@ -91,6 +91,20 @@ class PyEccBackend:
         B = _g1_in(base)
         return [_g1_out(bn.multiply(B, k % r)) for k in scalars]
 
+    def g1_batch_mul(self, points: Sequence[G1Affine], scalars: Sequence[int]) -> list[G1Affine]:
+        _check_batch(points, scalars)
+        return [_g1_out(bn.multiply(_g1_in(P), k % r)) for P, k in zip(points, scalars)]
+
+    def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]:
+        _check_batch(a, b)
+        return [_g1_out(bn.add(_g1_in(P), _g1_in(Q))) for P, Q in zip(a, b)]
+
+    def g1_msm_many(self, groups) -> list[G1Affine]:
+        return [self.g1_msm(list(pts), list(ks)) for pts, ks in groups]
+
+    def g1_ifft(self, points: Sequence[G1Affine]) -> list[G1Affine]:
+        return ifft_by_batches(self.g1_batch_mul, self.g1_batch_add, self.g1_neg, points)
+
     # G2
     def g2_add(self, a: G2Affine, b: G2Affine) -> G2Affine:
         return _g2_out(bn.add(_g2_in(a), _g2_in(b)))
@@ -112,6 +126,20 @@ class PyEccBackend:
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]:
         B = _g2_in(base)
         return [_g2_out(bn.multiply(B, k % r)) for k in scalars]
+
+    def g2_batch_mul(self, points: Sequence[G2Affine], scalars: Sequence[int]) -> list[G2Affine]:
+        _check_batch(points, scalars)
+        return [_g2_out(bn.multiply(_g2_in(Q), k % r)) for Q, k in zip(points, scalars)]
+
+    def g2_batch_add(self, a: Sequence[G2Affine], b: Sequence[G2Affine]) -> list[G2Affine]:
+        _check_batch(a, b)
+        return [_g2_out(bn.add(_g2_in(P), _g2_in(Q))) for P, Q in zip(a, b)]
+
+    def g2_msm_many(self, groups) -> list[G2Affine]:
+        return [self.g2_msm(list(pts), list(ks)) for pts, ks in groups]
+
+    def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
+        return ifft_by_batches(self.g2_batch_mul, self.g2_batch_add, self.g2_neg, points)
 
     def g2_in_subgroup(self, a: G2Affine) -> bool:
         return bn.is_inf(bn.multiply(_g2_in(a), r))

@@ -74,7 +74,10 @@ def _g2_in(rd: BinReader, what: str) -> G2Affine:
     return Q
 
 
-def zkey_to_bytes(pk: ProvingKey) -> bytes:
+def zkey_to_bytes(pk: ProvingKey, contributions: bytes | None = None) -> bytes:
+    """The ``.zkey`` bytes; ``contributions`` is section 10 (the circuit hash and the
+    phase-2 contribution records, see :mod:`zkbluff.ceremony.phase2`), by default an
+    empty record (a key made by :func:`zkbluff.groth16.setup.setup`, outside a ceremony)."""
     vk = pk.vk
     n_public = vk.n_public
     header = (struct.pack("<I", 32) + p.to_bytes(32, "little") + struct.pack("<I", 32) + r.to_bytes(32, "little")
@@ -94,13 +97,17 @@ def zkey_to_bytes(pk: ProvingKey) -> bytes:
         binfile_section(7, b"".join(map(_g2_out, pk.b_g2_query))),
         binfile_section(8, b"".join(map(_g1_out, pk.l_query))),
         binfile_section(9, b"".join(map(_g1_out, pk.h_query))),
-        binfile_section(10, bytes(64) + struct.pack("<I", 0)),
+        binfile_section(10, bytes(64) + struct.pack("<I", 0) if contributions is None else contributions),
     ]
     return b"zkey" + struct.pack("<II", 1, len(sections)) + b"".join(sections)
 
 
 def zkey_from_bytes(data: bytes, what: str = ".zkey", system=None) -> ProvingKey:
-    sections = read_binfile(data, b"zkey", (1,), what)
+    return zkey_sections_to_key(read_binfile(data, b"zkey", (1,), what), what, system)
+
+
+def zkey_sections_to_key(sections: dict[int, bytes], what: str = ".zkey", system=None) -> ProvingKey:
+    """The proving key in a ``.zkey``'s sections 1..9 (every point checked on its curve)."""
     for k in range(1, 10):
         if k not in sections:
             raise MalformedInput(f"{what}: section {k} is missing")

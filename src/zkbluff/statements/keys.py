@@ -1,11 +1,17 @@
-"""The circuits/ registry files and the proving-key cache.
+"""The circuits/ registry files, the pinned project keys and the proving-key cache.
 
 ``circuits/`` holds one ``.r1cs`` per registered statement and ``manifest.json`` with each
 one's name, version, parameters, counts, public inputs and fingerprint; ``build_registry``
-writes them and ``check_registry`` fails when the code and the files differ.
+writes them and ``check_registry`` fails when the code and the files differ, or when a
+statement's pinned key (``manifest.json`` ``keys``, files in ``circuits/keys/``) was made
+for another version of its circuit.
 
-Keys live in a cache folder: ``$ZKBLUFF_KEY_DIR`` if set, else ``~/.cache/zkbluff/keys``.
-``load_keys`` makes missing keys on first use (secrets from the OS) and says so once.
+``load_keys(key_id)`` returns the *pinned project key* (made by the project ceremony,
+see :mod:`zkbluff.ceremony.project`; every install proves with the same keys). The
+full proving key is rebuilt from the compact committed file once and cached in
+``$ZKBLUFF_KEY_DIR`` (else ``~/.cache/zkbluff/keys``). Keys are never made silently:
+``load_keys(key_id, folder)`` reads a *private* key set from ``folder`` and makes one
+there only when asked (``create=True``), saying loudly that it is private.
 """
 from __future__ import annotations
 
@@ -16,6 +22,11 @@ import threading
 from pathlib import Path
 from typing import Callable, Optional
 
+from zkbluff.ceremony.project import (
+    COMMAND as CEREMONY_COMMAND, file_stem, pinned_keys, pinned_vk, project_key, registry_dir, run_project_ceremony,
+    verify_project,
+)
+from zkbluff.circuit.builder import R1CS
 from zkbluff.circuit.formats import r1cs_to_bytes, read_r1cs
 from zkbluff.errors import MalformedInput
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
@@ -23,23 +34,8 @@ from zkbluff.statements.base import Statement
 from zkbluff.statements.registry import all_statements, get_statement
 
 
-def registry_dir() -> Path:
-    """The committed registry (``.r1cs`` files, manifest, pinned keys): ``./circuits`` when
-    the current folder is a checkout that has one, else the source checkout's
-    ``circuits/``, else the copy an install carries inside the package
-    (``zkbluff/registry/``). Everything that reads the registry finds it here."""
-    here = Path.cwd() / "circuits"
-    if (here / "manifest.json").exists():
-        return here
-    package = Path(__file__).resolve().parents[1]
-    checkout = package.parents[1] / "circuits"
-    if (checkout / "manifest.json").exists():
-        return checkout
-    return package / "registry"
-
-
-def file_stem(key_id: str) -> str:
-    return key_id.replace("@", "__").replace(",", "_").replace("=", "-")
+__all__ = ["registry_dir", "file_stem", "build_registry", "check_registry", "load_keys", "verifying_key",
+           "key_dir", "registry_circuits", "run_ceremony", "verify_ceremony"]
 
 
 def manifest_entry(stmt: Statement) -> dict:
@@ -55,13 +51,22 @@ def manifest_entry(stmt: Statement) -> dict:
 
 
 def build_registry(folder: Path) -> list[dict]:
+    """Write the ``.r1cs`` files and the manifest (keeping its key pins: a circuit that
+    changed then fails ``check_registry`` until the ceremony is re-run)."""
     folder.mkdir(parents=True, exist_ok=True)
     entries = []
     for stmt in all_statements().values():
         entry = manifest_entry(stmt)
         (folder / entry["file"]).write_bytes(r1cs_to_bytes(stmt.build()[0]))
         entries.append(entry)
-    (folder / "manifest.json").write_text(json.dumps({"statements": entries}, indent=1) + "\n")
+    manifest: dict = {"statements": entries}
+    try:
+        old = json.loads((folder / "manifest.json").read_text())
+        if isinstance(old, dict) and "keys" in old:
+            manifest["keys"] = old["keys"]
+    except (OSError, ValueError):
+        pass
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     return entries
 
 
@@ -90,7 +95,47 @@ def check_registry(folder: Path) -> list[str]:
     for key_id in recorded:
         if key_id not in all_statements():
             problems.append(f"{key_id}: in the manifest but no longer in the code")
+    # a registry with a ceremony (the committed one) must have a matching key per statement;
+    # a scratch registry (``circuits build --dir``) has no "keys" and is not checked for them
+    pins = manifest.get("keys") if isinstance(manifest, dict) else None
+    for key_id, stmt in (all_statements().items() if pins is not None else ()):
+        pin = pins.get(key_id) if isinstance(pins, dict) else None
+        if not pin:
+            problems.append(f"{key_id}: no pinned key (run `{CEREMONY_COMMAND}`)")
+        elif pin.get("r1cs_fingerprint") != manifest_entry(stmt)["fingerprint"]:
+            problems.append(f"{key_id}: its pinned key was made for another version of the circuit "
+                            f"(run `{CEREMONY_COMMAND}`)")
     return problems
+
+
+def registry_circuits() -> dict[str, R1CS]:
+    """``{key id: constraint system}`` of every registered statement, built from the code."""
+    return {key_id: stmt.build()[0] for key_id, stmt in all_statements().items()}
+
+
+def run_ceremony(folder: Optional[Path] = None, **kwargs):
+    """The project ceremony over every registered statement (see
+    :func:`zkbluff.ceremony.project.run_project_ceremony`); rebuilds the registry first."""
+    folder = folder or registry_dir()
+    build_registry(folder)
+    return run_project_ceremony(registry_circuits(), folder, **kwargs)
+
+
+def committed_circuits(folder: Path) -> dict[str, R1CS]:
+    """``{key id: constraint system}`` read from the registry's ``.r1cs`` files (the
+    manifest names them; ``check_registry`` compares them with the code)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+        entries = [(e["id"], e["file"]) for e in manifest["statements"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise MalformedInput(f"{folder}/manifest.json cannot be read: {exc}") from None
+    return {key_id: read_r1cs(folder / name) for key_id, name in entries}
+
+
+def verify_ceremony(folder: Optional[Path] = None, full: bool = False, say=None):
+    """Re-check the project ceremony against the committed ``.r1cs`` files."""
+    folder = folder or registry_dir()
+    return verify_project(committed_circuits(folder), folder, full=full, say=say)
 
 
 def key_dir() -> Path:
@@ -109,28 +154,57 @@ def _announce(message: str, say: Optional[Callable[[str], None]]) -> None:
         (say or (lambda m: print(m, file=sys.stderr)))(message)
 
 
+def _project_cache_path(key_id: str, vk_fingerprint: str) -> Path:
+    return key_dir() / f"{file_stem(key_id)}.project-{vk_fingerprint[:16]}.pk"
+
+
 def load_keys(key_id: str, folder: Optional[Path] = None,
               say: Optional[Callable[[str], None]] = None, create: bool = True) -> ProvingKey:
-    """The proving key of a registered statement, from the cache; made (and saved) if
-    missing and ``create`` (else :class:`MalformedInput`). Keys in memory are shared."""
+    """The proving key of a registered statement.
+
+    ``folder`` None: the pinned project key (rebuilt once from ``circuits/keys/`` and
+    cached; its fingerprint is checked against the manifest's pin every time).
+    ``folder`` given: a *private* key set in that folder, made there (secrets from the OS,
+    announced loudly) only if missing and ``create``; else :class:`MalformedInput`.
+    Keys in memory are shared."""
     from zkbluff.groth16.setup import setup
     from zkbluff.groth16.zkey import proving_key_from_bytes, proving_key_to_bytes
 
     stmt = get_statement(key_id)
-    folder = folder or key_dir()
     cache_key = (str(folder), stmt.key_id)
     with _LOCK:
         if cache_key in _LOADED:
             return _LOADED[cache_key]
         system, _ = stmt.build()
+        if folder is None:
+            pin = pinned_keys().get(stmt.key_id)
+            if not pin:
+                raise MalformedInput(f"no pinned key for {stmt.key_id}: run `{CEREMONY_COMMAND}`")
+            path = _project_cache_path(stmt.key_id, pin["vk_fingerprint"])
+            pk = None
+            if path.exists():
+                try:
+                    pk = proving_key_from_bytes(path.read_bytes(), str(path))
+                except MalformedInput:
+                    pk = None
+                if pk is not None and pk.vk.fingerprint() != pin["vk_fingerprint"]:
+                    pk = None
+            if pk is None:
+                pk = project_key(stmt.key_id, system).pk
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_bytes(proving_key_to_bytes(pk))
+                tmp.replace(path)
+            _LOADED[cache_key] = pk
+            return pk
         path = folder / (file_stem(stmt.key_id) + f".{system.fingerprint()[:16]}.pk")
         if path.exists():
             pk = proving_key_from_bytes(path.read_bytes(), str(path))
         elif not create:
-            raise MalformedInput(f"no keys for {stmt.key_id} in {folder}: run `zkbluff circuits setup`")
+            raise MalformedInput(f"no private keys for {stmt.key_id} in {folder}")
         else:
-            _announce(f"zkbluff: making proving keys in {folder} (once per statement; set ZKBLUFF_KEY_DIR to move)",
-                      say)
+            _announce(f"zkbluff: making PRIVATE proving keys in {folder} (not the project's pinned keys: "
+                      "verifiers accept them only when given this folder with --keys)", say)
             pk = setup(system)
             folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -142,4 +216,7 @@ def load_keys(key_id: str, folder: Optional[Path] = None,
 
 
 def verifying_key(key_id: str, folder: Optional[Path] = None, create: bool = True) -> VerifyingKey:
+    """The pinned verifying key (no proving key is rebuilt), or a private one from ``folder``."""
+    if folder is None:
+        return pinned_vk(get_statement(key_id).key_id)
     return load_keys(key_id, folder, create=create).vk
