@@ -290,7 +290,6 @@ def with_field(name: str, fn):
 def bench_breakdown(pk, witness) -> list[str]:
     """Each piece of one prove alone, one after another on one thread, in CPU time (not
     the overlapped wall clock): where the time goes."""
-    from zkbluff.circuit import check
     from zkbluff.curve import mcl_backend as mb
     from zkbluff.groth16.prove import _prepared
     from zkbluff.groth16.qap import h_vector
