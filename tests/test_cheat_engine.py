@@ -52,14 +52,15 @@ def test_a_whole_table_to_the_end_with_real_proofs(n, tmp_path):
     ks = kinds(tab)
     assert ks[1] == "entropy_dealer" and ks[2:2 + n] == ["entropy"] * n  # the dealer commits first
     assert ks.count("deal") == 3 and "pick_up" in ks and "close_window" in ks and "call" in ks
-    assert len(checks) == len(ks) - 1 - n - 1  # every line after the entropies and the first deal was checked
+    # every line after the header, the dealer's and seats' entropies and the first deal was checked
+    assert len(checks) == len(ks) - (1 + 1 + n + 1) and checks[0] == n + 4
     s = tab.rules.s
     assert len(s.hand_penalties) == 3 and sum(x == 0 for x in s.hand_penalties[0]) >= 1
     report = verify_transcript(path)
     assert report["complete"] and report["scores"] == list(s.penalties)
     assert report["proofs"] == ks.count("deal") + ks.count("play") + ks.count("pick_up")
-    for hand_no, dealer in enumerate(e for e in tab.writer.events if e["action"] == "deal"):
-        assert dealer["seat"] is None and len(dealer["data"]["sealed"]) == n
+    for deal in (e for e in tab.writer.events if e["action"] == "deal"):
+        assert deal["seat"] is None and len(deal["data"]["sealed"]) == n
 
 
 @pytest.mark.parametrize("n", [4, 5])
