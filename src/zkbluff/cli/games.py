@@ -201,6 +201,8 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     rng = random.Random(base)
     human = 0
     shown = len(tab.writer.events)
+    for e in tab.writer.events:  # the game's text follows every line in order (it may keep the public state)
+        spec.text.describe(e, names)
 
     def ask(text: str) -> str:
         return str(click.prompt(text, default="", show_default=False))
