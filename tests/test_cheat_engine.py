@@ -11,10 +11,10 @@ import pytest
 
 from cheat_engine_helpers import conservation, forge, new_table, step, transcript_with, watch
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError
-from zkbluff.games.cheat.match import HandOver, PickUpPart, Stage
+from zkbluff.games.cheat.match import Stage
 from zkbluff.games.cheat.moves import CallBluff, PassTurn, PlayCards, Proceed
 from zkbluff.games.cheat.rules import DECK, Phase
-from zkbluff.games.cheat.spec import CheatSpec
+from zkbluff.games.cheat.spec import CheatSpec, hand_over_key, hand_over_tag
 from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.messages import seal
@@ -162,9 +162,12 @@ def honest_pick_up(tab):
 
 def test_the_picker_opened_every_sealed_play_and_the_honest_pick_up_verifies(pile_table):
     tab = pile_table["tab"]
-    received = tab.seats[0].private["received"]
-    assert set(received) == {"1", "2"}  # sealed to Bo by Ali and Ayşe; play 3 was his own
+    got = {**tab.spec.hand_over_openings(tab.seats[0].private, tab.rules, 0, 1),
+           **tab.spec.hand_over_openings(tab.seats[0].private, tab.rules, 0, 2)}
+    assert set(got) == {"1", "2"}  # sealed to Bo by Ali and Ayşe; play 3 was his own
     assert all(set(s.private["received"]) == {"3"} for s in tab.seats[1:])  # the others saw only the turn-over
+    with pytest.raises(CommitmentMismatch):  # Ayşe cannot open what Ali sealed to Bo
+        tab.spec.hand_over_openings(tab.seats[2].private, tab.rules, 2, 1)
     move = honest_pick_up(tab)
     line = forge(tab, 0, "pick_up", move.action.to_data(), ABSORB_KEY, dict(move.proof_inputs))
     path = transcript_with(tab, line, pile_table["dir"] / "honest.jsonl")
@@ -194,24 +197,45 @@ def test_a_seat_that_lies_about_its_pick_up_is_refused(pile_table):
     refused_everywhere(pile_table, short, "pile holds 3", "count")
 
 
-def test_a_wrong_opening_sealed_to_the_picker_is_caught_by_the_picker(pile_table):
+def test_an_unfounded_dispute_is_refused(pile_table):
     tab = pile_table["tab"]
-    picker, sender = tab.seats[0], tab.seats[2]
-    key = tab.spec._key_with(sender.private, 0, 0)
-    mask, salt = sender.private["plays"]["2"]
-    other = next(c for c in range(DECK.size) if not mask >> c & 1)
-    for plays, ok in (({"2": [mask, salt]}, True), ({"2": [1 << other, salt]}, False)):
-        sealed = seal(key, picker.private["matchId"], 3, {"plays": plays})
-        event = {"n": 99, "seat": 2}
-        if ok:
-            got = tab.spec._open_hand_over(picker.private, 0, event, HandOver(sealed))
-            assert got["2"] == [mask, salt]
-        else:
-            with pytest.raises(CommitmentMismatch, match="not the play's commitment"):
-                tab.spec._open_hand_over(picker.private, 0, event, HandOver(sealed))
-    # a seat it was not sealed to learns nothing from it
-    assert tab.spec._open_hand_over(tab.seats[1].private, 1, {"n": 99, "seat": 2},
-                                    HandOver(sealed)) == tab.seats[1].private["received"]
+    picker = tab.seats[0]
+    assert tab.spec.hand_over_openings(picker.private, tab.rules, 0, 1)  # Ali's openings are right
+    line = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": picker.private["x25519"]})
+    refused_everywhere(pile_table, line, "unfounded", "unfounded")
+    other = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": tab.seats[1].private["x25519"]})
+    refused_everywhere(pile_table, other, "not the one seat 0 published", "not-own-key")
+
+
+def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
+    path = tmp_path / "dispute.jsonl"
+    tab, clock = new_table(3, path=path)
+    hands = [DECK.cards(s.private["hand"]) for s in tab.seats]
+    rank = DECK.rank_of(hands[1][0])
+    tab.move(1, PlayCards(rank, (hands[1][0],)))
+    clock.now = tab.referee.deadline
+    tab.poll()
+    lie = next(c for c in hands[2] if DECK.rank_of(c) != rank)
+    tab.move(2, PlayCards(rank, (lie,)))
+    tab.move(0, CallBluff(tab.rules.s.play_no))
+    tab.move(2, Proceed())  # Ayşe lied and picks up; Ali owes her the opening of play 1
+    ali = tab.seats[1].private
+    mask, salt = ali["plays"]["1"]
+    other = next(c for c in hands[1] if c != hands[1][0])  # "my play was this other card"
+    key = hand_over_key(ali["x25519"], ali["peers"]["2"], ali["dealerCommitment"], 2)
+    sealed = seal(key, hand_over_tag(ali["dealerCommitment"]), 2, {"plays": {"1": [1 << other, salt]}})
+    line = forge(tab, 1, "hand_over", {"sealed": sealed})
+    tab.seats[1]._pending = (line["n"], {})  # Ali's client, changed to send it
+    tab.publish(line)  # the table cannot see inside
+    assert tab.rules.stage == Stage.ABSORB and tab.to_move == 2
+    with pytest.raises(CommitmentMismatch, match="not the play's commitment"):
+        tab.spec.hand_over_openings(tab.seats[2].private, tab.rules, 2, 1)
+    line = tab.move(2, Proceed())  # Ayşe's client disputes instead of proving a pick-up
+    assert line["action"] == "dispute" and line["data"]["sender"] == 1
+    assert tab.rules.s.hand_penalties[-1] == (0, DECK.size, 0) and tab.rules.s.hand_no == 2
+    conservation(tab)
+    report = verify_transcript(path)  # anyone checks the dispute from the transcript
+    assert report["lines"] == len(tab.writer.events)
 
 
 def test_a_seat_that_plays_a_card_it_gave_away_is_refused(pile_table):

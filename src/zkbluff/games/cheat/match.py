@@ -97,8 +97,20 @@ class PickUpPart(Action):
     part: int
 
 
+@dataclass(frozen=True)
+class Dispute(Action):
+    """The picker shows that ``sender``'s hand-over does not open to that seat's plays in the
+    pile: it reveals its own X25519 key of this match (``x25519_secret``), so anyone opens
+    the sealed openings and checks them. Founded, ``sender`` forfeits the hand; unfounded,
+    the line is refused."""
+
+    kind: ClassVar[str] = "dispute"
+    sender: int
+    x25519_secret: str
+
+
 ACTIONS: tuple[type[Action], ...] = (DealerEntropy, SeatEntropy, SealedDeal, Play, Pass, Call, CloseWindow,
-                                     OpenedReveal, HandOver, PickUpPart, Forfeit)
+                                     OpenedReveal, HandOver, PickUpPart, Dispute, Forfeit)
 
 
 @dataclass(frozen=True)
@@ -126,6 +138,7 @@ class CheatTable(Rules):
         self.entropy_from: list[int] = []
         self.pile_plays: list[int] = []
         self.owing: list[int] = []
+        self.handed: list[int] = []
         self.next_part = 0
         self._abandoned: Optional[Result] = None
         #: public events as (seat, action, state before, state after) of the game's rules
@@ -200,6 +213,15 @@ class CheatTable(Rules):
                 raise IllegalMove("hand_over: no openings are owed now")
             self._expect_turn(seat, "hand_over")
             return None
+        if isinstance(action, Dispute):
+            if self.stage != Stage.ABSORB:
+                raise IllegalMove("dispute: only about a hand-over, before the pick-up is proven")
+            self._expect_turn(seat, "dispute")
+            if self.next_part:
+                raise IllegalMove("dispute: the pick-up is already under way")
+            if action.sender not in self.handed:
+                raise IllegalMove(f"dispute: seat {action.sender!r} handed the picker nothing in this pick-up")
+            return None
         if isinstance(action, PickUpPart):
             if self.stage != Stage.ABSORB:
                 if self.stage == Stage.HAND_OVER:
@@ -242,7 +264,7 @@ class CheatTable(Rules):
             self.stage = Stage.ABANDONED
             return
         if isinstance(action, HandOver):
-            self.owing.pop(0)
+            self.handed.append(self.owing.pop(0))
             if not self.owing:
                 self.stage = Stage.ABSORB
             return
@@ -251,6 +273,8 @@ class CheatTable(Rules):
             if self.next_part < self.parts:
                 return
             action = PickUp(action.count)
+        if isinstance(action, Dispute):
+            seat, action = NO_SEAT, Forfeit(action.sender, "handed the picker openings that are not its plays")
         before = self.game.public_state()
         inner = self._inner(action)
         self.game.apply(seat, inner)
@@ -264,11 +288,11 @@ class CheatTable(Rules):
             earlier = {p for p, _ in before.pile[:-1]} - {picker}
             self.owing = [(picker + k) % self.n_seats for k in range(1, self.n_seats)
                           if (picker + k) % self.n_seats in earlier]
-            self.next_part = 0
+            self.next_part, self.handed = 0, []
             self.stage = Stage.HAND_OVER if self.owing else Stage.ABSORB
         elif isinstance(inner, (PickUp, Deal, Forfeit)) or (isinstance(inner, Pass) and not after.pile):
             self.pile_plays = []
-            self.owing = []
+            self.owing, self.handed = [], []
             self.next_part = 0
             self.stage = Stage.RULES
 

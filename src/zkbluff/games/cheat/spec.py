@@ -40,7 +40,7 @@ from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.cheat import text
 from zkbluff.games.cheat.engine_bot import CheatEngineBot, RandomEngineBot
 from zkbluff.games.cheat.match import (
-    PICKUP_SLOTS, CheatTable, DealerEntropy, HandOver, OpenedReveal, PickUpPart, SealedDeal, SeatEntropy, Stage,
+    PICKUP_SLOTS, CheatTable, DealerEntropy, Dispute, HandOver, OpenedReveal, PickUpPart, SealedDeal, SeatEntropy, Stage,
 )
 from zkbluff.games.cheat.moves import CallBluff, CheatObservation, PassTurn, PlayCards, Proceed
 from zkbluff.games.cheat.rules import (
@@ -91,6 +91,41 @@ def _dealer_commit(commitment: int, line: int) -> DealerCommit:
     return DealerCommit(commitment, 1.0, 0.0, line)
 
 
+def hand_over_tag(dealer_commitment: Any) -> str:
+    """What a hand-over's key and sealing are bound to: the match, by the dealer's entropy
+    commitment (fresh and random per match; on the table for any verifier)."""
+    return f"cheat-hand-over:{dealer_commitment}"
+
+
+def hand_over_key(own_seed_hex: str, peer_public_hex: str, dealer_commitment: Any, picker: int) -> bytes:
+    """The key a seat seals its openings to the picker with (X25519 of one side's key of
+    this match and the other's public key, HKDF bound to the match and the picker): the
+    sender and the picker derive the same one; so does anyone the picker shows its key."""
+    return channel_key(_x25519(own_seed_hex), bytes.fromhex(peer_public_hex), hand_over_tag(dealer_commitment),
+                       picker)
+
+
+def check_openings(got: Any, commitments: Mapping[Any, int], expected: Mapping[int, int], sender: int) -> dict:
+    """The openings a hand-over carried, checked: exactly the plays ``expected`` (play
+    number -> count), each opening its commitment. :class:`CommitmentMismatch` otherwise."""
+    plays = got.get("plays") if isinstance(got, dict) else None
+    if not isinstance(plays, dict) or set(plays) != {str(no) for no in expected}:
+        raise CommitmentMismatch(f"seat {sender}: its hand-over does not hold the openings of its plays "
+                                 f"{sorted(expected)}")
+    out = {}
+    for no, count in expected.items():
+        pair = plays[str(no)]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise CommitmentMismatch(f"seat {sender}: the opening of play {no} is not a mask and a salt")
+        mask, salt = pair
+        try:
+            open_play(int(commitments[no]), mask, salt, count, DECK.size)
+        except MalformedInput as exc:
+            raise CommitmentMismatch(f"seat {sender}: play {no}: {exc}") from None
+        out[str(no)] = [mask, salt]
+    return out
+
+
 def _int_text(v: str, what: str) -> int:
     if not isinstance(v, str) or not v.isdigit() or len(v) > 78:
         raise MalformedInput(f"{what}: a decimal string, got {v!r:.40}")
@@ -108,6 +143,7 @@ class Ledger:
     entropies: dict[int, dict[str, Any]] = field(default_factory=dict)
     hands: list[Optional[int]] = field(default_factory=list)
     plays: dict[int, int] = field(default_factory=dict)  # play number -> play commitment
+    hand_overs: dict[int, str] = field(default_factory=dict)  # seat -> its sealed openings (this pick-up)
     deals: int = 0
     next_play: int = 0
 
@@ -145,7 +181,7 @@ class ZkDeal(DealScheme):
 _ROLES: Mapping[str, Role] = {
     "entropy_dealer": Role.DEALER, "entropy": Role.SEAT, "deal": Role.DEALER, "play": Role.SEAT,
     "pass": Role.SEAT, "call": Role.SEAT, "close_window": Role.REFEREE, "reveal": Role.SEAT,
-    "hand_over": Role.SEAT, "pick_up": Role.SEAT, "forfeit": Role.REFEREE,
+    "hand_over": Role.SEAT, "pick_up": Role.SEAT, "dispute": Role.SEAT, "forfeit": Role.REFEREE,
 }
 
 
@@ -153,7 +189,7 @@ class CheatSpec(GameSpec):
     game = "cheat"
     title = "Cheat"
     actions = (DealerEntropy, SeatEntropy, SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver,
-               PickUpPart, Forfeit)
+               PickUpPart, Dispute, Forfeit)
     roles: ClassVar[Mapping[str, Role]] = _ROLES
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),
@@ -208,6 +244,9 @@ class CheatSpec(GameSpec):
             return None
         if isinstance(action, HandOver):
             return None
+        if isinstance(action, Dispute):
+            self._judge_dispute(rules, ledger, seat, action)
+            return None
         if isinstance(action, PickUpPart):
             assert seat is not None and ledger.hands[seat] is not None
             chunk = rules.pile_plays[PICKUP_SLOTS * action.part:PICKUP_SLOTS * (action.part + 1)]
@@ -216,6 +255,29 @@ class CheatSpec(GameSpec):
                 pinned[f"play{j}_commitment"] = ledger.plays[chunk[j]] if j < len(chunk) else EMPTY_PLAY_COMMITMENT
             return ProofDemand(ABSORB_KEY, pinned)  # type: ignore[arg-type]
         return None
+
+    @staticmethod
+    def _earlier_plays(rules: CheatTable, sender: int) -> dict[int, int]:
+        """``sender``'s plays in the pile before the called one: play number -> count."""
+        return {no: count for no, (p, count) in zip(rules.pile_plays[:-1], rules.s.pile[:-1]) if p == sender}
+
+    def _judge_dispute(self, rules: CheatTable, ledger: Ledger, seat: Optional[int], action: Dispute) -> None:
+        """A founded dispute passes (the sender forfeits); an unfounded one is refused."""
+        assert seat is not None
+        secret = action.x25519_secret
+        if not isinstance(secret, str) or len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
+            raise MalformedInput("dispute: x25519_secret must be 64 lowercase hex digits")
+        if _x25519_public(secret) != ledger.entropies[seat]["x25519"]:
+            raise CommitmentMismatch(f"dispute: the key is not the one seat {seat} published on its entropy line")
+        sender = action.sender
+        key = hand_over_key(secret, ledger.entropies[sender]["x25519"], ledger.dealer_commitment, seat)
+        try:
+            got = open_sealed(key, hand_over_tag(ledger.dealer_commitment), rules.pile_plays[-1],
+                              ledger.hand_overs[sender])
+            check_openings(got, ledger.plays, self._earlier_plays(rules, sender), sender)
+        except (CommitmentMismatch, MalformedInput):
+            return None  # founded: it does not open, or not to the plays on the table
+        raise IllegalMove(f"dispute: seat {sender}'s hand-over opens every one of its plays; the dispute is unfounded")
 
     def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
         if isinstance(action, DealerEntropy):
@@ -239,6 +301,9 @@ class CheatSpec(GameSpec):
         elif isinstance(action, PickUpPart):
             assert seat is not None
             ledger.hands[seat] = publics["new_hand_commitment"]
+        elif isinstance(action, HandOver):
+            assert seat is not None
+            ledger.hand_overs[seat] = action.sealed
 
     def clock_due(self, rules: Rules) -> bool:
         assert isinstance(rules, CheatTable)
@@ -269,11 +334,8 @@ class CheatSpec(GameSpec):
         return {"entropy": str(own.entropy), "entropySalt": str(own.salt), "handKey": fresh_hand_key().hex(),
                 "x25519": fresh_hand_key().hex(), "matchId": "", "dealerCommitment": "0", "dealerX": "",
                 "dealerLine": 0, "peers": {}, "dealt": 0, "playNo": 0, "hand": 0, "salt": 0,
-                "plays": {}, "commitments": {}, "received": {}}
+                "plays": {}, "commitments": {}, "received": {}, "handOvers": {}}
 
-    def _key_with(self, private: Mapping[str, Any], peer: int, about: int) -> bytes:
-        return channel_key(_x25519(private["x25519"]), bytes.fromhex(private["peers"][str(peer)]),
-                           private["matchId"], about)
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, CheatTable)
@@ -321,7 +383,8 @@ class CheatSpec(GameSpec):
             assert picker is not None
             mine = {str(no): private["plays"][str(no)] for no, (p, _) in zip(rules.pile_plays, rules.s.pile)
                     if p == seat and no != called}
-            sealed = seal(self._key_with(private, picker, picker), private["matchId"], called, {"plays": mine})
+            key = hand_over_key(private["x25519"], private["peers"][str(picker)], private["dealerCommitment"], picker)
+            sealed = seal(key, hand_over_tag(private["dealerCommitment"]), called, {"plays": mine})
             return Move(HandOver(sealed))
         if rules.stage == Stage.ABSORB:
             return self._pick_up(private, rules)
@@ -337,7 +400,28 @@ class CheatSpec(GameSpec):
                 return int(mask), int(salt)
         raise CommitmentMismatch(f"pick-up: no opening of play {no} was received; its player withheld it")
 
+    def hand_over_openings(self, private: Mapping[str, Any], rules: CheatTable, seat: int, sender: int) -> dict:
+        """The picker opens ``sender``'s hand-over and checks it (:func:`check_openings`)."""
+        sealed = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
+        if sealed is None:
+            raise CommitmentMismatch(f"seat {sender}: no hand-over received")
+        key = hand_over_key(private["x25519"], private["peers"][str(sender)], private["dealerCommitment"], seat)
+        got = open_sealed(key, hand_over_tag(private["dealerCommitment"]), rules.pile_plays[-1], sealed)
+        commitments = {int(k): v for k, v in private["commitments"].items()}
+        return check_openings(got, commitments, self._earlier_plays(rules, sender), sender)
+
     def _pick_up(self, private: Mapping[str, Any], rules: CheatTable) -> Move:
+        seat = rules.to_move
+        assert seat is not None
+        received = dict(private["received"])
+        for sender in rules.handed:
+            try:
+                received.update(self.hand_over_openings(private, rules, seat, sender))
+            except (CommitmentMismatch, MalformedInput):
+                if rules.next_part:
+                    raise
+                return Move(Dispute(sender, private["x25519"]))
+        private = {**private, "received": received}
         part = rules.next_part
         chunk = rules.pile_plays[PICKUP_SLOTS * part:PICKUP_SLOTS * (part + 1)]
         counts = dict(zip(rules.pile_plays, (c for _, c in rules.s.pile)))
@@ -350,7 +434,7 @@ class CheatSpec(GameSpec):
             inputs[f"play{j}"], inputs[f"play{j}_salt"] = mask, salt
             hand |= mask
         inputs["new_salt"] = new_salt = fresh_salt()
-        return Move(PickUpPart(rules.s.pile_size, part), inputs, {"hand": hand, "salt": new_salt})
+        return Move(PickUpPart(rules.s.pile_size, part), inputs, {"hand": hand, "salt": new_salt, "received": received})
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
                      event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
@@ -366,40 +450,16 @@ class CheatSpec(GameSpec):
             slot = order.index(seat)
             mask, salt = open_hand(bytes.fromhex(private["handKey"]), match_id, event["n"], action.sealed[seat],
                                    publics[f"hand{slot}_commitment"])
-            out.update(hand=mask, salt=salt, plays={}, received={}, commitments={})
+            out.update(hand=mask, salt=salt, plays={}, received={}, commitments={}, handOvers={})
         elif isinstance(action, Play):
             out["playNo"] = private["playNo"] + 1
             out["commitments"] = {**private["commitments"], str(out["playNo"]): publics["play_commitment"]}
         elif isinstance(action, OpenedReveal):
             out["received"] = {**private["received"],
                                str(private["playNo"]): [DECK.mask(action.cards), _int_text(action.salt, "salt")]}
-        elif isinstance(action, HandOver):
-            out["received"] = self._open_hand_over(private, seat, event, action)
+        elif isinstance(action, HandOver):  # kept; the picker opens it when it picks up
+            out["handOvers"] = {**private["handOvers"], f"{private['playNo']}:{event['seat']}": action.sealed}
         return out
-
-    def _open_hand_over(self, private: Mapping[str, Any], seat: int, event: Mapping[str, Any],
-                        action: HandOver) -> dict[str, Any]:
-        """The picker opens the openings sealed to it and checks each against the play's
-        public commitment (:class:`CommitmentMismatch` if one is not the play on the table);
-        a seat it is not sealed to learns nothing."""
-        try:
-            key = self._key_with(private, event["seat"], seat)
-            got = open_sealed(key, private["matchId"], private["playNo"], action.sealed)
-        except CommitmentMismatch:
-            return dict(private["received"])  # sealed to another seat
-        plays = got.get("plays")
-        if not isinstance(plays, dict):
-            raise CommitmentMismatch(f"seat {event['seat']}: its hand-over holds no openings")
-        received = dict(private["received"])
-        for no, pair in plays.items():
-            if no not in private["commitments"] or not isinstance(pair, list) or len(pair) != 2:
-                raise CommitmentMismatch(f"seat {event['seat']}: an opening of play {no!r:.20} that is not on the table")
-            mask, salt = pair
-            if isinstance(mask, bool) or not isinstance(mask, int):
-                raise CommitmentMismatch(f"seat {event['seat']}: the opening of play {no} is not a card mask")
-            open_play(int(private["commitments"][no]), mask, salt, bin(mask).count("1"), DECK.size)
-            received[no] = [mask, salt]
-        return received
 
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> CheatObservation:
         assert isinstance(rules, CheatTable)
