@@ -105,7 +105,8 @@ def hand_over_key(own_seed_hex: str, peer_public_hex: str, dealer_commitment: An
                        picker)
 
 
-def check_openings(got: Any, commitments: Mapping[Any, int], expected: Mapping[int, int], sender: int) -> dict:
+def check_openings(got: Any, commitments: Mapping[Any, int], expected: Mapping[int, int],
+                   sender: int) -> dict[str, Any]:
     """The openings a hand-over carried, checked: exactly the plays ``expected`` (play
     number -> count), each opening its commitment. :class:`CommitmentMismatch` otherwise."""
     plays = got.get("plays") if isinstance(got, dict) else None
@@ -207,7 +208,8 @@ class CheatSpec(GameSpec):
         self.hands = int(self.options["hands"])
         self.window = int(self.options["window"])
         self.deal = ZkDeal()
-        self.text = text.CheatText(self.n_seats)  # type: ignore[misc]  # follows the lines it describes
+        # an instance per match: it follows the lines it describes (the class has RULES for `zkbluff rules`)
+        self.text = text.CheatText(self.n_seats, self.hands, self.window)  # type: ignore[assignment,misc]
 
     # ---- the public side
     def statements(self) -> list[str]:
@@ -248,12 +250,14 @@ class CheatSpec(GameSpec):
             self._judge_dispute(rules, ledger, seat, action)
             return None
         if isinstance(action, PickUpPart):
-            assert seat is not None and ledger.hands[seat] is not None
+            assert seat is not None
+            old = ledger.hands[seat]
+            assert old is not None
             chunk = rules.pile_plays[PICKUP_SLOTS * action.part:PICKUP_SLOTS * (action.part + 1)]
-            pinned = {"old_hand_commitment": ledger.hands[seat]}
+            pinned = {"old_hand_commitment": old}
             for j in range(PICKUP_SLOTS):
                 pinned[f"play{j}_commitment"] = ledger.plays[chunk[j]] if j < len(chunk) else EMPTY_PLAY_COMMITMENT
-            return ProofDemand(ABSORB_KEY, pinned)  # type: ignore[arg-type]
+            return ProofDemand(ABSORB_KEY, pinned)
         return None
 
     @staticmethod
@@ -400,7 +404,8 @@ class CheatSpec(GameSpec):
                 return int(mask), int(salt)
         raise CommitmentMismatch(f"pick-up: no opening of play {no} was received; its player withheld it")
 
-    def hand_over_openings(self, private: Mapping[str, Any], rules: CheatTable, seat: int, sender: int) -> dict:
+    def hand_over_openings(self, private: Mapping[str, Any], rules: CheatTable, seat: int,
+                           sender: int) -> dict[str, Any]:
         """The picker opens ``sender``'s hand-over and checks it (:func:`check_openings`)."""
         sealed = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
         if sealed is None:

@@ -8,11 +8,12 @@ nothing else.
 from __future__ import annotations
 
 from importlib.resources import files
-from typing import Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.games.cheat.rules import (
     DECK, N_RANKS, Call, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, rank_of,
 )
+from zkbluff.games.cheat.match import ACTIONS as TABLE_ACTIONS, CheatTable, Stage
 from zkbluff.games.engine.rules import NO_SEAT, Action
 
 #: a rank as a word in a claim, aligned with ``DECK.rank_names`` ("two sevens", "one Ace")
@@ -143,12 +144,10 @@ class CheatText:
 
     def __init__(self, n_seats: int = 4, hands: int = 3, window: int = 3):
         self.n_seats, self.hands, self.window = n_seats, hands, window
-        self._table = None
+        self._table: Optional[CheatTable] = None
         self._next = 0
 
-    def describe(self, line: dict, names: Sequence[str]) -> str:
-        from zkbluff.games.cheat.match import ACTIONS, CheatTable
-
+    def describe(self, line: Mapping[str, Any], names: Sequence[str]) -> str:
         kind, data, seat = line["action"], line["data"], line["seat"]
         who = "The table" if seat is None else names[seat]
         if kind == "header":
@@ -162,7 +161,7 @@ class CheatText:
             self._table = CheatTable(self.n_seats, self.hands, self.window)
         self._next = line["n"] + 1
         table = self._table
-        cls = next(c for c in ACTIONS if c.kind == kind)
+        cls = next(c for c in TABLE_ACTIONS if c.kind == kind)
         action = cls.from_data(data)
         n_events = len(table.history)
         table.apply(seat, action)
@@ -182,11 +181,10 @@ class CheatText:
         return f"{who}: {kind}."
 
     @staticmethod
-    def prompt(obs, ask, say, names: Sequence[str]):
+    def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
         """Ask a person for a move. In a calling window ``ask`` returns "" when the time is
         up; then this returns None (no call)."""
         from zkbluff.errors import MalformedInput
-        from zkbluff.games.cheat.match import Stage
         from zkbluff.games.cheat.moves import CallBluff, PassTurn, PlayCards, Proceed
 
         t, s, seat = obs.table, obs.state, obs.seat
@@ -204,10 +202,10 @@ class CheatText:
             + f"; pile {s.pile_size}, set aside {s.set_aside}")
         say("Your hand: " + "  ".join(f"{i + 1}:{DECK.card_name(c)}" for i, c in enumerate(hand)))
         if s.rank is None:
-            text = ask("You open: a rank and the numbers of 1-4 cards (e.g. '7 1 3')").strip().split(None, 1)
-            if len(text) != 2:
+            parts = ask("You open: a rank and the numbers of 1-4 cards (e.g. '7 1 3')").strip().split(None, 1)
+            if len(parts) != 2:
                 raise MalformedInput("give a rank and card numbers, e.g. '7 1 3'")
-            return PlayCards(DECK.parse_rank(text[0]), _parse_numbers(text[1], hand))
+            return PlayCards(DECK.parse_rank(parts[0]), _parse_numbers(parts[1], hand))
         text = ask(f"Play 1-4 cards as {rank_word(s.rank, 2)} (numbers) or 'p' to pass").strip()
         if text.lower() in ("p", "pass"):
             return PassTurn()
