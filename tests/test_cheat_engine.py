@@ -201,10 +201,12 @@ def test_an_unfounded_dispute_is_refused(pile_table):
     tab = pile_table["tab"]
     picker = tab.seats[0]
     assert tab.spec.hand_over_openings(picker.private, tab.rules, 0, 1)  # Ali's openings are right
-    line = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": picker.private["x25519"]})
+    line = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": picker.private["pileX25519"]})
     refused_everywhere(pile_table, line, "unfounded", "unfounded")
-    other = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": tab.seats[1].private["x25519"]})
-    refused_everywhere(pile_table, other, "not the one seat 0 published", "not-own-key")
+    for name, secret in (("another seat's", tab.seats[1].private["pileX25519"]),
+                         ("its dealer channel's", picker.private["x25519"])):
+        other = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": secret})
+        refused_everywhere(pile_table, other, "not the pile key seat 0 published", name.replace(" ", "-"))
 
 
 def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
@@ -222,7 +224,7 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
     ali = tab.seats[1].private
     mask, salt = ali["plays"]["1"]
     other = next(c for c in hands[1] if c != hands[1][0])  # "my play was this other card"
-    key = hand_over_key(ali["x25519"], ali["peers"]["2"], ali["dealerCommitment"], 2)
+    key = hand_over_key(ali["pileX25519"], ali["peers"]["2"], ali["dealerCommitment"], 2)
     sealed = seal(key, hand_over_tag(ali["dealerCommitment"]), 2, {"plays": {"1": [1 << other, salt]}})
     line = forge(tab, 1, "hand_over", {"sealed": sealed})
     tab.seats[1]._pending = (line["n"], {})  # Ali's client, changed to send it
@@ -232,6 +234,7 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
         tab.spec.hand_over_openings(tab.seats[2].private, tab.rules, 2, 1)
     line = tab.move(2, Proceed())  # Ayşe's client disputes instead of proving a pick-up
     assert line["action"] == "dispute" and line["data"]["sender"] == 1
+    assert line["data"]["x25519_secret"] == tab.seats[2].private["pileX25519"] != tab.seats[2].private["x25519"]
     assert tab.rules.s.hand_penalties[-1] == (0, DECK.size, 0) and tab.rules.s.hand_no == 2
     conservation(tab)
     report = verify_transcript(path)  # anyone checks the dispute from the transcript

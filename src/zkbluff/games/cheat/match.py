@@ -54,10 +54,15 @@ class DealerEntropy(Action):
 
 @dataclass(frozen=True)
 class SeatEntropy(Action):
+    """A seat's entropy line. ``x25519`` keys its channel to the dealer (the sealed opening
+    of its entropy and its hand key); ``pile_x25519`` is a second key, only for the piles'
+    openings between seats, so a dispute that shows it shows nothing of the deal."""
+
     kind: ClassVar[str] = "entropy"
     commitment: str
     hand_key_commitment: str
     x25519: str
+    pile_x25519: str
     sealed: str
 
 
@@ -100,8 +105,9 @@ class PickUpPart(Action):
 @dataclass(frozen=True)
 class Dispute(Action):
     """The picker shows that ``sender``'s hand-over does not open to that seat's plays in the
-    pile: it reveals its own X25519 key of this match (``x25519_secret``), so anyone opens
-    the sealed openings and checks them. Founded, ``sender`` forfeits the hand; unfounded,
+    pile: it reveals its pile key of this match (``x25519_secret``, the one of
+    ``pile_x25519``, never its dealer channel's), so anyone opens the sealed openings and
+    checks them. Founded, ``sender`` forfeits the hand; unfounded,
     the line is refused."""
 
     kind: ClassVar[str] = "dispute"

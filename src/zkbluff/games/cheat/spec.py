@@ -271,10 +271,10 @@ class CheatSpec(GameSpec):
         secret = action.x25519_secret
         if not isinstance(secret, str) or len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
             raise MalformedInput("dispute: x25519_secret must be 64 lowercase hex digits")
-        if _x25519_public(secret) != ledger.entropies[seat]["x25519"]:
-            raise CommitmentMismatch(f"dispute: the key is not the one seat {seat} published on its entropy line")
+        if _x25519_public(secret) != ledger.entropies[seat]["pileX25519"]:
+            raise CommitmentMismatch(f"dispute: the key is not the pile key seat {seat} published on its entropy line")
         sender = action.sender
-        key = hand_over_key(secret, ledger.entropies[sender]["x25519"], ledger.dealer_commitment, seat)
+        key = hand_over_key(secret, ledger.entropies[sender]["pileX25519"], ledger.dealer_commitment, seat)
         try:
             got = open_sealed(key, hand_over_tag(ledger.dealer_commitment), rules.pile_plays[-1],
                               ledger.hand_overs[sender])
@@ -291,7 +291,8 @@ class CheatSpec(GameSpec):
         elif isinstance(action, SeatEntropy):
             assert seat is not None
             ledger.entropies[seat] = {"commitment": int(action.commitment), "handKey": action.hand_key_commitment,
-                                      "x25519": action.x25519, "sealed": action.sealed}
+                                      "x25519": action.x25519, "pileX25519": action.pile_x25519,
+                                      "sealed": action.sealed}
         elif isinstance(action, SealedDeal):
             ledger.deals += 1
             order = deal_order(self.n_seats, self.hand_dealer(ledger.deals))
@@ -336,7 +337,7 @@ class CheatSpec(GameSpec):
     def new_private(self) -> dict[str, Any]:
         own = EntropySecret.fresh()
         return {"entropy": str(own.entropy), "entropySalt": str(own.salt), "handKey": fresh_hand_key().hex(),
-                "x25519": fresh_hand_key().hex(), "matchId": "", "dealerCommitment": "0", "dealerX": "",
+                "x25519": fresh_hand_key().hex(), "pileX25519": fresh_hand_key().hex(), "matchId": "", "dealerCommitment": "0", "dealerX": "",
                 "dealerLine": 0, "peers": {}, "dealt": 0, "playNo": 0, "hand": 0, "salt": 0,
                 "plays": {}, "commitments": {}, "received": {}, "handOvers": {}}
 
@@ -381,13 +382,14 @@ class CheatSpec(GameSpec):
             key = channel_key(_x25519(private["x25519"]), bytes.fromhex(private["dealerX"]), private["matchId"], seat)
             msg = seat_entropy(seat, own, hand_key, key, private["matchId"], dealer, 0.0)
             return Move(SeatEntropy(str(msg.commitment), msg.hand_key_commitment, _x25519_public(private["x25519"]),
-                                    msg.sealed))
+                                    _x25519_public(private["pileX25519"]), msg.sealed))
         if rules.stage == Stage.HAND_OVER:
             called, picker = rules.pile_plays[-1], rules.s.picker
             assert picker is not None
             mine = {str(no): private["plays"][str(no)] for no, (p, _) in zip(rules.pile_plays, rules.s.pile)
                     if p == seat and no != called}
-            key = hand_over_key(private["x25519"], private["peers"][str(picker)], private["dealerCommitment"], picker)
+            key = hand_over_key(private["pileX25519"], private["peers"][str(picker)], private["dealerCommitment"],
+                                picker)
             sealed = seal(key, hand_over_tag(private["dealerCommitment"]), called, {"plays": mine})
             return Move(HandOver(sealed))
         if rules.stage == Stage.ABSORB:
@@ -410,7 +412,7 @@ class CheatSpec(GameSpec):
         sealed = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
         if sealed is None:
             raise CommitmentMismatch(f"seat {sender}: no hand-over received")
-        key = hand_over_key(private["x25519"], private["peers"][str(sender)], private["dealerCommitment"], seat)
+        key = hand_over_key(private["pileX25519"], private["peers"][str(sender)], private["dealerCommitment"], seat)
         got = open_sealed(key, hand_over_tag(private["dealerCommitment"]), rules.pile_plays[-1], sealed)
         commitments = {int(k): v for k, v in private["commitments"].items()}
         return check_openings(got, commitments, self._earlier_plays(rules, sender), sender)
@@ -425,7 +427,7 @@ class CheatSpec(GameSpec):
             except (CommitmentMismatch, MalformedInput):
                 if rules.next_part:
                     raise
-                return Move(Dispute(sender, private["x25519"]))
+                return Move(Dispute(sender, private["pileX25519"]))
         private = {**private, "received": received}
         part = rules.next_part
         chunk = rules.pile_plays[PICKUP_SLOTS * part:PICKUP_SLOTS * (part + 1)]
@@ -448,7 +450,7 @@ class CheatSpec(GameSpec):
             out.update(matchId=match_id, dealerCommitment=action.commitment, dealerX=action.x25519,
                        dealerLine=event["n"])
         elif isinstance(action, SeatEntropy):
-            out["peers"] = {**private["peers"], str(event["seat"]): action.x25519}
+            out["peers"] = {**private["peers"], str(event["seat"]): action.pile_x25519}
         elif isinstance(action, SealedDeal):
             out["dealt"] = private["dealt"] + 1
             order = deal_order(self.n_seats, self.hand_dealer(out["dealt"]))
