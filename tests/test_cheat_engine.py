@@ -379,3 +379,22 @@ def test_options_are_checked():
     for bad in ({"players": "7"}, {"hands": "4"}, {"window": "2"}, {"players": 3}):
         with pytest.raises(MalformedInput):
             CheatSpec(bad)
+
+
+def test_the_dealer_commits_first_and_a_malformed_entropy_line_is_refused():
+    from zkbluff.field import r
+    from zkbluff.games.engine.table import open_match
+
+    tab = open_match("cheat", {"players": "3"})
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy_dealer"] and tab.to_move == 0
+    good = tab.spec.seat_move(tab.seats[0].private, tab.rules, 0, Proceed()).action.to_data()
+    at = tab.view.next_line
+    for bad, why in (({"commitment": str(r)}, "below r"), ({"pile_x25519": "zz" * 32}, "64 lowercase hex"),
+                     ({"commitment": "-1"}, "decimal string")):
+        with pytest.raises(MalformedInput, match=why):
+            tab.publish(forge(tab, 0, "entropy", {**good, **bad}))
+    with pytest.raises(IllegalMove, match="out of turn"):
+        tab.publish(forge(tab, 1, "entropy", good))
+    assert tab.view.next_line == at
+    tab.move(0, Proceed())  # the twin: the seat's own entropy line
+    assert tab.to_move == 1 and tab.writer.events[-1]["action"] == "entropy"

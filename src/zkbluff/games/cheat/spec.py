@@ -49,6 +49,7 @@ from zkbluff.games.cheat.rules import (
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
+from zkbluff.field import r
 from zkbluff.gadgets.native import commit
 from zkbluff.protocol.commit_reveal import fresh_salt
 from zkbluff.protocol.entropy import (
@@ -227,7 +228,12 @@ class CheatSpec(GameSpec):
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
         assert isinstance(rules, CheatTable)
         if isinstance(action, SeatEntropy):
-            _int_text(action.commitment, "entropy: commitment")
+            if _int_text(action.commitment, "entropy: commitment") >= r:
+                raise MalformedInput("entropy: the commitment must be a field element below r")
+            for name in ("x25519", "pile_x25519"):
+                key = getattr(action, name)
+                if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+                    raise MalformedInput(f"entropy: {name} must be a raw X25519 public key, 64 lowercase hex digits")
             return None
         if isinstance(action, SealedDeal):
             assert ledger.dealer_commitment is not None
