@@ -259,7 +259,13 @@ class RefereeParty(_Party):
     def _reset_deadline(self) -> None:
         assert self.view is not None
         due = self.spec.timeout(self.view.rules)
-        self.deadline = float("inf") if due is None else self.clock() + getattr(self.limits, due[1])
+        if due is None:
+            self.deadline = float("inf")
+        else:  # a limit by name ("proof", "idle") or a game's own number of seconds (a calling window)
+            limit = due[1]
+            seconds = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) \
+                else getattr(self.limits, limit)
+            self.deadline = self.clock() + seconds
 
     def act(self) -> Optional[dict[str, Any]]:
         """The referee's own action when no seat is to move and the dealer does not act."""

@@ -201,9 +201,15 @@ class GameSpec(ABC):
 
     # ---- the referee side
     @abstractmethod
-    def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, Any]]:
         """The line the referee writes if the seat to move lets its time run out, and the
-        name of the limit that applies ("proof" or "idle"); None when no seat is to move."""
+        limit that applies: a name ("proof" or "idle") or a number of seconds (a game's own
+        clock, e.g. a calling window); None when no seat is to move."""
+
+    def clock_due(self, rules: Rules) -> bool:
+        """True when nobody is to move and the table waits on the referee's clock (a calling
+        window any seat may answer) instead of the dealer. The default: never."""
+        return False
 
     # ---- bots and text
     #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent``

@@ -120,7 +120,7 @@ class Table:
                     self.publish(self.dealer.close())
                 else:
                     return
-            elif self.to_move is NO_SEAT:
+            elif self.to_move is NO_SEAT and not self.spec.clock_due(self.rules):
                 line = self.dealer.act()
                 if line is not None:
                     self.publish(line, self.dealer.prover.last_seconds)
@@ -135,9 +135,11 @@ class Table:
 
     def move(self, seat: int, intent: Any) -> dict[str, Any]:
         """Seat ``seat`` acts on ``intent``; returns the written line. A refused move raises
-        and changes nothing."""
+        and changes nothing. The referee's clock is read first: a move that comes after a
+        deadline the clock has passed finds the timeout written before it."""
         if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise MalformedInput(f"seat must be 0..{len(self.seats) - 1}, got {seat!r}")
+        self.poll()
         line = self.seats[seat].move(intent)
         written = self.publish(line, self.seats[seat].prover.last_seconds if "proofs" in line else 0.0)
         self.advance()
