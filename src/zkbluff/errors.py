@@ -105,3 +105,10 @@ class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 
     exit_code = 1
+
+
+class DealerAtFault(TranscriptError):
+    """A transcript whose complaint line a verifier upheld: the dealer sent a seat a hand
+    that does not open its proven commitment. ``line`` is the complaint's line (exit 1)."""
+
+    exit_code = 1

@@ -21,10 +21,7 @@ BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
 @lru_cache(maxsize=None)
 def all_statements() -> dict[str, Statement]:
     stmts = [
-        deal_statement(52, (5, 5)),            # Proof or Bluff, Casual
-        deal_statement(52, (7, 7)),            # Proof or Bluff, Standard and Casino
-        deal_statement(52, (2, 2), board=5),   # 5 Up 2 Down
-        deal_statement(52, (18, 17, 17)),      # Cheat, 3 players
+        deal_statement(52, (18, 17, 17)),      # Cheat, 3 players (Proof or Bluff deals with card.deal.v2)
         play_statement(52, 4),
         claim_statement(52),
         absorb_statement(52),
