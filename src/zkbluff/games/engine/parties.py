@@ -254,11 +254,12 @@ class Dealer(_Party):
 @dataclass
 class TimeLimits:
     """Seconds per limit (the header's ``limits``): a challenged seat's proof, an idle
-    turn, the seats' entropy window after the dealer's commitment."""
+    turn, the seats' entropy window after the dealer's commitment, the dealer's deal."""
 
     proof: float = 60.0
     idle: float = 600.0
     entropy: float = 60.0
+    deal: float = 60.0
 
 
 class RefereeParty(_Party):
@@ -310,7 +311,7 @@ class RefereeParty(_Party):
         to move's (the last line's stamp plus its limit); infinite when nobody is waited on."""
         view = self.view
         assert view is not None
-        deal = self.spec.deal.deal_deadline(view.ledger)
+        deal = self.spec.deal.deal_deadline(view)
         due = None if view.over or not view.deal_ready else self.spec.timeout(view.rules)
         if deal is not None:
             self.deadline = deal
@@ -329,7 +330,7 @@ class RefereeParty(_Party):
 
     def end_line(self) -> dict[str, Any]:
         assert self.view is not None
-        result = self.view.rules.result()
+        result = self.view.result()
         assert result is not None
         return self._line(None, END, result_data(result))
 
@@ -339,7 +340,7 @@ class RefereeParty(_Party):
         now = self.clock()
         if now <= self.deadline or self.view.over:
             return None
-        deal = self.spec.deal.referee_line(self.view.ledger, now)
+        deal = self.spec.deal.referee_line(self.view, now)
         if deal is not None:
             return self._line(None, deal[0], deal[1], at=now)
         due = self.spec.timeout(self.view.rules)

@@ -66,6 +66,7 @@ TRUST = ("zk dealer: the house deals and could see every hand, but cannot choose
          "successful bluff stays secret forever; every line is signed by its party")
 
 DEALER_LINE, SEAT_LINE, FORFEIT_LINE, COMPLAINT_LINE = "entropy.dealer", "entropy.seat", "entropy.forfeit", "complaint"
+DEAL_TIMEOUT_LINE = "deal.timeout"
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,8 @@ class DealPublic:
     entropy lines, the forfeits, the deals made, a dealer's fault. Immutable: a line that
     is refused leaves it unchanged."""
 
-    dealer: Optional[dict] = None                       # {"line", "at", "commitment", "deadline", "channelKey"}
-    seats: Mapping[int, dict] = field(default_factory=dict)  # seat -> {"line", "at", "commitment", ...}
+    dealer: Optional[dict[str, Any]] = None  # {"line", "at", "commitment", "deadline", "channelKey"}
+    seats: Mapping[int, dict[str, Any]] = field(default_factory=dict)  # seat -> {"line", "at", "commitment", ...}
     forfeited: tuple[int, ...] = ()
     deals: tuple[DealtHands, ...] = ()
     fault: Optional[str] = None
@@ -106,11 +107,11 @@ def _field_str(data: Mapping[str, Any], key: str, what: str, nullable: bool = Fa
 
 def _hex(data: Mapping[str, Any], key: str, what: str, n_bytes: Optional[int] = None) -> str:
     v = data.get(key)
-    ok = isinstance(v, str) and len(v) % 2 == 0 and len(v) > 0 and all(c in "0123456789abcdef" for c in v)
-    if not ok or (n_bytes is not None and len(v) != 2 * n_bytes):
+    if not isinstance(v, str) or len(v) % 2 or not v or any(c not in "0123456789abcdef" for c in v) or \
+            (n_bytes is not None and len(v) != 2 * n_bytes):
         raise MalformedInput(f"{what}: {key!r} must be {'' if n_bytes is None else 2 * n_bytes} lowercase hex "
                              f"digits, got {v!r:.40}")
-    return v  # type: ignore[return-value]
+    return v
 
 
 def _fields(data: Any, expected: set[str], what: str) -> Mapping[str, Any]:
@@ -142,7 +143,8 @@ class ProvenDeal(DealScheme):
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
     line_roles: ClassVar[Mapping[str, Role]] = {DEALER_LINE: Role.DEALER, SEAT_LINE: Role.SEAT,
-                                                FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT}
+                                                FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT,
+                                                DEAL_TIMEOUT_LINE: Role.REFEREE}
 
     def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
                  dealer_seat: Optional[int] = None, deck: int = 52):
@@ -304,8 +306,8 @@ class ProvenDeal(DealScheme):
             raise IllegalMove("deal: the entropy phase is not complete (no card is dealt before every seat's entropy)")
         if not isinstance(sealed_hands, tuple) or len(sealed_hands) != self.n_seats:
             raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
-        for i, s in enumerate(sealed_hands):
-            _hex({"s": s}, "s", f"deal: sealed hand {i}")
+        for i, text in enumerate(sealed_hands):
+            _hex({"s": text}, "s", f"deal: sealed hand {i}")
         assert pub.dealer is not None
         pinned = {"entropy0_commitment": pub.dealer["commitment"], "round": round_no, "board": board}
         for k, s in enumerate(self.entropy_seats, start=1):
@@ -323,10 +325,10 @@ class ProvenDeal(DealScheme):
         ledger.deal = replace(ledger.deal, deals=ledger.deal.deals + (
             DealtHands(line, deal["round"], tuple(sealed), commitments),))
 
-    def check_line(self, ledger: Any, header: Mapping[str, Any], kind: str, seat: Optional[int],
-                   event: Mapping[str, Any]) -> None:
+    def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
         """Check one of the deal's own lines against the recorded state and record it
         (``ledger.deal`` replaced only when the line is accepted)."""
+        ledger, header = view.ledger, view.header
         pub: DealPublic = ledger.deal
         data, n = event.get("data"), event["n"]
         if pub.forfeited or pub.fault:
@@ -392,6 +394,18 @@ class ProvenDeal(DealScheme):
                 match_id=header["matchId"], hand_key_commitment_recorded=pub.seats[seat]["handKeyCommitment"],
                 sealed_on_line=dealt.sealed[seat], hand_commitment=dealt.commitments[seat])
             ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
+        elif kind == DEAL_TIMEOUT_LINE:
+            d = _fields(data, {"since", "deadline"}, "deal.timeout")
+            at = stamp(event, "deal.timeout")
+            due = self.dealer_due(view)
+            if due is None:
+                raise IllegalMove("deal.timeout: the table does not wait for the dealer's deal")
+            if d != {"since": due[0], "deadline": due[1]}:
+                raise MalformedInput(f"deal.timeout: it relies on line {d['since']!r} and deadline {d['deadline']!r}; "
+                                     f"the transcript gives line {due[0]} and {due[1]}")
+            if at <= due[1]:
+                raise EarlyTimeout(f"deal.timeout: declared at {at}, not after the deadline {due[1]}")
+            ledger.deal = replace(pub, fault=f"no deal (no hand sent) by the deadline {due[1]}", fault_line=n)
         else:  # pragma: no cover - the referee only routes this scheme's kinds here
             raise MalformedInput(f"unknown deal line {kind!r}")
 
@@ -412,22 +426,41 @@ class ProvenDeal(DealScheme):
         pub: DealPublic = ledger.deal
         return None if pub.fault is None else (pub.fault_line, pub.fault)  # type: ignore[return-value]
 
-    def deal_deadline(self, ledger: Any) -> Optional[float]:
-        """The deadline of the entropy phase when it waits for seats (else None)."""
-        pub: DealPublic = ledger.deal
-        if pub.dealer is None or self.ready(ledger) or pub.forfeited or pub.fault:
+    def dealer_due(self, view: Any) -> Optional[tuple[int, float]]:
+        """``(since, deadline)`` when the table waits for the dealer's deal (the entropy
+        phase is complete, no seat is to move): since the last line, for ``limits.deal``."""
+        pub: DealPublic = view.ledger.deal
+        if not self.ready(view.ledger) or view.over or view.rules.to_move is not None or view.head_at is None:
             return None
-        return float(pub.dealer["deadline"])
+        limits = view.header.get("limits", {})
+        if "deal" not in limits:
+            return None
+        return view.next_line - 1, view.head_at + float(limits["deal"])
 
-    def referee_line(self, ledger: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        """The referee's ``entropy.forfeit`` once the deadline passed with seats missing."""
-        deadline = self.deal_deadline(ledger)
+    def deal_deadline(self, view: Any) -> Optional[float]:
+        """The entropy phase's deadline while it waits for seats, or the dealer's deal's."""
+        pub: DealPublic = view.ledger.deal
+        if pub.forfeited or pub.fault:
+            return None
+        if pub.dealer is not None and not self.ready(view.ledger):
+            return float(pub.dealer["deadline"])
+        due = self.dealer_due(view)
+        return None if due is None else due[1]
+
+    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """After the deadline: ``entropy.forfeit`` naming the seats that sent no entropy, or
+        ``deal.timeout`` when the dealer dealt nothing (the dealer at fault)."""
+        pub: DealPublic = view.ledger.deal
+        deadline = self.deal_deadline(view)
         if deadline is None or now <= deadline:
             return None
-        pub: DealPublic = ledger.deal
-        assert pub.dealer is not None
-        return FORFEIT_LINE, {"seats": [s for s in range(self.n_seats) if s not in pub.seats],
-                              "since": pub.dealer["line"], "deadline": deadline}
+        if not self.ready(view.ledger):
+            assert pub.dealer is not None
+            return FORFEIT_LINE, {"seats": [s for s in range(self.n_seats) if s not in pub.seats],
+                                  "since": pub.dealer["line"], "deadline": deadline}
+        due = self.dealer_due(view)
+        assert due is not None
+        return DEAL_TIMEOUT_LINE, {"since": due[0], "deadline": due[1]}
 
 
 def entropy_window(header: Mapping[str, Any]) -> float:

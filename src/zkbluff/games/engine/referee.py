@@ -229,7 +229,7 @@ class Referee:
                 raise IllegalMove(f"{kind}: the match is over")
             if "proofs" in event or "clock" in event:
                 raise IllegalMove(f"{kind}: unexpected fields")
-            self.spec.deal.check_line(self.ledger, self.header, kind, seat, event)
+            self.spec.deal.check_line(self, str(kind), seat, event)
         elif kind == self.spec.deal.closing:
             if not self.ended:
                 raise IllegalMove(f"{kind}: before the end")

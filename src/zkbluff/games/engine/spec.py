@@ -105,9 +105,10 @@ class DealScheme(ABC):
         """Whether cards may be dealt (the rules' actions wait until then)."""
         return True
 
-    def check_line(self, ledger: Any, header: Mapping[str, Any], kind: str, seat: Optional[int],
-                   event: Mapping[str, Any]) -> None:
-        """Check and record one of :attr:`line_roles`' lines (raise, changing nothing)."""
+    def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
+        """Check and record one of :attr:`line_roles`' lines against the public state
+        ``view`` (the :class:`~zkbluff.games.engine.referee.Referee`: its ledger, header,
+        rules and last stamp); raise, changing nothing."""
         raise NotImplementedError
 
     def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
@@ -121,12 +122,14 @@ class DealScheme(ABC):
         """``(line, reason)`` when a verified complaint found the dealer at fault."""
         return None
 
-    def deal_deadline(self, ledger: Any) -> Optional[float]:
-        """The deadline the deal's own phase waits on (the referee's clock), or None."""
+    def deal_deadline(self, view: Any) -> Optional[float]:
+        """The deadline the deal waits on (seats' entropies, the dealer's deal) on the
+        referee's clock, or None; ``view`` is the referee's public state."""
         return None
 
-    def referee_line(self, ledger: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        """The referee's deal line once :meth:`deal_deadline` has passed (a forfeit)."""
+    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """The referee's deal line once :meth:`deal_deadline` has passed (a forfeit, the
+        dealer's timeout)."""
         return None
 
     def dealer_line(self, dealer: Mapping[str, Any], ledger: Any, header: Mapping[str, Any],

@@ -135,6 +135,8 @@ class Table:
                     self.publish(line, self.dealer.prover.last_seconds)
                     continue
                 line = self.referee.act()
+                if line is None and self.spec.deal.line_roles:
+                    return  # the dealer holds back its deal: poll() times it out after its deadline
                 if line is None:
                     raise RuntimeError(f"{self.spec.game}: no seat is to move and neither the dealer nor the "
                                        f"referee acts (the spec's dealer_move/referee_move)")
