@@ -416,3 +416,25 @@ def test_an_early_timeout_is_refused(match_keys, tmp_path):
     forged[i]["at"] = forged[i]["clock"]["deadline"]  # declared at its deadline: early
     with pytest.raises(TranscriptError, match="not after its deadline"):
         verify_transcript(write(tmp_path, rechain(forged, keys_of(tab))))
+
+
+def test_a_dealer_who_never_commits_its_entropy_is_at_fault_and_not_early(match_keys, tmp_path):
+    class MuteDealer(Dealer):
+        def deal_line(self):
+            return None
+
+    clock = Clock()
+    path = tmp_path / "m.jsonl"
+    tab = make_table(match_keys, FIVE_UP, clock=clock, limits=TimeLimits(deal=20), dealer_cls=MuteDealer, path=path)
+    assert [e["action"] for e in tab.writer.events] == ["header"]  # the seats wait for the dealer's commitment
+    clock.t += 20
+    assert tab.poll() is None
+    # a deal.timeout stamped at its deadline, signed by the referee: refused live
+    early = tab.referee._line(None, "deal.timeout", {"since": 1, "deadline": clock.t}, at=clock.t)
+    with pytest.raises(EarlyTimeout):
+        tab.publish(early)
+    clock.t += 1
+    line = tab.poll()
+    assert line["action"] == "deal.timeout" and line["data"] == {"since": 1, "deadline": 1020.0} and tab.over
+    with pytest.raises(DealerAtFault, match="no entropy commitment"):
+        verify_transcript(path)

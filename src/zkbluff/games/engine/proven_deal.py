@@ -405,7 +405,8 @@ class ProvenDeal(DealScheme):
                                      f"the transcript gives line {due[0]} and {due[1]}")
             if at <= due[1]:
                 raise EarlyTimeout(f"deal.timeout: declared at {at}, not after the deadline {due[1]}")
-            ledger.deal = replace(pub, fault=f"no deal (no hand sent) by the deadline {due[1]}", fault_line=n)
+            what = "no entropy commitment" if pub.dealer is None else "no deal (no hand sent)"
+            ledger.deal = replace(pub, fault=f"{what} by the deadline {due[1]}", fault_line=n)
         else:  # pragma: no cover - the referee only routes this scheme's kinds here
             raise MalformedInput(f"unknown deal line {kind!r}")
 
@@ -427,10 +428,12 @@ class ProvenDeal(DealScheme):
         return None if pub.fault is None else (pub.fault_line, pub.fault)  # type: ignore[return-value]
 
     def dealer_due(self, view: Any) -> Optional[tuple[int, float]]:
-        """``(since, deadline)`` when the table waits for the dealer's deal (the entropy
-        phase is complete, no seat is to move): since the last line, for ``limits.deal``."""
+        """``(since, deadline)`` when the table waits for the dealer: its entropy commitment
+        (right after the header) or its deal (the entropy phase complete, no seat to move);
+        since the last line, for ``limits.deal``."""
         pub: DealPublic = view.ledger.deal
-        if not self.ready(view.ledger) or view.over or view.rules.to_move is not None or view.head_at is None:
+        waits = pub.dealer is None or (self.ready(view.ledger) and view.rules.to_move is None)
+        if not waits or pub.forfeited or pub.fault or view.over or view.head_at is None:
             return None
         limits = view.header.get("limits", {})
         if "deal" not in limits:
@@ -454,8 +457,7 @@ class ProvenDeal(DealScheme):
         deadline = self.deal_deadline(view)
         if deadline is None or now <= deadline:
             return None
-        if not self.ready(view.ledger):
-            assert pub.dealer is not None
+        if pub.dealer is not None and not self.ready(view.ledger):
             return FORFEIT_LINE, {"seats": [s for s in range(self.n_seats) if s not in pub.seats],
                                   "since": pub.dealer["line"], "deadline": deadline}
         due = self.dealer_due(view)
