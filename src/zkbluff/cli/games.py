@@ -138,7 +138,8 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
     prove_total = sum(t.prove_s for t in tab.timings)
     click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
     click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in "
-               f"{len(report['keys'])} batches, closing line checked, in {t_verify:.2f} s")
+               f"{len(report['keys'])} batches" + (", closing line checked" if tab.spec.deal.closing else
+                                                     ", nothing revealed") + f", in {t_verify:.2f} s")
     click.echo(f"total {time.perf_counter() - t0:.2f} s")
     return 0
 

@@ -45,7 +45,7 @@ def transcript_verify(file: str, trusted_keys: bool, seat_keys: tuple[str, ...])
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:
-        click.echo("note: the match is not finished; the deal's closing line is not there yet")
+        click.echo("note: the match is not finished")
     if not trusted_keys:
         click.echo("keys: the table's own (" + ", ".join(f"{k} {v}" for k, v in report["keys"].items())
                    + "); --trusted-keys checks them against yours")

@@ -62,7 +62,7 @@ class Table:
 
     @property
     def over(self) -> bool:
-        return self.view.rules.over
+        return self.view.over
 
     @property
     def to_move(self) -> Optional[int]:
@@ -111,8 +111,17 @@ class Table:
         return line
 
     def advance(self) -> None:
-        """Write the lines that are nobody's choice: deals, the end, the closing line."""
+        """Write the lines that are nobody's choice: the deal's own lines (the dealer's
+        entropy commitment, each seat's entropy, a seat's complaint), deals, the end, the
+        closing line. Returns when a seat is to move, or the deal waits for a seat."""
         while True:
+            if not self.over:
+                line = self._deal_line()
+                if line is not None:
+                    self.publish(line)
+                    continue
+                if not self.view.deal_ready:
+                    return  # waiting for seats' entropies (poll() writes their forfeit after the deadline)
             if self.over:
                 if not self.view.ended:
                     self.publish(self.referee.end_line())
@@ -126,12 +135,24 @@ class Table:
                     self.publish(line, self.dealer.prover.last_seconds)
                     continue
                 line = self.referee.act()
+                if line is None and self.spec.deal.line_roles:
+                    return  # the dealer holds back its deal: poll() times it out after its deadline
                 if line is None:
                     raise RuntimeError(f"{self.spec.game}: no seat is to move and neither the dealer nor the "
                                        f"referee acts (the spec's dealer_move/referee_move)")
                 self.publish(line, self.referee.prover.last_seconds)
             else:
                 return
+
+    def _deal_line(self) -> Optional[dict[str, Any]]:
+        line = self.dealer.deal_line()
+        if line is not None:
+            return line
+        for seat in self.seats:
+            line = seat.deal_line()
+            if line is not None:
+                return line
+        return None
 
     def move(self, seat: int, intent: Any) -> dict[str, Any]:
         """Seat ``seat`` acts on ``intent``; returns the written line. A refused move raises
@@ -198,8 +219,8 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
     if clock is not None:
         kwargs["clock"] = clock
     referee = RefereeParty(spec, prover=prover(), **kwargs)
-    dealer = Dealer(spec, prover())
-    seats = [Seat(spec, i, names[i], prover()) for i in range(spec.n_seats)]
+    dealer = Dealer(spec, prover(), clock=clock)
+    seats = [Seat(spec, i, names[i], prover(), clock=clock) for i in range(spec.n_seats)]
     writer = TranscriptWriter(transcript, overwrite=overwrite)
     table = Table(referee, dealer, seats, writer, _saver(Path(transcript)) if transcript else None)
     table.start(match_id)
@@ -231,8 +252,8 @@ def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: A
     if clock is not None:
         kwargs["clock"] = clock
     referee = RefereeParty.restore(spec, files["referee"], prover=prover(), **kwargs)
-    dealer = Dealer.restore(spec, files["dealer"], prover())
-    seats = [Seat.restore(spec, files[f"seat{i}"], prover()) for i in range(spec.n_seats)]
+    dealer = Dealer.restore(spec, files["dealer"], prover(), clock)
+    seats = [Seat.restore(spec, files[f"seat{i}"], prover(), clock) for i in range(spec.n_seats)]
     for e in events:
         referee.receive(e, restoring=True)
         dealer.receive(e, restoring=True)
