@@ -523,3 +523,50 @@ def test_every_action_is_legal_or_refused_with_nothing_changed(seed):
                         rules.apply(party, a)
                 assert rules.public_state() == before
     play_series([RandomBot(seed), HouseBot(seed)], seed=seed, humans=(seed % 2 == 0, True), on_step=probe)
+
+
+# ------------------------------------------------------------------ the referee's reveal and game 3's draw
+
+def test_the_reveal_comes_after_the_end_and_never_before():
+    r = started()
+    with pytest.raises(IllegalMove, match="not allowed now"):          # a running game's truth: refused
+        r.apply(NO_SEAT, Reveal(1, 30, (), (), (), "", "", ""))
+    r.apply(P1, AllDone())
+    r.apply(NO_SEAT, AllDoneVerdict(False))
+    assert r.phase == Phase.REVEAL and r.to_move is NO_SEAT
+    with pytest.raises(IllegalMove, match="reveal"):                    # the next game waits for it
+        r.apply(P1, Consent())
+    with pytest.raises(IllegalMove, match="game 1's"):                  # another game's reveal
+        r.apply(NO_SEAT, Reveal(2, 30, (), (), (), "", "", ""))
+    with pytest.raises(IllegalMove, match="out of turn"):               # only the referee reveals
+        r.apply(P2, Reveal(1, 30, (), (), (), "", "", ""))
+    reveal(r)
+    assert r.phase == Phase.NEXT_GAME
+
+
+def test_the_series_is_over_only_after_the_last_reveal():
+    r = started()
+    win_game(r, P1)
+    consent_all(r)
+    r.apply(NO_SEAT, StartGame(2, P2))
+    r.apply(P2, AllDone())
+    r.apply(NO_SEAT, AllDoneVerdict(False))
+    assert not r.over and r.result() is None and r.phase == Phase.REVEAL
+    reveal(r)
+    assert r.over and r.result().winners == (P1,)
+
+
+def test_game_three_waits_for_both_seats_draw_entropies():
+    r = started(humans=(False, False))
+    win_game(r, P1)
+    r.apply(NO_SEAT, StartGame(2, P2))
+    win_game(r, P2)
+    assert r.phase == Phase.DRAW and r.to_move == P1
+    with pytest.raises(IllegalMove, match="out of turn"):
+        r.apply(P2, RevealEntropy("b"))
+    r.apply(P1, RevealEntropy("a"))
+    with pytest.raises(IllegalMove):                                    # once per seat
+        r.apply(P1, RevealEntropy("a"))
+    assert r.to_move == P2 and r.phase == Phase.DRAW
+    r.apply(P2, RevealEntropy("b"))
+    assert r.phase == Phase.START and r.to_move is NO_SEAT

@@ -18,7 +18,9 @@ Two players, P1 and P2, share bowls of dango. Whoever eats the last dango loses.
 - Game 1: P1 moves first, the bowl holds 30 dango.
 - Game 2: P2 moves first, the bowl holds 30 dango.
 - Game 3 is played only at 1–1. A fair coin picks who moves first, and the bowl holds
-  29, 30 or 31 dango, each equally likely. Nobody sees which until the game ends.
+  29, 30 or 31 dango, each equally likely. Nobody sees which until the game ends. The
+  coin and the count come from randomness every player and the referee committed to
+  before the series.
 - The referee keeps the count in the bowl sealed. Every answer it gives comes with a
   proof, so it cannot lie about the count.
 
