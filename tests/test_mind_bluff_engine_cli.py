@@ -54,3 +54,65 @@ def test_demo_plays_a_verified_series(tmp_path, monkeypatch, match_keys):
     assert "transcript verified offline" in res.output and "Series over:" in res.output
     assert res.output.count("Review of game") == verify_transcript(out)["scores"][0] + \
         verify_transcript(out)["scores"][1]
+
+
+# ---------------------------------------------------------------- the prompt and the words (no proofs)
+
+def in_debt():
+    from zkbluff.games.mind_bluff.rules import (
+        Claim, Doubt, DoubtVerdict, Eat, EatVerdict, MindBluffRules, StartGame,
+    )
+
+    r = MindBluffRules()
+    r.apply(None, StartGame(1, 0))
+    r.apply(0, Eat()), r.apply(None, EatVerdict(False)), r.apply(0, Claim(1, False))
+    r.apply(1, Doubt()), r.apply(None, DoubtVerdict(False))
+    r.apply(1, Eat()), r.apply(None, EatVerdict(False)), r.apply(1, Claim(1, False))
+    r.apply(0, Doubt()), r.apply(None, DoubtVerdict(True))        # P1 owes 2
+    return r
+
+
+def test_the_prompt_says_why_and_enforces_an_honesty_debt():
+    from zkbluff.errors import IllegalMove, MalformedInput
+    from zkbluff.games.mind_bluff.arena import view_for
+    from zkbluff.games.mind_bluff.rules import AllDone, Claim, Eat, EatVerdict
+    from zkbluff.games.mind_bluff.text import MindBluffText
+
+    r = in_debt()
+    said, prompts = [], []
+
+    def asking(*answers):
+        it = iter(answers)
+
+        def ask(p):
+            prompts.append(p)
+            return next(it)
+        return ask
+
+    view = view_for(r, 0, (3,))
+    for bad, why in (("hello", "got 'hello'"), ("eat 4", "got 'eat 4'")):
+        with pytest.raises(MalformedInput, match=why):
+            MindBluffText.prompt(view, asking(bad), said.append, ["Aiko", "Ben"])
+    with pytest.raises(IllegalMove, match="Keep playing"):
+        MindBluffText.prompt(view, asking("all done", "maybe", "n"), said.append, ["Aiko", "Ben"])
+    assert MindBluffText.prompt(view, asking("all done", "y"), said.append, ["Aiko", "Ben"]).action == AllDone()
+    move = MindBluffText.prompt(view, asking("eat 2"), said.append, ["Aiko", "Ben"])
+    assert (move.action, move.choice) == (Eat(), 2) and "you owe 2" in prompts[-1]
+    r.apply(0, Eat()), r.apply(None, EatVerdict(False))
+    view = view_for(r, 0, (3, 2))
+    with pytest.raises(IllegalMove, match=r"You owe 2 honest claim\(s\): claim what you ate \(2\)"):
+        MindBluffText.prompt(view, asking("claim 3"), said.append, ["Aiko", "Ben"])
+    assert MindBluffText.prompt(view, asking("2"), said.append, ["Aiko", "Ben"]).action == Claim(2, True)
+
+
+def test_names_are_untrusted_display_text():
+    from zkbluff.errors import MalformedInput
+    from zkbluff.games.mind_bluff.text import MindBluffText
+
+    line = {"action": "believe", "seat": 1, "data": {}}
+    assert MindBluffText.describe(line, ["Aiko", "Ben"]) == "Ben believes it."
+    assert MindBluffText.describe(line, ["Aiko", "you"]) == "you believe it."
+    with pytest.raises(MalformedInput, match="control"):
+        MindBluffText.describe(line, ["Aiko", "Ben\x07"])
+    with pytest.raises(MalformedInput, match="100"):
+        MindBluffText.describe(line, ["Aiko", "B" * 101])

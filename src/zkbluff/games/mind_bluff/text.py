@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from zkbluff.errors import MalformedInput
 from zkbluff.games.mind_bluff.rules import PACING, EndReason, Event, EventKind
 
 RULES = """\
@@ -118,7 +119,13 @@ def _v(who: str, verb: str) -> str:
 
 
 def _names2(names: Sequence[str]) -> tuple[str, str]:
-    return (str(names[0]), str(names[1])) if len(names) >= 2 else ("P1", "P2")
+    """The two seats' display names, checked as untrusted text (at most 100 characters, no
+    control characters: :class:`MalformedInput`)."""
+    from zkbluff.games.mind_bluff.bot import check_display_text
+
+    if len(names) != 2:
+        raise MalformedInput(f"mind-bluff: two seat names, got {len(names)}")
+    return check_display_text(names[0], "seat name"), check_display_text(names[1], "seat name")
 
 
 def format_review(review: Mapping[str, Any], names: Sequence[str] = ("P1", "P2")) -> str:
