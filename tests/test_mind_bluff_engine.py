@@ -247,6 +247,13 @@ def test_the_choice_reaches_the_referee_sealed(ate_last, tmp_path):
     forged = forge(events, i, lambda e: e["data"].update(sealed=""), ate_last.seats[0].key)
     with pytest.raises(MalformedInput, match="sealed"):
         verify_transcript(write(tmp_path, forged))
+    # game 1's line must publish a channel key seats can seal to (not a small-order point)
+    forged = forge(events, 1, lambda e: e["data"].update(channel="00" * 32), ate_last.referee.key)
+    with pytest.raises(MalformedInput, match="X25519"):
+        verify_transcript(write(tmp_path, forged))
+    forged = forge(events, 1, lambda e: e["data"].update(draw_commitment="x"), ate_last.referee.key)
+    with pytest.raises(MalformedInput, match="draw commitment"):
+        verify_transcript(write(tmp_path, forged))
 
 
 # ---------------------------------------------------------------- a short series to game 3

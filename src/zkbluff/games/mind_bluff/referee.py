@@ -46,6 +46,7 @@ import secrets as pysecrets
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from Crypto.Protocol.DH import import_x25519_public_key
 from Crypto.PublicKey import ECC
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, OutcomeMismatch
@@ -96,11 +97,17 @@ def canonical_json(obj: Any) -> str:
 # ------------------------------------------------------------------ the sealed channel
 
 def check_channel_key(public_hex: Any) -> bytes:
-    """The referee's X25519 public key (64 hex digits) as published on game 1's line."""
+    """An X25519 public key (64 hex digits, a point the curve accepts): the referee's, as
+    published on game 1's line, or a seat's ephemeral one; else :class:`MalformedInput`."""
     if not (isinstance(public_hex, str) and len(public_hex) == 64
             and all(c in "0123456789abcdef" for c in public_hex)):
         raise MalformedInput(f"channel: expected 64 lowercase hex digits, got {public_hex!r:.80}")
-    return bytes.fromhex(public_hex)
+    raw = bytes.fromhex(public_hex)
+    try:
+        import_x25519_public_key(raw)
+    except (ValueError, TypeError):
+        raise MalformedInput(f"channel: {public_hex[:16]}… is not an X25519 public key") from None
+    return raw
 
 
 def _box_line(game: int, turn: int) -> int:
