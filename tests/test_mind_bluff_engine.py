@@ -375,3 +375,18 @@ def test_a_whole_series_of_house_bots_with_real_proofs(tmp_path, match_keys):
     assert sum(e["action"] == "consent" for e in lines(tab)) == 4
     for seat in tab.seats:                                     # each seat's own view agrees with the table
         assert seat.view.head == tab.view.head
+
+
+def test_the_series_review_json_comes_from_the_verified_transcript(to_game_three, tmp_path):
+    from zkbluff.games.mind_bluff.spec import series_review
+
+    tab, _ = to_game_three
+    doc = series_review(tab.writer.path)
+    assert doc["players"] == NAMES and doc["complete"] and len(doc["games"]) == 3
+    assert [g["review"]["winner"] for g in doc["games"]] == [g.winner for g in tab.rules.games]
+    assert doc["games"][2]["reveal"]["refereeEntropy"] == str(RefereeSecrets.from_json(tab.referee.private).entropy)
+    json.dumps(doc)
+    events = lines(tab)
+    i = next(k for k, e in enumerate(events) if e["action"] == "reveal")   # the twin: a forged reveal
+    with pytest.raises(TranscriptError):
+        series_review(write(tmp_path, forge(events, i, lambda e: e["data"].update(start=31), tab.referee.key)))

@@ -186,3 +186,27 @@ class MindBluffSpec(GameSpec):
                      line: int) -> Optional[Move]:
         assert isinstance(rules, MindBluffRules) and isinstance(ledger, VerdictChecker)
         return referee_move(RefereeSecrets.from_json(referee), rules, ledger, match_id)
+
+
+def series_review(path: Any) -> dict[str, Any]:
+    """The downloadable review of a series from its transcript: the transcript is verified
+    first (every proof, every reveal against its commitments and verdicts: a bad one raises
+    :class:`~zkbluff.errors.TranscriptError`), then each finished game's review and reveal,
+    the players' names and the result. The transcript itself is the full record."""
+    import json
+    from pathlib import Path
+
+    from zkbluff.games.engine.verifier import verify_transcript
+    from zkbluff.games.mind_bluff.referee import reveal_of
+    from zkbluff.games.mind_bluff.rules import Reveal
+
+    report = verify_transcript(path)
+    if report["game"] != MindBluffSpec.game:
+        raise MalformedInput(f"series review: a {MindBluffSpec.game} transcript, got {report['game']!r}")
+    events = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    names = events[0]["data"]["seats"]
+    games = [{"review": json.loads(e["data"]["review"]), "reveal": reveal_of(Reveal.from_data(e["data"])).to_json()}
+             for e in events if e["action"] == Reveal.kind]
+    result = report["result"]
+    return {"game": MindBluffSpec.game, "matchId": events[0]["data"]["matchId"], "players": names,
+            "result": None if result is None else result.reason, "complete": report["complete"], "games": games}
