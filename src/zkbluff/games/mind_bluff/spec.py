@@ -20,6 +20,7 @@ default ``P1``, as ``zkbluff play`` seats you as P1): only they consent to the n
 """
 from __future__ import annotations
 
+import secrets as pysecrets
 from typing import Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
@@ -37,8 +38,6 @@ from zkbluff.games.mind_bluff.rules import (
     ACTIONS, N_SEATS, REFEREE_ACTIONS, Claim, Eat, MindBluffRules, RevealEntropy, StartGame,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
-
-import secrets as pysecrets
 
 HUMANS = {"P1": (True, False), "P2": (False, True), "both": (True, True), "none": (False, False)}
 DRAW_SCHEME = "mind-bluff.draw.v1"
