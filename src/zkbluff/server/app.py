@@ -633,15 +633,15 @@ class Server:
         self.store.close()
 
 
-async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
-                     ready: Optional[Callable[[int, int], None]] = None, **kwargs: Any) -> None:
-    """Serve until cancelled. ``ready(port, resumed)`` is called once listening."""
-    from websockets.asyncio.server import serve
+async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
+                ready: Optional[Callable[[int, int], None]] = None) -> None:
+    """Load ``server``'s rooms (resuming their matches) and serve until cancelled.
+    ``ready(port, resumed)`` is called once listening."""
+    from websockets.asyncio.server import serve as ws_serve
 
-    server = Server(data, **kwargs)
     resumed = server.load()
-    async with serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, ping_interval=20,
-                     ping_timeout=60) as ws_server:
+    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, ping_interval=20,
+                        ping_timeout=60) as ws_server:
         sockets = list(ws_server.sockets)
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
@@ -651,3 +651,9 @@ async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
         finally:
             ticker.cancel()
             server.close()
+
+
+async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
+                     ready: Optional[Callable[[int, int], None]] = None, **kwargs: Any) -> None:
+    """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled."""
+    await serve(Server(data, **kwargs), host, port, ready)
