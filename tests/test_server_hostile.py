@@ -184,3 +184,44 @@ async def _hostile(match_keys, tmp_path):
                          and p.suffix != ".sqlite")
     assert m.key.secret_hex() not in everything and owner.key.secret_hex() not in everything
     task.cancel()
+
+
+def test_a_dropped_seat_is_timed_out_by_the_referee_and_gets_the_result_when_back(match_keys, tmp_path):
+    asyncio.run(asyncio.wait_for(_dropped(match_keys, tmp_path), 300))
+
+
+async def _dropped(match_keys, tmp_path):
+    from zkbluff.games.engine.parties import TimeLimits
+
+    server = Server(tmp_path / "data", key_folder=match_keys, limits=TimeLimits(proof=1.0, idle=1.0), tick=0.05)
+    task, url = await start_server(server)
+    m = Mallory(url, None, match_keys)
+    await m.connect()
+    await m.send(sign_auth(m.key, {"type": "create", "game": GAME, "options": OPTIONS, "name": "mallory"},
+                           m.challenge))
+    room = await m.recv()
+    m.code = room["code"]
+    await m.send({"type": "add-bot", "name": "robo"})
+    assert len((await m.recv())["members"]) == 2
+    await m.send({"type": "start"})
+    while m.lines < 2:  # seated, joined, the header and the deal have come
+        await m.handle(await m.recv())
+    await m.ws.close()  # gone, with nothing said
+    host = server.rooms[m.code]
+    for _ in range(400):
+        if host.match_id in host.recorded:  # written to the results database once complete
+            break
+        await asyncio.sleep(0.05)
+    events = host.table.writer.events
+    timeouts = [e for e in events if e["action"] == "timeout"]
+    assert timeouts and all(e["data"]["seat"] == m.seat.seat and e["seat"] is None for e in timeouts)
+    assert host.table.view.complete
+    # back with the same key: the missed lines (each checked here) and the result
+    await m.connect()
+    await m.send(m.signed_join)
+    while m.result is None:
+        await m.handle(await m.recv())
+    assert m.lines == len(events) and m.seat.view.complete
+    assert m.result["placements"][m.seat.seat] == 2
+    assert server.store.local_total(f"key:{m.key.public_hex}") == 1 and server.store.leaderboard() == []
+    task.cancel()
