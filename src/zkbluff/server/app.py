@@ -363,8 +363,9 @@ class Server:
                             RoomState(d["state"]))
                 host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
                 host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
-                if room.state is not RoomState.LOBBY and host.match_id:
-                    host.restore()
+                finished = room.state is RoomState.FINISHED and host.match_id in host.recorded
+                if room.state is not RoomState.LOBBY and host.match_id and not finished:
+                    host.restore()  # (a finished match is rebuilt only when someone comes back to it)
                     if host.table is not None and not host.table.over:
                         resumed += 1
                     host.finish()
@@ -468,6 +469,8 @@ class Server:
             await host.broadcast_state()
             seat = host.seat_of(public_key)
             if host.room.state is not RoomState.LOBBY and host.match_id is not None and seat is not None:
+                if host.table is None and host.room.state is RoomState.FINISHED:
+                    await asyncio.to_thread(host.restore)
                 have = msg.get("have", 0)
                 n_lines = len(host.table.writer.events) if host.table is not None else 0
                 conn.sent = have if isinstance(have, int) and not isinstance(have, bool) and 0 <= have <= n_lines \
@@ -503,6 +506,8 @@ class Server:
         host.spectators.add(conn)
         await conn.send(host.state_message(conn))
         async with host.lock:
+            if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
+                await asyncio.to_thread(host.restore)
             await host.flush()
             result = self._result_of(host)
             if result is not None and host.match_id in host.recorded:

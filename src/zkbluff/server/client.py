@@ -333,7 +333,11 @@ class SeatClient:
             elif kind == "error":
                 self.errors.append(dict(msg))
                 self.say(f"server: {msg.get('error')}: {msg.get('message')}")
-                if msg.get("about") in ("create", "join") and self.seat is None:
+                if msg.get("about") == "join" and "rate limit" in str(msg.get("message")) and self.seat is None:
+                    await asyncio.sleep(1.0)  # the server's per-address budget: ask again in a moment
+                    await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
+                                                         "have": 0}, conn.challenge))
+                elif msg.get("about") in ("create", "join") and self.seat is None:
                     raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
             if kind == "error" and msg.get("about") == "line":
                 self._tries += 1
