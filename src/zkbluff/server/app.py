@@ -390,6 +390,7 @@ class Server:
             self.detach(conn)
 
     def detach(self, conn: Conn) -> None:
+        self.messages.forget(conn.ident)
         host = conn.host
         if host is None:
             return
