@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import socket
@@ -80,15 +81,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _written(data: Path) -> tuple[int, int]:
-    """(lines other than headers, proofs) in every transcript under ``data``."""
-    lines = proofs = 0
+def _written(data: Path) -> tuple[int, int, int]:
+    """(lines other than headers, proofs the server made (deals), proofs the seats made and
+    the server verified) in every transcript under ``data``."""
+    lines = made = verified = 0
     for f in data.glob("rooms/*/*.jsonl"):
-        text = f.read_text()
-        n = text.count("\n")
-        lines += max(0, n - 1)
-        proofs += text.count('"statement":')
-    return lines, proofs
+        for raw in f.read_text().splitlines():
+            event = json.loads(raw)
+            if event["action"] == "header":
+                continue
+            lines += 1
+            k = len(event.get("proofs", []))
+            if event["seat"] is None:
+                made += k
+            else:
+                verified += k
+    return lines, made, verified
 
 
 async def _run(n: int, seconds: float, work: Path, log: Any) -> dict[str, Any]:
@@ -125,15 +133,18 @@ async def _run(n: int, seconds: float, work: Path, log: Any) -> dict[str, Any]:
             t.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
         failed = [t.exception() for t in done if t.exception() is not None]
-        lines, proofs = _written(data)
+        lines, made, verified = _written(data)
+        proofs = made + verified
         lat = sorted(x for c in hosts + guests for x in c.latencies)
         prove = [x for c in hosts + guests for x in c.prove_s if x > 0]
         out = {
             "n": n, "seconds": elapsed, "finished": sum(1 for t in done if t.exception() is None) // 2,
-            "failed": len(failed), "lines": lines, "proofs": proofs, "moves_per_s": lines / elapsed,
+            "failed": len(failed), "lines": lines, "proofs": proofs, "deal_proofs": made, "seat_proofs": verified,
+            "moves_per_s": lines / elapsed, "server_cpu_share": cpu / elapsed,
             "p50_ms": 1000 * lat[len(lat) // 2] if lat else float("nan"),
             "p99_ms": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
             "server_cpu_s": cpu, "cpu_per_proof_ms": 1000 * cpu / proofs if proofs else float("nan"),
+            "cpu_per_seat_proof_ms": 1000 * cpu / verified if verified else float("nan"),
             "rss_mb": rss, "mb_per_room": (rss - rss0) / n,
             "prove_ms": 1000 * statistics.median(prove) if prove else float("nan"),
             "seated": sum(1 for c in hosts + guests if c.seat is not None),
@@ -155,13 +166,21 @@ def _table(rows: list[dict[str, Any]], seconds: float, load: str) -> list[str]:
            f"({OPTIONS['mode']}), both seats remote clients with the house bot choosing, each proving its own moves "
            f"and verifying every line, all clients in one other process on the same machine; loopback; each run "
            f"stopped after {seconds:.0f} s wherever the matches were. Machine load average at the start: {load}.", "",
-           "| N | moves/s | p50 move latency | p99 move latency | server CPU per verified proof | server RSS | "
-           "memory per room | client prove (median) | seats seated | matches finished |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           "Server CPU per proof: the server process's whole CPU time (routing, writing, verifying the seats' "
+           "proofs *and proving every deal*) divided by the proofs it handled (deal proofs it made + seat proofs "
+           "it verified); the share column is that CPU time over the wall time (1.0 = one core).", "",
+           "| N | moves/s | p50 move latency | p99 move latency | proofs handled (deals made + seat proofs verified) "
+           "| server CPU per proof | server CPU share | server RSS | memory per room | client prove (median) "
+           "| seats seated | matches finished |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def ms(x: float) -> str:
+        return "—" if x != x else f"{x:.0f} ms"
     for r in rows:
-        out.append(f"| {r['n']} | {r['moves_per_s']:.1f} | {r['p50_ms']:.0f} ms | {r['p99_ms']:.0f} ms | "
-                   f"{r['cpu_per_proof_ms']:.1f} ms | {r['rss_mb']:.0f} MB | {r['mb_per_room']:.2f} MB | "
-                   f"{r['prove_ms']:.0f} ms | {r['seated']}/{2 * r['n']} | {r['finished']} |")
+        out.append(f"| {r['n']} | {r['moves_per_s']:.1f} | {ms(r['p50_ms'])} | {ms(r['p99_ms'])} | "
+                   f"{r['proofs']} ({r['deal_proofs']} + {r['seat_proofs']}) | {r['cpu_per_proof_ms']:.1f} ms | "
+                   f"{r['server_cpu_share']:.2f} | {r['rss_mb']:.0f} MB | {r['mb_per_room']:.2f} MB | "
+                   f"{ms(r['prove_ms'])} | {r['seated']}/{2 * r['n']} | {r['finished']} |")
     out.append("")
     return out
 
