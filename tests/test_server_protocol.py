@@ -215,3 +215,39 @@ def test_leaderboard_command(tmp_path):
     for args in (["--season", "2026-13"], ["--data", str(tmp_path / "nowhere")]):
         out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path), *args])
         assert out.exit_code == 2, out.output
+
+
+# ---------------------------------------------------------------- a client that vanishes mid-message
+
+async def _vanish(tmp_path):
+    import os
+    import struct
+
+    server = Server(tmp_path / "d")
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 10)}"
+    ann = await Client().open(url)
+    room = await ann.ask({"type": "create", "game": GAME, "name": "ann"}, auth=True)
+    # bob starts a 1000-byte text frame, sends 10 bytes of it, and is gone
+    bob = await connect(url)
+    await bob.recv()
+    bob.transport.write(bytes([0x81, 0x80 | 126]) + struct.pack("!H", 1000) + os.urandom(4) + b"x" * 10)
+    bob.transport.abort()
+    await asyncio.sleep(0.3)
+    # the server is still there, the room unchanged, and a new client is served
+    carl = await Client().open(url)
+    joined = await carl.ask({"type": "join", "code": room["code"], "name": "carl"}, auth=True)
+    assert joined["type"] == "room" and [m["name"] for m in joined["members"]] == ["ann", "carl"]
+    task.cancel()
+
+
+def test_a_client_vanishing_mid_message_leaves_the_server_serving(tmp_path):
+    asyncio.run(asyncio.wait_for(_vanish(tmp_path), 60))
+
+
+@pytest.mark.parametrize("args", [["join", "ws://127.0.0.1:9", "NOT-A-CODE!"], ["watch", "ws://127.0.0.1:9", "O0O0O0O0"],
+                                  ["host", "no-such-game", "--server", "ws://127.0.0.1:9"]])
+def test_client_commands_refuse_bad_input_before_connecting(args, tmp_path):
+    out = CliRunner().invoke(main, [*args, *(["--home", str(tmp_path)] if args[0] != "watch" else [])])
+    assert out.exit_code == 2, out.output

@@ -273,6 +273,7 @@ class SeatClient:
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """Create a room for ``game``, add the bots, start when full, play it to its end."""
+        spec_for(game, options or None)  # an unknown game or option is refused before connecting
         return await self._session(create={"game": game, "options": options or {}})
 
     async def join(self, code: str) -> dict[str, Any]:
@@ -282,7 +283,9 @@ class SeatClient:
     async def _session(self, create: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         from websockets.asyncio.client import connect
 
-        deadline = time.monotonic() + self.reconnect_for
+        # a client with a seat at this table keeps trying for reconnect_for; a new one gives up sooner
+        resuming = self.code is not None and (self.home / "tables" / self.code / "seat.json").exists()
+        deadline = time.monotonic() + (self.reconnect_for if resuming else min(self.reconnect_for, 10.0))
         delay = 0.2
         while True:
             try:
