@@ -27,6 +27,14 @@ def test_rate_limiter_refuses_bursts_and_refills_with_time():
     assert rl.allow("a") and not rl.allow("a")
 
 
+def test_rate_limiter_forgets_a_closed_connection():
+    rl = RateLimiter(rate=0.0, burst=1, clock=lambda: 0.0)
+    assert rl.allow("c1") and not rl.allow("c1") and len(rl) == 1
+    rl.forget("c1")
+    rl.forget("never-seen")  # nothing to drop: no error
+    assert len(rl) == 0 and rl.allow("c1")  # a new bucket (the key is a fresh connection's)
+
+
 def room():
     return Room("ABCDEFGH", "bluffers", owner="k-owner", min_seats=2, max_seats=3)
 

@@ -10,6 +10,7 @@ import click
 
 from zkbluff import __version__
 from zkbluff.cli import backends, ceremony, circuits, fair, games, groth16, hashing, r1cs, transcript
+from zkbluff.cli import server as server_cli
 from zkbluff.cli.common import typed_errors  # noqa: F401  (for extra command groups)
 
 
@@ -33,5 +34,7 @@ main.add_command(games.play_cmd)
 main.add_command(games.demo_cmd)
 main.add_command(games.rules_cmd)
 main.add_command(ceremony.ceremony_group)
+for _cmd in server_cli.COMMANDS:
+    main.add_command(_cmd)
 # further command groups register here, one line each (e.g. the ceremony group):
 # from zkbluff.cli.ceremony import ceremony_group; main.add_command(ceremony_group)

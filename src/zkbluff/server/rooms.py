@@ -62,6 +62,13 @@ class RateLimiter:
         self._buckets[key] = (tokens - 1.0, now)
         return True
 
+    def forget(self, key: str) -> None:
+        """Drop ``key``'s bucket (a closed connection), so buckets do not pile up."""
+        self._buckets.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
 
 class RoomState(Enum):
     LOBBY = "lobby"

@@ -184,15 +184,19 @@ class Seat(_Party):
     def export(self) -> dict[str, Any]:
         """This seat's own secrets, for its own resume file (never a message)."""
         return {"seat": self.seat, "name": self.name, "key": self.key.secret_hex(), "deal": self.deal_secrets,
-                "private": self.private}
+                "private": self.private, "pending": None if self._pending is None else list(self._pending)}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
                 clock: Optional[Callable[[], float]] = None) -> "Seat":
         try:
-            return cls(spec, data["seat"], data["name"], prover, SigningKey.from_secret_hex(data["key"]),
+            seat = cls(spec, data["seat"], data["name"], prover, SigningKey.from_secret_hex(data["key"]),
                        dict(data["deal"]), dict(data["private"]), clock)
-        except (KeyError, TypeError) as exc:
+            pending = data.get("pending")  # a line it made that may not have come back yet
+            if pending is not None:
+                seat._pending = (int(pending[0]), dict(pending[1]))
+            return seat
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
 
 

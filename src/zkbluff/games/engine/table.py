@@ -87,6 +87,8 @@ class Table:
         messages = [wire(s.to_dealer()) for s in self.seats]
         hello = wire(self.dealer.hello(match_id, joins, messages))
         keys = {k: self.dealer.prover.key(k).vk.to_json() for k in self.spec.statements()}
+        if self.persist is not None:  # the parties' secrets are saved before the header that names them
+            self.persist(self)
         header = self.publish(self.referee.header(match_id, joins, hello, keys))
         self.advance()
         return header
@@ -162,7 +164,13 @@ class Table:
             raise MalformedInput(f"seat must be 0..{len(self.seats) - 1}, got {seat!r}")
         self.poll()
         line = self.seats[seat].move(intent)
-        written = self.publish(line, self.seats[seat].prover.last_seconds if "proofs" in line else 0.0)
+        return self.submit(line, self.seats[seat].prover.last_seconds if "proofs" in line else 0.0)
+
+    def submit(self, line: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
+        """A seat's signed line made elsewhere (by a seat in this process, or one across a
+        network): checked by the referee and written, then the lines that follow by
+        themselves. A refused line raises and changes nothing."""
+        written = self.publish(line, seconds)
         self.advance()
         return written
 

@@ -1,0 +1,170 @@
+"""``zkbluff serve``, ``host``, ``join``, ``watch`` and ``leaderboard``: tables over the
+network (see docs/hosting.md). The game's own text and prompts come from its spec."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+
+from zkbluff.cli.common import typed_errors
+from zkbluff.server.protocol import DEFAULT_PORT
+
+DEFAULT_URL = f"ws://127.0.0.1:{DEFAULT_PORT}"
+
+home_option = click.option("--home", type=click.Path(file_okay=False), default=None,
+                           help="this client's folder: its key and each table's secrets and transcript "
+                                "(default $ZKBLUFF_HOME or ~/.zkbluff)")
+bot_option = click.option("--bot", "bot_seed", type=int, default=None, metavar="SEED",
+                          help="let the game's house bot choose this seat's moves (it still proves here)")
+json_option = click.option("--json", "as_json", is_flag=True, help="print the final report as JSON")
+
+
+def _policy(bot_seed: Optional[int]) -> Any:
+    from zkbluff.server.client import bot_policy, prompt_policy
+
+    if bot_seed is not None:
+        return bot_policy(bot_seed)
+    return prompt_policy(lambda text: str(click.prompt(text, default="", show_default=False)), click.echo)
+
+
+def _home(home: Optional[str]) -> Path:
+    from zkbluff.server.client import default_home
+
+    return Path(home) if home else default_home()
+
+
+def _finish(report: dict[str, Any], as_json: bool) -> None:
+    v = report["verified"]
+    if as_json:
+        click.echo(json.dumps({k: v for k, v in report.items() if k != "verified"} |
+                              {"verified": {"lines": v["lines"], "proofs": v["proofs"], "complete": v["complete"],
+                                            "scores": v["scores"], "summary": v["summary"]}}))
+        return
+    click.echo(f"your transcript {report['transcript']}: {v['lines']} lines, {v['proofs']} proofs, verified "
+               f"offline on this machine ({v['summary']})")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="port (0: any free port)")
+@click.option("--data", default="zkbluff-data", show_default=True, type=click.Path(file_okay=False),
+              help="results database, rooms and transcripts")
+@click.option("--proof-limit", default=60.0, show_default=True, help="seconds a seat has to prove")
+@click.option("--idle-limit", default=600.0, show_default=True, help="seconds a seat has for any other turn")
+@click.option("--lookups", default=2.0, show_default=True,
+              help="room look-ups a second per address (bursts of 5x); raise it for many players behind one address")
+@typed_errors
+def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, lookups: float) -> None:
+    """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
+    person's seat, secrets and prover stay in their own client."""
+    import asyncio
+    import logging
+
+    from zkbluff.games.engine.parties import TimeLimits
+    from zkbluff.server.app import run_server
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+    def ready(bound: int, resumed: int) -> None:
+        click.echo(f"zkbluff server listening on ws://{host}:{bound} (data {data}; {resumed} match(es) resumed)")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(run_server(Path(data), host, port, ready, limits=TimeLimits(proof_limit, idle_limit),
+                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
+    except KeyboardInterrupt:
+        click.echo("stopped; every unfinished match resumes at the next start")
+
+
+@click.command("host")
+@click.argument("game")
+@click.option("--server", "url", default=DEFAULT_URL, show_default=True, help="the server's ws:// address")
+@click.option("--name", default="host", show_default=True, help="your name at the table")
+@click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE", help="a game option (repeatable)")
+@click.option("--add-bot", "bots", multiple=True, metavar="NAME", help="a house bot in the next free seat (repeatable)")
+@home_option
+@bot_option
+@json_option
+@typed_errors
+def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...], home: Optional[str],
+             bot_seed: Optional[int], as_json: bool) -> None:
+    """Create a room for GAME, take its first seat, and start once every seat is filled."""
+    from zkbluff.cli.games import _options
+    from zkbluff.server.client import SeatClient, run
+
+    extra: list[str] = []
+    for item in options:  # KEY=VALUE, checked as the game's own --NAME VALUE options
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
+        extra += [f"--{key}", value]
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots)
+    _finish(run(client.host(game, _options(game, None, extra))), as_json)
+
+
+@click.command("join")
+@click.argument("url")
+@click.argument("code")
+@click.option("--name", default="guest", show_default=True, help="your name at the table")
+@home_option
+@bot_option
+@json_option
+@typed_errors
+def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Optional[int], as_json: bool) -> None:
+    """Take a seat at room CODE on the server at URL (or come back to yours)."""
+    from zkbluff.server.client import SeatClient, run
+
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo)
+    _finish(run(client.join(code)), as_json)
+
+
+@click.command("watch")
+@click.argument("url")
+@click.argument("code")
+@typed_errors
+def watch_cmd(url: str, code: str) -> None:
+    """Watch room CODE: public lines only, each checked here as it comes."""
+    from zkbluff.server.client import Spectator, run
+
+    out = run(Spectator(url, click.echo).watch(code))
+    click.echo(f"{out['lines']} lines watched and verified")
+
+
+@click.command("leaderboard")
+@click.option("--season", default=None, help="YYYY-MM (default: this month), or 'all' for all time")
+@click.option("--game", default=None, help="one game only")
+@click.option("--data", default="zkbluff-data", show_default=True, type=click.Path(file_okay=False))
+@click.option("--limit", default=20, show_default=True)
+@typed_errors
+def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int) -> None:
+    """Online points per player (matches with at least two real players), with tiers."""
+    import re
+    from datetime import datetime, timezone
+
+    from zkbluff.errors import MalformedInput
+    from zkbluff.server.storage import SqliteResultStore, season_of
+
+    if season is None:
+        season = season_of(datetime.now(timezone.utc))
+    elif season != "all" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", season):
+        raise MalformedInput(f"--season: expected YYYY-MM or all, got {season!r}")
+    path = Path(data) / "results.sqlite"
+    if not path.exists():
+        raise MalformedInput(f"no results database at {path} (start `zkbluff serve --data {data}` first)")
+    store = SqliteResultStore(path)
+    try:
+        rows = store.leaderboard(None if season == "all" else season, game, limit)
+    finally:
+        store.close()
+    click.echo(f"leaderboard, {'all time' if season == 'all' else 'season ' + season}"
+               f"{', ' + game if game else ''}")
+    if not rows:
+        click.echo("  (no online matches yet)")
+    for r in rows:
+        click.echo(f"{r.rank:4d}. {r.name:<24} {r.points:6d} pts  {r.matches:4d} matches  {r.tier}")
+
+
+COMMANDS = (serve_cmd, host_cmd, join_cmd, watch_cmd, leaderboard_cmd)

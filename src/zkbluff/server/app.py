@@ -1,0 +1,665 @@
+"""``zkbluff serve``: an asyncio WebSocket server hosting many rooms at once.
+
+Per match the server runs the parties the trust model gives it — the referee (it checks
+every line before it is written, and writes the timeouts and the end) and the dealer —
+plus the house bots the owner added, each a :class:`~zkbluff.games.engine.parties.Seat` with
+its own key and secrets. A person's seat lives in their client: the server gets only the
+seat's public join, its message for the dealer, and its signed lines. The routing is the
+engine's :class:`~zkbluff.games.engine.table.Table`; a remote seat is a
+:class:`RemoteSeat` whose lines arrive over the socket and go through
+:meth:`Table.submit <zkbluff.games.engine.table.Table.submit>`, and every written line is
+sent to every seat and spectator.
+
+Nothing here knows a game: the room's game is a registry name and every rule, proof,
+timeout, bot and summary comes from its spec.
+
+Data under ``--data DIR``: ``results.sqlite`` (results and leaderboard) and
+``rooms/<CODE>/`` per room (``room.json``, each match's transcript ``<match>.jsonl`` and
+the server's own parties' secrets beside it). A restart reloads every room and resumes
+every unfinished match from its transcript.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional
+
+from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
+from zkbluff.games.engine.registry import spec_for
+from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.table import Table, secrets_path
+from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
+from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
+from zkbluff.server.results import seat_results
+from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomState, new_room_code, \
+    normalise_code
+from zkbluff.server.storage import ResultStore, SqliteResultStore
+
+log = logging.getLogger("zkbluff.server")
+
+
+class RemoteSeat:
+    """A seat whose party lives in a client: the server holds its public join and its
+    message for the dealer, nothing else. Lines reach the client by the server's send
+    loop, so :meth:`receive` has nothing to do here."""
+
+    def __init__(self, seat: int, join: dict[str, Any], to_dealer: dict[str, Any]):
+        self.seat, self._join, self._to_dealer = seat, join, to_dealer
+        self.public_key = join["publicKey"]
+
+    def join(self) -> dict[str, Any]:
+        return self._join
+
+    def to_dealer(self) -> dict[str, Any]:
+        return self._to_dealer
+
+    def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
+        return None
+
+
+class Conn:
+    """One WebSocket connection."""
+
+    def __init__(self, ws: Any, ident: str, address: str):
+        self.ws, self.ident, self.address = ws, ident, address
+        self.challenge = new_challenge()
+        self.public_key: Optional[str] = None
+        self.host: Optional["RoomHost"] = None
+        self.spectator = False
+        self.sent = 0          # lines of the current match this connection has been sent
+        self.seated = False    # it has been sent its seat message for the current match
+        self.refusals = 0
+
+    async def send(self, msg: Mapping[str, Any]) -> None:
+        try:
+            await asyncio.wait_for(self.ws.send(encode(msg)), timeout=10)
+        except Exception:  # a vanished client: its handler cleans up
+            pass
+
+
+def _write_json(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+class RoomHost:
+    """One room and its current match on the server."""
+
+    def __init__(self, server: "Server", room: Room, options: dict[str, Any], folder: Path):
+        self.server, self.room, self.options, self.folder = server, room, options, folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.lock = asyncio.Lock()
+        self.conns: dict[str, Conn] = {}      # public key -> its live connection
+        self.spectators: set[Conn] = set()
+        self.match_id: Optional[str] = None
+        self.table: Optional[Table] = None
+        self.joins: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
+        self.bot_seats: dict[int, Seat] = {}
+        self.bots: dict[int, Any] = {}
+        self.bot_seeds: dict[str, int] = {}
+        self.recorded: set[str] = set()
+
+    # ---- persistence
+    def spec(self) -> GameSpec:
+        return spec_for(self.room.game, self.options)
+
+    def save(self) -> None:
+        r = self.room
+        _write_json(self.folder / "room.json", {
+            "code": r.code, "game": r.game, "options": self.options, "owner": r.owner,
+            "members": [{"name": m.name, "bot": m.is_bot, "publicKey": m.public_key} for m in r.members],
+            "state": r.state.value, "matchId": self.match_id, "recorded": sorted(self.recorded)})
+
+    @property
+    def transcript(self) -> Path:
+        assert self.match_id is not None
+        return self.folder / f"{self.match_id}.jsonl"
+
+    def persist(self, table: Table) -> None:
+        """The server's own parties' secrets beside the transcript (never sent anywhere),
+        each with the number of lines it reflects."""
+        lines = len(table.writer.events)
+        _write_json(secrets_path(self.transcript, "referee"), {**table.referee.export(), "line": lines})
+        _write_json(secrets_path(self.transcript, "dealer"), {**table.dealer.export(), "line": lines})
+        for i, seat in self.bot_seats.items():
+            _write_json(secrets_path(self.transcript, f"seat{i}"), {**seat.export(), "line": lines})
+
+    def state_message(self, to: Optional[Conn] = None) -> dict[str, Any]:
+        r = self.room
+        spec = self.spec()
+        return {"type": "room", "code": r.code, "game": r.game, "title": spec.title, "options": dict(spec.options),
+                "seats": spec.n_seats, "state": r.state.value, "matchId": self.match_id,
+                "owner": to is not None and to.public_key == r.owner,
+                "members": [{"name": m.name, "bot": m.is_bot,
+                             "connected": m.is_bot or m.public_key in self.conns} for m in r.members]}
+
+    async def broadcast_state(self) -> None:
+        for conn in list(self.conns.values()) + list(self.spectators):
+            await conn.send(self.state_message(conn))
+
+    # ---- the match
+    def _bot_policy(self, spec: GameSpec, seat: int) -> Any:
+        seed = self.bot_seeds.setdefault(str(seat), random.randrange(2 ** 31))
+        return spec.house_bot(seed)
+
+    def begin(self) -> None:
+        """Seat everyone for a new match: the bots make their keys and secrets here; each
+        person is sent a ``seat`` message and answers with its join (:meth:`seat_join`)."""
+        spec = self.spec()
+        self.match_id = new_match_id()
+        self.table, self.joins, self.bot_seats, self.bots, self.bot_seeds = None, {}, {}, {}, {}
+        self._seat_bots(spec)
+        for conn in self.conns.values():
+            conn.sent, conn.seated = 0, False
+        for conn in self.spectators:
+            conn.sent = 0
+        self.save()
+
+    def _seat_bots(self, spec: GameSpec) -> None:
+        for i, m in enumerate(self.room.members):
+            if m.is_bot:
+                seat = Seat(spec, i, m.name, self.server.prover())
+                self.bot_seats[i], self.bots[i] = seat, self._bot_policy(spec, i)
+                self.joins[i] = (seat.join(), seat.to_dealer())
+
+    def seat_of(self, public_key: Optional[str]) -> Optional[int]:
+        for i, m in enumerate(self.room.members):
+            if not m.is_bot and m.public_key == public_key:
+                return i
+        return None
+
+    def seat_message(self, seat: int) -> dict[str, Any]:
+        spec = self.spec()
+        return {"type": "seat", "seat": seat, "matchId": self.match_id, "game": self.room.game,
+                "options": dict(spec.options), "names": [m.name for m in self.room.members]}
+
+    def seat_join(self, seat: int, msg: Mapping[str, Any]) -> bool:
+        """Check a person's join and dealer message for ``seat``; True once every seat has joined."""
+        if self.table is not None:
+            raise IllegalMove("seat-join: the match has already started")
+        join, to_dealer = msg.get("join"), msg.get("toDealer")
+        member = self.room.members[seat]
+        if not isinstance(join, dict) or join.get("type") != "join" or join.get("seat") != seat \
+                or join.get("publicKey") != member.public_key or join.get("name") != member.name \
+                or "deal" not in join:
+            raise MalformedInput(f"seat-join: expected the engine's join for seat {seat} under this "
+                                 f"connection's key and name")
+        if not isinstance(to_dealer, dict) or to_dealer.get("type") != "deal-secrets" \
+                or to_dealer.get("seat") != seat or to_dealer.get("to") != "dealer" or "body" not in to_dealer:
+            raise MalformedInput(f"seat-join: expected the engine's deal-secrets message of seat {seat}")
+        if seat in self.joins and self.joins[seat] != (join, to_dealer):
+            raise IllegalMove(f"seat-join: seat {seat} already joined this match with other secrets")
+        self.joins[seat] = (dict(join), dict(to_dealer))
+        return len(self.joins) == len(self.room.members)
+
+    def launch(self) -> None:
+        """(In a worker thread.) All seats joined: the referee and dealer start the match."""
+        spec = self.spec()
+        server = self.server
+        referee = RefereeParty(spec, clock=server.clock, limits=server.limits, prover=server.prover())
+        dealer = Dealer(spec, server.prover())
+        seats: list[Any] = [self.bot_seats[i] if i in self.bot_seats else RemoteSeat(i, *self.joins[i])
+                            for i in range(len(self.room.members))]
+        writer = TranscriptWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
+        table = Table(referee, dealer, seats, writer, self.persist)
+        try:
+            table.start(self.match_id)
+        except ZkbluffError:
+            self.joins = {}  # a join that does not open its commitments: every seat joins again
+            self._seat_bots(spec)
+            raise
+        self.table = table
+        self.play_bots()
+
+    def play_bots(self) -> None:
+        """(In a worker thread.) The house bots' turns, until a person is to move or the end."""
+        table = self.table
+        assert table is not None
+        while not table.over and table.to_move in self.bot_seats:
+            i = table.to_move
+            seat = self.bot_seats[i]
+            try:
+                line = seat.move(self.bots[i].act(seat.observation()))
+            except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
+                log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
+                return
+            self.persist(table)  # the bot's pending move is saved before its line is written
+            table.submit(line, seat.prover.last_seconds)
+
+    def submit(self, line: dict[str, Any]) -> None:
+        """(In a worker thread.) A person's signed line: checked, written, then the bots."""
+        assert self.table is not None
+        self.table.submit(line)
+        self.play_bots()
+
+    def poll(self) -> bool:
+        """(In a worker thread.) A timeout the referee's clock has reached."""
+        assert self.table is not None
+        written = self.table.poll() is not None
+        if written:
+            self.play_bots()
+        return written
+
+    def restore(self) -> None:
+        """(At start-up.) Rebuild the current match from its transcript and the server's
+        parties' secrets; a match whose header was never written waits for its joins again."""
+        spec = self.spec()
+        path = self.transcript
+        events = list(parse_chain(read_lines(path))) if path.exists() and path.stat().st_size else []
+        if not events:
+            self.joins, self.bot_seats, self.bots = {}, {}, {}
+            self._seat_bots(spec)
+            return
+
+        def load(party: str) -> dict[str, Any]:
+            file = secrets_path(path, party)
+            try:
+                data = json.loads(file.read_text())
+            except (OSError, ValueError) as exc:
+                raise MalformedInput(f"room {self.room.code}: cannot resume without {file}: {exc}") from None
+            if not isinstance(data, dict):
+                raise MalformedInput(f"{file}: expected an object")
+            return data
+
+        server = self.server
+        referee = RefereeParty.restore(spec, load("referee"), clock=server.clock, limits=server.limits,
+                                       prover=server.prover())
+        dealer = Dealer.restore(spec, load("dealer"), server.prover())
+        self.bot_seats, self.bots = {}, {}
+        saved: dict[int, int] = {}
+        for i, m in enumerate(self.room.members):
+            if m.is_bot:
+                data = load(f"seat{i}")
+                self.bot_seats[i] = Seat.restore(spec, data, server.prover())
+                self.bots[i] = self._bot_policy(spec, i)
+                saved[i] = int(data.get("line", len(events)))
+        header = events[0]["data"]
+        seats: list[Any] = []
+        for i in range(spec.n_seats):
+            if i in self.bot_seats:
+                seats.append(self.bot_seats[i])
+            else:
+                seats.append(RemoteSeat(i, {"publicKey": header["parties"]["seats"][i]}, {}))
+        for e in events:
+            referee.receive(e, restoring=True)
+            dealer.receive(e, restoring=True)
+            for i, s in self.bot_seats.items():
+                s.receive(e, restoring=e["n"] <= saved[i])
+        self.table = Table(referee, dealer, seats, TranscriptWriter(path, events=events), self.persist)
+        self.table.advance()
+        self.play_bots()
+
+    def finish(self) -> Optional[dict[str, Any]]:
+        """Record a finished match's placements and points (once); the result message."""
+        table = self.table
+        if table is None or not table.view.complete or self.match_id in self.recorded:
+            return None
+        result = table.rules.result()
+        assert result is not None and self.match_id is not None
+        bots = [m.is_bot for m in self.room.members]
+        rows = seat_results(result, table.header, bots)
+        self.server.store.record(self.match_id, self.room.game, datetime.now(timezone.utc), rows)
+        self.recorded.add(self.match_id)
+        self.room.state = RoomState.FINISHED
+        self.save()
+        return {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
+                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
+                "summary": table.spec.summary(result, table.header["seats"]),
+                "online": sum(not b for b in bots) >= 2}
+
+    async def flush(self) -> None:
+        """Send every connection the lines it has not been sent yet."""
+        if self.table is None:
+            return
+        events = self.table.writer.events
+        targets = [c for c in self.conns.values() if c.seated] + list(self.spectators)
+        for conn in targets:
+            while conn.sent < len(events):
+                await conn.send({"type": "line", "matchId": self.match_id, "line": events[conn.sent]})
+                conn.sent += 1
+
+
+class Server:
+    """The rooms, the connections and the guards."""
+
+    def __init__(self, data: Path, key_folder: Optional[Path] = None, backend: Any = None,
+                 limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.monotonic,
+                 store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
+                 lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2):
+        self.data = Path(data)
+        (self.data / "rooms").mkdir(parents=True, exist_ok=True)
+        self.key_folder, self.backend = key_folder, backend
+        self.limits = limits or TimeLimits()
+        self.clock = clock
+        self.store = store or SqliteResultStore(self.data / "results.sqlite")
+        self.messages = RateLimiter(message_rate, message_burst)
+        self.lookups = RateLimiter(lookup_rate, lookup_burst)
+        self.tick = tick
+        self.rooms: dict[str, RoomHost] = {}
+        self._next_conn = 0
+        self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
+
+    def prover(self) -> Prover:
+        return Prover(self.key_folder, self.backend)
+
+    # ---- start-up
+    def load(self) -> int:
+        """Reload every room under ``data/rooms`` and resume its unfinished match."""
+        resumed = 0
+        for file in sorted((self.data / "rooms").glob("*/room.json")):
+            try:
+                d = json.loads(file.read_text())
+                spec = spec_for(d["game"], d["options"])
+                room = Room(d["code"], d["game"], d["owner"], spec.n_seats, spec.n_seats,
+                            [Member(m["name"], m["bot"], m["publicKey"]) for m in d["members"]],
+                            RoomState(d["state"]))
+                host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
+                host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
+                finished = room.state is RoomState.FINISHED and host.match_id in host.recorded
+                if room.state is not RoomState.LOBBY and host.match_id and not finished:
+                    host.restore()  # (a finished match is rebuilt only when someone comes back to it)
+                    if host.table is not None and not host.table.over:
+                        resumed += 1
+                    host.finish()
+            except (ZkbluffError, OSError, ValueError, KeyError, TypeError) as exc:
+                log.error("room %s not loaded: %s", file.parent.name, exc)
+                continue
+            self.rooms[room.code] = host
+        return resumed
+
+    # ---- the socket
+    async def handler(self, ws: Any) -> None:
+        self._next_conn += 1
+        peer = ws.remote_address[0] if ws.remote_address else "?"
+        conn = Conn(ws, f"c{self._next_conn}", str(peer))
+        await conn.send({"type": "hello", "challenge": conn.challenge, "maxMessageBytes": MAX_MESSAGE_BYTES})
+        try:
+            async for raw in ws:
+                await self.on_message(conn, raw)
+        except Exception as exc:  # the connection dropped (mid-message, too large, ...)
+            log.info("connection %s closed: %s", conn.ident, exc)
+        finally:
+            self.detach(conn)
+
+    def detach(self, conn: Conn) -> None:
+        self.messages.forget(conn.ident)
+        host = conn.host
+        if host is None:
+            return
+        host.spectators.discard(conn)
+        if conn.public_key is not None and host.conns.get(conn.public_key) is conn:
+            del host.conns[conn.public_key]
+            asyncio.ensure_future(host.broadcast_state())
+
+    async def on_message(self, conn: Conn, raw: Any) -> None:
+        if not self.messages.allow(conn.ident):
+            conn.refusals += 1
+            await conn.send(error_reply(MalformedInput("rate limit: too many messages; slow down")))
+            if conn.refusals > 200:
+                await conn.ws.close(1008, "rate limit")
+            return
+        msg: Any = None
+        try:
+            msg = decode(raw)
+            handler = self.HANDLERS.get(msg["type"])
+            if handler is None:
+                raise MalformedInput(f"unknown message type {msg['type']!r:.40}; expected one of "
+                                     f"{sorted(self.HANDLERS)}")
+            await handler(self, conn, msg)
+        except ZkbluffError as exc:
+            self.stats["refused"] += 1
+            await conn.send(error_reply(exc, msg.get("type") if isinstance(msg, dict) else None))
+        except Exception as exc:  # a bug must not take the server down; the client is told
+            log.exception("internal error on %s", conn.ident)
+            await conn.send(error_reply(exc))
+
+    # ---- lobby
+    def _lookup(self, conn: Conn, code: Any) -> RoomHost:
+        if not self.lookups.allow(conn.address):
+            raise MalformedInput("rate limit: too many room look-ups; wait a moment")
+        host = self.rooms.get(normalise_code(code))
+        if host is None:
+            raise MalformedInput("no room with this code")
+        return host
+
+    def _member_host(self, conn: Conn) -> RoomHost:
+        if conn.host is None or conn.spectator or conn.public_key is None:
+            raise IllegalMove("join a room first")
+        return conn.host
+
+    async def _create(self, conn: Conn, msg: dict[str, Any]) -> None:
+        public_key = check_auth(msg, conn.challenge)
+        if conn.host is not None:
+            raise IllegalMove("create: this connection is already in a room")
+        options = msg.get("options") or None
+        spec = spec_for(msg.get("game"), options)
+        code = new_room_code(lambda c: c in self.rooms)
+        room = Room(code, spec.game, public_key, spec.n_seats, spec.n_seats)
+        room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+        host = RoomHost(self, room, dict(spec.options), self.data / "rooms" / code)
+        host.save()
+        self.rooms[code] = host
+        conn.public_key, conn.host = public_key, host
+        host.conns[public_key] = conn
+        await conn.send(host.state_message(conn))
+
+    async def _join(self, conn: Conn, msg: dict[str, Any]) -> None:
+        public_key = check_auth(msg, conn.challenge)
+        if conn.host is not None:
+            raise IllegalMove("join: this connection is already in a room")
+        host = self._lookup(conn, msg.get("code"))
+        async with host.lock:
+            seat = host.seat_of(public_key)
+            if seat is None:
+                host.room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+                host.save()
+            old = host.conns.get(public_key)
+            if old is not None:  # a half-dead connection of the same client: the new one wins
+                old.host = None
+                asyncio.ensure_future(old.ws.close(1000, "replaced by a new connection"))
+            conn.public_key, conn.host = public_key, host
+            host.conns[public_key] = conn
+            await host.broadcast_state()
+            seat = host.seat_of(public_key)
+            if host.room.state is not RoomState.LOBBY and host.match_id is not None and seat is not None:
+                if host.table is None and host.room.state is RoomState.FINISHED:
+                    await asyncio.to_thread(host.restore)
+                have = msg.get("have", 0)
+                n_lines = len(host.table.writer.events) if host.table is not None else 0
+                conn.sent = have if isinstance(have, int) and not isinstance(have, bool) and 0 <= have <= n_lines \
+                    else 0
+                await conn.send(host.seat_message(seat))
+                conn.seated = True
+                await host.flush()
+                result = host.finish() if host.table is not None else None
+                if result is None and host.match_id in host.recorded and host.table is not None:
+                    result = self._result_of(host)
+                if result is not None:
+                    await conn.send(result)
+
+    def _result_of(self, host: RoomHost) -> Optional[dict[str, Any]]:
+        table = host.table
+        if table is None or not table.view.complete:
+            return None
+        result = table.rules.result()
+        assert result is not None
+        rows = seat_results(result, table.header, [m.is_bot for m in host.room.members])
+        return {"type": "result", "matchId": host.match_id, "placements": list(result.placements),
+                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
+                "summary": table.spec.summary(result, table.header["seats"]),
+                "online": sum(not m.is_bot for m in host.room.members) >= 2}
+
+    async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
+        if conn.host is not None:
+            raise IllegalMove("watch: this connection is already in a room")
+        host = self._lookup(conn, msg.get("code"))
+        conn.host, conn.spectator = host, True
+        have = msg.get("have", 0)
+        conn.sent = have if isinstance(have, int) and not isinstance(have, bool) and have >= 0 else 0
+        host.spectators.add(conn)
+        await conn.send(host.state_message(conn))
+        async with host.lock:
+            if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
+                await asyncio.to_thread(host.restore)
+            await host.flush()
+            result = self._result_of(host)
+            if result is not None and host.match_id in host.recorded:
+                await conn.send(result)
+
+    async def _add_bot(self, conn: Conn, msg: dict[str, Any]) -> None:
+        host = self._member_host(conn)
+        async with host.lock:
+            name = msg.get("name") or f"house {len(host.room.members)}"
+            host.room.add_bot(conn.public_key, name)  # type: ignore[arg-type]
+            host.save()
+        await host.broadcast_state()
+
+    async def _remove_bot(self, conn: Conn, msg: dict[str, Any]) -> None:
+        host = self._member_host(conn)
+        seat = msg.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise MalformedInput(f"remove-bot: seat must be an integer, got {seat!r:.20}")
+        async with host.lock:
+            host.room.remove_bot(conn.public_key, seat)  # type: ignore[arg-type]
+            host.save()
+        await host.broadcast_state()
+
+    async def _start(self, conn: Conn, msg: dict[str, Any]) -> None:
+        host = self._member_host(conn)
+        async with host.lock:
+            if len(host.room.members) != host.spec().n_seats:
+                raise IllegalMove(f"start: this table has {host.spec().n_seats} seats, "
+                                  f"{len(host.room.members)} are filled")
+            host.room.start(conn.public_key)  # type: ignore[arg-type]
+            await self._begin(host)
+
+    async def _again(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """A new match at the same table, from the last one's result (the owner's call)."""
+        host = self._member_host(conn)
+        async with host.lock:
+            if host.room.state is not RoomState.FINISHED:
+                raise IllegalMove("again: the match is not finished")
+            if conn.public_key != host.room.owner:
+                raise IllegalMove("again: only the room owner can start the next match")
+            host.room.state = RoomState.PLAYING
+            await self._begin(host)
+
+    async def _begin(self, host: RoomHost) -> None:
+        host.begin()
+        await host.broadcast_state()
+        for conn in list(host.conns.values()):
+            seat = host.seat_of(conn.public_key)
+            if seat is not None:
+                await conn.send(host.seat_message(seat))
+                conn.seated = True
+        if len(host.joins) == len(host.room.members):  # no person to wait for
+            await self._launch(host)
+
+    async def _seat_join(self, conn: Conn, msg: dict[str, Any]) -> None:
+        host = self._member_host(conn)
+        async with host.lock:
+            seat = host.seat_of(conn.public_key)
+            if host.room.state is not RoomState.PLAYING or seat is None:
+                raise IllegalMove("seat-join: no match is starting at this table")
+            if host.table is not None:
+                return  # a client that rejoined resends its join; the match already has it
+            if host.seat_join(seat, msg):
+                await self._launch(host)
+
+    async def _launch(self, host: RoomHost) -> None:
+        try:
+            await asyncio.to_thread(host.launch)
+        except ZkbluffError as exc:  # a join that does not open its commitments: every seat joins again
+            for conn in list(host.conns.values()):
+                seat = host.seat_of(conn.public_key)
+                await conn.send(error_reply(exc, "seat-join"))
+                if seat is not None:
+                    await conn.send(host.seat_message(seat))
+            return
+        await self._after(host)
+
+    async def _line(self, conn: Conn, msg: dict[str, Any]) -> None:
+        host = self._member_host(conn)
+        line = msg.get("line")
+        if not isinstance(line, dict):
+            raise MalformedInput("line: expected a signed line object")
+        async with host.lock:
+            seat = host.seat_of(conn.public_key)
+            if host.table is None:
+                raise IllegalMove("line: no match is being played at this table")
+            if line.get("seat") != seat:
+                raise IllegalMove(f"line: this connection holds seat {seat}; it cannot act for seat "
+                                  f"{line.get('seat')!r:.10}")
+            t = time.perf_counter()
+            n_proofs = host.table.view.n_proofs
+            try:
+                await asyncio.to_thread(host.submit, line)
+            finally:
+                self.stats["verify_s"] += time.perf_counter() - t
+                self.stats["proofs"] += host.table.view.n_proofs - n_proofs
+                await self._after(host)
+
+    async def _after(self, host: RoomHost) -> None:
+        await host.flush()
+        result = host.finish()
+        if result is not None:
+            for c in list(host.conns.values()) + list(host.spectators):
+                await c.send(result)
+            await host.broadcast_state()
+
+    HANDLERS: dict[str, Callable[..., Any]] = {
+        "create": _create, "join": _join, "watch": _watch, "add-bot": _add_bot, "remove-bot": _remove_bot,
+        "start": _start, "again": _again, "seat-join": _seat_join, "line": _line,
+    }
+
+    # ---- the referee's clock
+    async def ticker(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick)
+            for host in list(self.rooms.values()):
+                table = host.table
+                if table is None or table.over or self.clock() < table.referee.deadline:
+                    continue
+                async with host.lock:
+                    try:
+                        await asyncio.to_thread(host.poll)
+                    except ZkbluffError as exc:
+                        log.error("room %s: timeout refused: %s", host.room.code, exc)
+                    await self._after(host)
+
+    def close(self) -> None:
+        self.store.close()
+
+
+async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
+                ready: Optional[Callable[[int, int], None]] = None) -> None:
+    """Load ``server``'s rooms (resuming their matches) and serve until cancelled.
+    ``ready(port, resumed)`` is called once listening."""
+    from websockets.asyncio.server import serve as ws_serve
+
+    resumed = server.load()
+    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, ping_interval=20,
+                        ping_timeout=60) as ws_server:
+        sockets = list(ws_server.sockets)
+        if ready is not None:
+            ready(sockets[0].getsockname()[1], resumed)
+        ticker = asyncio.ensure_future(server.ticker())
+        try:
+            await asyncio.Future()
+        finally:
+            ticker.cancel()
+            server.close()
+
+
+async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
+                     ready: Optional[Callable[[int, int], None]] = None, **kwargs: Any) -> None:
+    """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled."""
+    await serve(Server(data, **kwargs), host, port, ready)

@@ -1,0 +1,176 @@
+"""Networked matches with every party in its own process (``zkbluff serve``, ``host``,
+``join``, ``watch``; loopback; real proofs): a whole match with a client killed and
+rejoining, and a server killed and restarted with every unfinished match resuming."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from zkbluff.games.engine.verifier import verify_transcript
+
+pytestmark = pytest.mark.slow
+LIMIT = 300  # seconds any one wait may take on a loaded 2-core machine
+ZK = [sys.executable, "-m", "zkbluff"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    def __init__(self, tmp: Path, name: str, args: list, env: dict):
+        self.out = tmp / f"{name}.out"
+        self.p = subprocess.Popen(ZK + [str(a) for a in args], stdout=open(self.out, "w"), stderr=subprocess.STDOUT,
+                                  env=env, cwd=tmp)
+
+    def text(self) -> str:
+        return self.out.read_text()
+
+    def wait_for(self, what, timeout=LIMIT):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            text = self.text()
+            found = what(text) if callable(what) else (what in text)
+            if found:
+                return found
+            if self.p.poll() is not None:
+                raise AssertionError(f"process ended ({self.p.returncode}) before {what!r}: {text[-2000:]}")
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what!r}: {self.text()[-2000:]}")
+
+    def finish(self, timeout=LIMIT) -> str:
+        try:
+            assert self.p.wait(timeout) == 0, self.text()[-3000:]
+        finally:
+            self.kill()
+        return self.text()
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGKILL)
+            self.p.wait(10)
+
+
+@pytest.fixture
+def env(match_keys):
+    return {**os.environ, "ZKBLUFF_KEY_DIR": str(match_keys), "PYTHONUNBUFFERED": "1"}
+
+
+@pytest.fixture
+def procs():
+    started = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def code_of(text: str):
+    for line in text.splitlines():
+        if line.startswith("room ") and "friends join" in line:
+            return line.split()[1]
+    return None
+
+
+def report_of(text: str) -> dict:
+    return json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
+
+
+def lines_in(folder: Path) -> int:
+    files = list(folder.glob("*.jsonl")) if folder.exists() else []
+    return max((f.read_text().count("\n") for f in files), default=0)
+
+
+def serve(tmp, procs, env, port, data, name="server"):
+    server = Proc(tmp, name, ["serve", "--port", port, "--data", data], env)
+    procs.append(server)
+    server.wait_for("listening on")
+    return server
+
+
+def test_a_whole_networked_match_with_a_client_killed_and_rejoining(tmp_path, env, procs):
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    serve(tmp_path, procs, env, port, tmp_path / "data")
+    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual", "--bot", 1,
+                                 "--home", "ann", "--json"], env)
+    procs.append(ann)
+    code = ann.wait_for(code_of)
+    watcher = Proc(tmp_path, "watch", ["watch", url, code], env)
+    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 2, "--home", "bob", "--json"], env)
+    procs += [watcher, bob]
+    bob_tables = tmp_path / "bob" / "tables" / code
+    end = time.monotonic() + LIMIT
+    while lines_in(bob_tables) < 8 and time.monotonic() < end:
+        time.sleep(0.05)
+    bob.kill()  # mid-match, without a word
+    killed_at = lines_in(bob_tables)
+    assert 8 <= killed_at
+    bob = Proc(tmp_path, "bob2", ["join", url, code, "--name", "bob", "--bot", 2, "--home", "bob", "--json"], env)
+    procs.append(bob)
+    bob_out, ann_out = bob.finish(), ann.finish()
+    assert "back in seat 1" in bob_out
+    bob_report, ann_report = report_of(bob_out), report_of(ann_out)
+    watched = watcher.finish()
+
+    # each copy verifies on its own; they are the same file as the server's
+    assert bob_report["verified"]["complete"] and ann_report["verified"]["complete"]
+    server_copy = tmp_path / "data" / "rooms" / code / f"{ann_report['matchId']}.jsonl"
+    assert Path(tmp_path / bob_report["transcript"]).read_text() == server_copy.read_text() \
+        == Path(tmp_path / ann_report["transcript"]).read_text()
+    n = verify_transcript(server_copy)["lines"]
+    assert n > killed_at and f"{n} lines watched and verified" in watched
+    assert bob_report["result"]["points"] == ann_report["result"]["points"] and bob_report["result"]["online"]
+    board = subprocess.run(ZK + ["leaderboard", "--data", tmp_path / "data"], capture_output=True, text=True,
+                           env=env, timeout=60)
+    assert "ann" in board.stdout and "bob" in board.stdout, board.stdout
+    # the server never held a person's signing key
+    held = "".join(p.read_text(errors="replace") for p in (tmp_path / "data").rglob("*.json*"))
+    for who in ("ann", "bob"):
+        secret = json.loads((tmp_path / who / "identity.json").read_text())["key"]
+        assert secret not in held
+
+
+GAME = "proof-or-bluff"
+
+
+def test_a_server_killed_mid_match_restarts_and_every_match_resumes(tmp_path, env, procs):
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    server = serve(tmp_path, procs, env, port, data)
+    # room A: ann against a house bot; room B: cat against dan
+    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual",
+                                 "--add-bot", "robo", "--bot", 3, "--home", "ann", "--json"], env)
+    cat = Proc(tmp_path, "cat", ["host", GAME, "--server", url, "--name", "cat", "-o", "mode=casual", "--bot", 4,
+                                 "--home", "cat", "--json"], env)
+    procs += [ann, cat]
+    code_a, code_b = ann.wait_for(code_of), cat.wait_for(code_of)
+    dan = Proc(tmp_path, "dan", ["join", url, code_b, "--name", "dan", "--bot", 5, "--home", "dan", "--json"], env)
+    procs.append(dan)
+    end = time.monotonic() + LIMIT
+    while min(lines_in(data / "rooms" / code_a), lines_in(data / "rooms" / code_b)) < 6 and time.monotonic() < end:
+        time.sleep(0.05)
+    server.kill()  # mid-match, both rooms
+    at = {c: lines_in(data / "rooms" / c) for c in (code_a, code_b)}
+    assert min(at.values()) >= 6
+    server = serve(tmp_path, procs, env, port, data, "server2")
+    assert "2 match(es) resumed" in server.text()
+    reports = {who: report_of(p.finish()) for who, p in (("ann", ann), ("cat", cat), ("dan", dan))}
+    for who, code in (("ann", code_a), ("cat", code_b), ("dan", code_b)):
+        r = reports[who]
+        assert r["verified"]["complete"] and r["code"] == code
+        server_copy = data / "rooms" / code / f"{r['matchId']}.jsonl"
+        assert (tmp_path / r["transcript"]).read_text() == server_copy.read_text()
+        assert verify_transcript(server_copy)["lines"] > at[code]  # nothing lost, and it went on
+    assert not reports["ann"]["result"]["online"] and reports["cat"]["result"]["online"]
+    board = subprocess.run(ZK + ["leaderboard", "--data", data, "--season", "all"], capture_output=True, text=True,
+                           env=env, timeout=60).stdout
+    assert "cat" in board and "dan" in board and "ann" not in board  # a match against a bot counts locally only

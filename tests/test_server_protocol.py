@@ -1,0 +1,253 @@
+"""The server's envelope, sign-in, points, seat joins, lobby guards and the leaderboard
+command (no proofs: fast)."""
+import asyncio
+import json
+from datetime import datetime, timezone
+
+import pytest
+from click.testing import CliRunner
+from websockets.asyncio.client import connect
+
+from zkbluff.cli import main
+from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.games.engine.parties import Seat
+from zkbluff.games.engine.registry import spec_for
+from zkbluff.games.engine.rules import Result
+from zkbluff.protocol.signing import InvalidSignature, SigningKey
+from zkbluff.server.app import RoomHost, Server, serve
+from zkbluff.server.protocol import check_auth, decode, sign_auth
+from zkbluff.server.results import PLACE_POINTS, place_points, seat_results
+from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, Room
+from zkbluff.server.storage import SeatResult, SqliteResultStore
+
+GAME = "proof-or-bluff"
+
+
+# ---------------------------------------------------------------- envelope and sign-in
+
+def test_decode_accepts_one_object_with_a_type():
+    assert decode('{"type": "watch", "code": "X"}') == {"type": "watch", "code": "X"}
+
+
+@pytest.mark.parametrize("raw, why", [
+    (b'{"type": "watch"}', "binary"),
+    ("{nope", "not JSON"),
+    ("[1, 2]", "object"),
+    ('{"kind": "watch"}', "type"),
+    ('{"type": 7}', "type"),
+    ('{"type": "x", "pad": "' + "a" * MAX_MESSAGE_BYTES + '"}', "limit"),
+    ("[" * 30000 + "]" * 30000, "JSON"),  # too deep to parse, or parsed and not an object
+])
+def test_decode_refuses_what_is_not_a_message(raw, why):
+    with pytest.raises(MalformedInput, match=why):
+        decode(raw)
+
+
+def test_sign_in_binds_the_key_to_this_connection():
+    key = SigningKey.generate()
+    msg = sign_auth(key, {"type": "join", "code": "ABCDEFGH", "name": "ann"}, "c1")
+    assert check_auth(msg, "c1") == key.public_hex
+    with pytest.raises(InvalidSignature):  # replayed on a connection with another challenge
+        check_auth(msg, "c2")
+    with pytest.raises(InvalidSignature):  # a field changed after signing
+        check_auth({**msg, "name": "bob"}, "c1")
+    with pytest.raises(InvalidSignature):  # someone else's key put on it
+        check_auth({**msg, "publicKey": SigningKey.generate().public_hex}, "c1")
+    with pytest.raises(MalformedInput):
+        check_auth({**msg, "publicKey": "zz"}, "c1")
+
+
+# ---------------------------------------------------------------- points
+
+def test_points_are_seed_003s_table():
+    assert [place_points(4, p) for p in (1, 2, 3, 4)] == [10, 6, 3, 1]
+    assert [place_points(3, p) for p in (1, 2, 3)] == [8, 4, 1]
+    assert [place_points(2, p) for p in (1, 2)] == [5, 1]
+    assert all(list(v) == sorted(v, reverse=True) and len(v) == n for n, v in PLACE_POINTS.items())
+    for n, p in ((7, 1), (2, 3), (2, 0)):
+        with pytest.raises(MalformedInput):
+            place_points(n, p)
+
+
+def test_seat_results_from_the_rules_result():
+    keys = [SigningKey.generate().public_hex for _ in range(3)]
+    header = {"seats": ["ann", "robo", "bob"], "parties": {"seats": keys}}
+    rows = seat_results(Result((2, 1, 2), (3, 9, 3), "x"), header, [False, True, False])
+    assert [(r.player, r.is_bot, r.place, r.points) for r in rows] == [
+        (f"key:{keys[0]}", False, 2, 4), ("bot:robo#1", True, 1, 8), (f"key:{keys[2]}", False, 2, 4)]
+    with pytest.raises(MalformedInput):
+        seat_results(Result((1, 2), (1, 0), "x"), header, [False, True, False])
+
+
+# ---------------------------------------------------------------- a person's join for a match
+
+def _host(tmp_path, n_bots=0):
+    server = Server(tmp_path / "d")
+    spec = spec_for(GAME)
+    keys = [SigningKey.generate() for _ in range(2)]
+    room = Room("ABCDEFGH", GAME, keys[0].public_hex, 2, 2,
+                [Member("ann", False, keys[0].public_hex), Member("bob", False, keys[1].public_hex)])
+    host = RoomHost(server, room, dict(spec.options), tmp_path / "room")
+    host.begin()
+    seats = [Seat(spec, i, ["ann", "bob"][i], key=keys[i]) for i in range(2)]
+    return server, host, seats
+
+
+def _join(seat):
+    return {"type": "seat-join", "join": seat.join(), "toDealer": seat.to_dealer()}
+
+
+def test_seat_join_takes_each_seats_engine_messages(tmp_path):
+    server, host, seats = _host(tmp_path)
+    assert host.seat_join(0, _join(seats[0])) is False
+    assert host.seat_join(0, _join(seats[0])) is False  # the same join again (a client that came back)
+    assert host.seat_join(1, _join(seats[1])) is True
+    server.close()
+
+
+@pytest.mark.parametrize("change", ["other seat", "other key", "other name", "no dealer message",
+                                    "dealer message of another seat", "not an object"])
+def test_seat_join_refuses_a_join_that_is_not_this_seats(tmp_path, change):
+    server, host, seats = _host(tmp_path)
+    msg = _join(seats[0])
+    if change == "other seat":
+        msg = _join(seats[1])
+    elif change == "other key":
+        msg["join"]["publicKey"] = SigningKey.generate().public_hex
+    elif change == "other name":
+        msg["join"]["name"] = "eve"
+    elif change == "no dealer message":
+        del msg["toDealer"]
+    elif change == "dealer message of another seat":
+        msg["toDealer"] = seats[1].to_dealer()
+    else:
+        msg["join"] = "join"
+    with pytest.raises(MalformedInput):
+        host.seat_join(0, msg)
+    assert host.joins == {}
+    server.close()
+
+
+def test_seat_join_refuses_a_second_join_with_other_secrets(tmp_path):
+    server, host, seats = _host(tmp_path)
+    host.seat_join(0, _join(seats[0]))
+    other = Seat(seats[0].spec, 0, "ann", key=seats[0].key)  # fresh deal secrets under the same key
+    with pytest.raises(IllegalMove, match="other secrets"):
+        host.seat_join(0, _join(other))
+    assert host.joins[0][0] == seats[0].join()
+    server.close()
+
+
+# ---------------------------------------------------------------- the lobby over the wire
+
+class Client:
+    def __init__(self, key=None):
+        self.key = key or SigningKey.generate()
+
+    async def open(self, url):
+        self.ws = await connect(url)
+        self.challenge = json.loads(await self.ws.recv())["challenge"]
+        return self
+
+    async def ask(self, msg, auth=False):
+        if auth:
+            msg = sign_auth(self.key, msg, self.challenge)
+        await self.ws.send(json.dumps(msg))
+        return json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+
+
+async def _lobby(tmp_path):
+    server = Server(tmp_path / "d", lookup_burst=5, lookup_rate=0.001, message_burst=30, message_rate=0.001)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 10)}"
+    ann, bob, eve, spy = [await Client().open(url) for _ in range(4)]
+
+    bad = await ann.ask({"type": "create", "game": "chess", "name": "ann"}, auth=True)
+    assert bad["type"] == "error" and bad["error"] == "MalformedInput" and "unknown game" in bad["message"]
+    room = await ann.ask({"type": "create", "game": GAME, "options": {"mode": "casual"}, "name": "ann"}, auth=True)
+    assert room["type"] == "room" and room["owner"] and room["state"] == "lobby"
+    code = room["code"]
+    assert len(code) == 8 and server.rooms[code].room.owner == ann.key.public_hex
+    # a sign-in that names a key it is not signed with
+    forged = sign_auth(bob.key, {"type": "join", "code": code, "name": "bob"}, bob.challenge)
+    forged["publicKey"] = ann.key.public_hex
+    assert (await bob.ask(forged))["error"] == "InvalidSignature"
+    # bob joins (typed in lower case with a dash); he is not the owner
+    joined = await bob.ask({"type": "join", "code": code[:4].lower() + "-" + code[4:], "name": "bob"}, auth=True)
+    assert joined["type"] == "room" and not joined["owner"] and len(joined["members"]) == 2
+    for msg in ({"type": "start"}, {"type": "add-bot", "name": "x"}, {"type": "remove-bot", "seat": 1}):
+        reply = await bob.ask(msg)
+        assert reply["error"] == "IllegalMove", reply
+    assert len(server.rooms[code].room.members) == 2 and server.rooms[code].room.state.value == "lobby"
+    # the table is full
+    full = await eve.ask({"type": "join", "code": code, "name": "eve"}, auth=True)
+    assert full["error"] == "IllegalMove" and "full" in full["message"]
+    # guessing codes: refused, then rate limited (5 look-ups per address: bob, eve and 3 guesses)
+    replies = [await spy.ask({"type": "watch", "code": "ZZZZZZZZ"}) for _ in range(4)]
+    assert [r["message"] for r in replies[:3]] == ["no room with this code"] * 3
+    assert "rate limit" in replies[-1]["message"]
+    # a flood: the messages over the connection's budget are refused
+    replies = [await eve.ask({"type": "start"}) for _ in range(40)]
+    assert sum("rate limit" in r["message"] for r in replies) >= 9
+    task.cancel()
+
+
+def test_lobby_guards_over_the_wire(tmp_path):
+    asyncio.run(asyncio.wait_for(_lobby(tmp_path), 60))
+
+
+# ---------------------------------------------------------------- leaderboard command
+
+def test_leaderboard_command(tmp_path):
+    store = SqliteResultStore(tmp_path / "results.sqlite")
+    now = datetime.now(timezone.utc)
+    store.record("m1", GAME, now, [SeatResult("key:a", "ann", False, 1, 5), SeatResult("key:b", "bob", False, 2, 1)])
+    store.record("m2", GAME, now, [SeatResult("key:c", "cat", False, 1, 5), SeatResult("bot:x#1", "x", True, 2, 1)])
+    store.close()
+    out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert "ann" in lines[1] and "5 pts" in lines[1] and "Bronze" in lines[1] and "bob" in lines[2]
+    assert "cat" not in out.output  # a match against a bot counts only locally
+    out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path), "--season", "1999-01"])
+    assert out.exit_code == 0 and "no online matches" in out.output
+    for args in (["--season", "2026-13"], ["--data", str(tmp_path / "nowhere")]):
+        out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path), *args])
+        assert out.exit_code == 2, out.output
+
+
+# ---------------------------------------------------------------- a client that vanishes mid-message
+
+async def _vanish(tmp_path):
+    import os
+    import struct
+
+    server = Server(tmp_path / "d")
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 10)}"
+    ann = await Client().open(url)
+    room = await ann.ask({"type": "create", "game": GAME, "name": "ann"}, auth=True)
+    # bob starts a 1000-byte text frame, sends 10 bytes of it, and is gone
+    bob = await connect(url)
+    await bob.recv()
+    bob.transport.write(bytes([0x81, 0x80 | 126]) + struct.pack("!H", 1000) + os.urandom(4) + b"x" * 10)
+    bob.transport.abort()
+    await asyncio.sleep(0.3)
+    # the server is still there, the room unchanged, and a new client is served
+    carl = await Client().open(url)
+    joined = await carl.ask({"type": "join", "code": room["code"], "name": "carl"}, auth=True)
+    assert joined["type"] == "room" and [m["name"] for m in joined["members"]] == ["ann", "carl"]
+    task.cancel()
+
+
+def test_a_client_vanishing_mid_message_leaves_the_server_serving(tmp_path):
+    asyncio.run(asyncio.wait_for(_vanish(tmp_path), 60))
+
+
+@pytest.mark.parametrize("args", [["join", "ws://127.0.0.1:9", "NOT-A-CODE!"], ["watch", "ws://127.0.0.1:9", "O0O0O0O0"],
+                                  ["host", "no-such-game", "--server", "ws://127.0.0.1:9"]])
+def test_client_commands_refuse_bad_input_before_connecting(args, tmp_path):
+    out = CliRunner().invoke(main, [*args, *(["--home", str(tmp_path)] if args[0] != "watch" else [])])
+    assert out.exit_code == 2, out.output
