@@ -560,7 +560,19 @@ def main() -> None:
         {"curve": lambda: bench_curve(args.quick), "ntt": lambda: bench_ntt(args.quick), "builder": bench_builder,
          "groth16": lambda: bench_groth16(args.quick), "statements": bench_statements, "bots": bench_bots}[sec]()
     if not args.quick:
-        (ROOT / "benchmarks" / "results.md").write_text("\n".join(OUT) + "\n")
+        path = ROOT / "benchmarks" / "results.md"
+        path.write_text("\n".join(OUT) + "\n" + kept_sections(path))
+
+
+def kept_sections(path: Path) -> str:
+    """What other benchmark scripts wrote into results.md (from ``<!-- server_load: start -->``
+    to the end of the file: the server load table and its reading), kept on a rewrite."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return ""
+    start = text.find("<!-- server_load: start -->")
+    return "" if start < 0 else "\n" + text[start:]
 
 
 if __name__ == "__main__":
