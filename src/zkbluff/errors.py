@@ -77,7 +77,7 @@ class TranscriptError(ZkbluffError):
 
 
 class BackendUnavailable(ZkbluffError):
-    """A curve backend that was asked for by name but cannot be loaded."""
+    """A curve backend or field kernel that was asked for by name but cannot be loaded."""
 
     exit_code = 2
 
