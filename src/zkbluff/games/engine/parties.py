@@ -352,8 +352,7 @@ class RefereeParty(_Party):
         due = self.spec.timeout(self.view.rules)
         if due is None or not self.view.deal_ready:
             return None
-        seat = self.view.rules.to_move
-        assert seat is not None
+        seat = self.view.rules.to_move  # None: a wait nobody is to move in (Cheat's calling window)
         return self._line(None, due[0].kind, due[0].to_data(), at=now,
                           clock=self.view.timeout_clock(seat, due[1], now))
 

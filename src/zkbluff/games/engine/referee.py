@@ -175,15 +175,16 @@ class Referee:
         scores = tuple(scores) if isinstance(scores, (tuple, list)) else (0,) * self.spec.n_seats
         return self.spec.deal.outcome(self.ledger, scores)
 
-    def timeout_clock(self, seat: int, limit: Any, now: float) -> dict[str, Any]:
-        """The ``clock`` a timeout of ``seat`` under ``limit`` states when written at ``now``."""
+    def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> dict[str, Any]:
+        """The ``clock`` a timeout of ``seat`` (None: a wait nobody is to move in, such as a
+        calling window) under ``limit`` states when written at ``now``."""
         seconds = limit_seconds(self.header.get("limits", {}), limit)
         if seconds is None or self.head_at is None:
             raise MalformedInput(f"timeout: needs the header's limits.{limit} and a stamp on line {self.next_line - 1}")
         return {"since": self.next_line - 1, "limit": limit, "seconds": seconds,
-                "deadline": self.head_at + seconds, "lastSigned": self.last_signed.get(seat)}
+                "deadline": self.head_at + seconds, "lastSigned": None if seat is None else self.last_signed.get(seat)}
 
-    def _check_timeout_clock(self, event: Mapping[str, Any], seat: int, limit: Any) -> None:
+    def _check_timeout_clock(self, event: Mapping[str, Any], seat: Optional[int], limit: Any) -> None:
         clock, at = event.get("clock"), _stamp(event)
         if at is None:
             raise MalformedInput("timeout: the line needs its stamp 'at'")
@@ -257,7 +258,7 @@ class Referee:
             if due is not None and kind == due[0].kind:
                 if action != due[0]:
                     raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}")
-                self._check_timeout_clock(event, self.rules.to_move, due[1])  # type: ignore[arg-type]
+                self._check_timeout_clock(event, self.rules.to_move, due[1])
             elif "clock" in event:
                 raise IllegalMove(f"{kind}: only a timeout carries a clock")
             demands = self.spec.demand(self.rules, self.ledger, seat, action)
