@@ -46,6 +46,12 @@ PINNED = {
     "card.deal.v2@deck=20,hands=5-5,board=0,entropies=3": 2434,
     "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=4": 3051,
     "card.deal.v2@deck=20,hands=5-5-5-5,board=0,entropies=5": 3557,
+    "card.deal.v2@deck=20,hands=5-5,board=0,entropies=4": 2711,
+    "card.deal.v2@deck=20,hands=5-5,board=0,entropies=5": 2976,
+    "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=5": 3316,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=3": 1999,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=4": 2276,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=5": 2541,
 }
 
 
