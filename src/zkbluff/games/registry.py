@@ -3,9 +3,11 @@ folder under games/ (rules, spec, text, bot) and one line here; see docs/adding-
 from __future__ import annotations
 
 from zkbluff.games.engine.registry import games, register, spec_class, spec_for  # noqa: F401
+from zkbluff.games.bluffers.spec import BluffersSpec
 from zkbluff.games.proof_or_bluff.spec import ClassicSpec, FiveUpSpec
 
 register(ClassicSpec)
 register(FiveUpSpec)
+register(BluffersSpec)
 
 GAMES = games()
