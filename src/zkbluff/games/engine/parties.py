@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.referee import END, Referee, result_data
 from zkbluff.games.engine.rules import NO_SEAT
-from zkbluff.games.engine.spec import GameSpec, Move
+from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import make_envelope
@@ -130,10 +130,11 @@ class Seat(_Party):
                 raise CommitmentMismatch(f"seat {self.seat}: line {event['n']} is in this seat's name, "
                                          f"but this seat did not make it")
             self.private = {**self.private, **pending[1]}
-        else:
-            assert self.view is not None
-            self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat, self.view.match_id,
-                                                  event, action, publics)
+        assert self.view is not None
+        # every accepted line, its own included (a value its own proof fixed only once the
+        # line's context was known, e.g. a card its seed picks for that line)
+        self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat, self.view.match_id,
+                                              event, action, publics)
 
     def move(self, intent: Any) -> dict[str, Any]:
         """The signed line for ``intent`` (with its proof). Raises and changes nothing if
@@ -253,13 +254,31 @@ class RefereeParty(_Party):
     def _reset_deadline(self) -> None:
         assert self.view is not None
         due = self.spec.timeout(self.view.rules)
-        self.deadline = float("inf") if due is None else self.clock() + getattr(self.limits, due[1])
+        self.deadline = float("inf") if due is None else self.clock() + self.seconds(due[1])
+
+    def seconds(self, limit: str) -> float:
+        """A named limit: the table's :class:`TimeLimits` field, else the game's own
+        (``GameSpec.time_limits``, e.g. a per-move timer the rules name)."""
+        if hasattr(self.limits, limit):
+            return float(getattr(self.limits, limit))
+        return float(self.spec.time_limits[limit])
 
     def end_line(self) -> dict[str, Any]:
         assert self.view is not None
         result = self.view.rules.result()
         assert result is not None
         return self._line(None, END, result_data(result))
+
+    def announce(self, action: Any) -> dict[str, Any]:
+        """The referee's signed line for one of its own actions that no clock triggers
+        (a game's connection events: a seat dropped or back). Raises :class:`IllegalMove`,
+        writing nothing, unless the spec gives the action's kind to the referee and the
+        rules accept it now."""
+        assert self.view is not None
+        if self.spec.roles.get(action.kind) is not Role.REFEREE:
+            raise IllegalMove(f"{action.kind}: not a referee's action in {self.spec.game}")
+        self.view.rules.check(NO_SEAT, action)
+        return self._line(None, action.kind, action.to_data())
 
     def timeout_line(self) -> Optional[dict[str, Any]]:
         """The timeout line when the clock has passed the deadline of the seat to move."""

@@ -113,6 +113,9 @@ class GameSpec(ABC):
     #: names of the options a header may carry, with their allowed values
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     default_options: ClassVar[Mapping[str, str]] = {}
+    #: the game's own named time limits in seconds (a limit ``timeout`` names that the
+    #: table's TimeLimits does not have, e.g. a per-move timer)
+    time_limits: ClassVar[Mapping[str, float]] = {}
 
     deal: DealScheme
     n_seats: int
@@ -173,8 +176,9 @@ class GameSpec(ABC):
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
                      match_id: str, event: Mapping[str, Any], action: Action,
                      publics: Mapping[str, int]) -> dict[str, Any]:
-        """A seat's secrets after a line that someone else made (a deal sends it a hand,
-        which it opens and checks against the published commitment)."""
+        """A seat's secrets after an accepted line (a deal sends it a hand, which it opens
+        and checks against the published commitment). Called for the seat's own lines too,
+        after their ``Move.update``."""
 
     @abstractmethod
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:
