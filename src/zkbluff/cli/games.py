@@ -18,14 +18,28 @@ game_argument = click.argument("game", type=click.Choice(sorted(GAMES)), default
 table_option = click.option("--table", type=click.Choice(sorted(TABLE_ALIASES)), default=None, hidden=True,
                             help="old name of the game (classic = proof-or-bluff, five-up = five-up-two-down)")
 mode_option = click.option("--mode", default=None, help="the game's mode (proof-or-bluff: casual, standard, casino)")
+players_option = click.option("--players", default=None, type=int,
+                              help="how many seats, for a game with a players option (bluffers: 2-4)")
 
 
 def _game(game: str, table: Optional[str]) -> str:
     return TABLE_ALIASES[table] if table else game
 
 
-def _options(game: str, mode: Optional[str]) -> Optional[dict[str, Any]]:
-    return None if mode is None else {"mode": mode}
+def _options(game: str, mode: Optional[str], players: Optional[int] = None) -> Optional[dict[str, Any]]:
+    """The header's options from the generic flags (a game without such an option refuses
+    it with MalformedInput, naming the options it has)."""
+    out: dict[str, Any] = {}
+    if mode is not None:
+        out["mode"] = mode
+    if players is not None:
+        out["players"] = str(players)
+    return out or None
+
+
+def _names(game: str, options: Optional[dict[str, Any]], first: str, others: str) -> list[str]:
+    n = spec_class(game)(options).n_seats
+    return [first] + ([others] if n == 2 else [f"{others} {i}" for i in range(1, n)])
 
 
 @click.command("rules")
@@ -35,7 +49,7 @@ def rules_cmd(game: str) -> None:
     click.echo(spec_class(game).text.RULES)
 
 
-def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
+def _run_demo(out: str, seed: int, game: str, mode: Optional[str], players: Optional[int] = None) -> int:
     import time
     from pathlib import Path
 
@@ -48,13 +62,14 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
     cls = spec_class(game)
     click.echo(f"zkbluff demo: a match of {cls.title}, house bot against a second bot seat, real Groth16 proofs "
                f"(backend {get_backend().name}), every line signed by its party")
-    tab = open_match(game, _options(game, mode), ["bot", "house"], transcript=Path(out),
+    options = _options(game, mode, players)
+    tab = open_match(game, options, _names(game, options, "bot", "house"), transcript=Path(out),
                      say=lambda m: click.echo(m), overwrite=True)  # the demo's own output file
     t_keys = time.perf_counter() - t0
     names = tab.header["seats"]
     click.echo(f"{tab.spec.title}, options {tab.spec.options}; keys ready and dealt in {t_keys:.2f} s; "
                f"match {tab.match_id}; transcript {out}")
-    bots = [tab.spec.house_bot(seed), tab.spec.house_bot(seed + 1)]
+    bots = [tab.spec.house_bot(seed + i) for i in range(tab.spec.n_seats)]
     shown = 0
 
     def show() -> None:
@@ -91,26 +106,29 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str]) -> int:
 @click.option("--out", default="demo-out/match.jsonl", show_default=True, help="the transcript to write")
 @click.option("--seed", default=7, show_default=True, help="the bots' random seed")
 @mode_option
+@players_option
 @table_option
 @typed_errors
-def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], table: Optional[str]) -> None:
-    """A whole match of GAME (default proof-or-bluff), house bot against a second bot
-    seat, with real proofs; then the transcript is verified offline."""
-    sys.exit(_run_demo(out, seed, _game(game, table), mode))
+def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], players: Optional[int],
+             table: Optional[str]) -> None:
+    """A whole match of GAME (default proof-or-bluff), house bots in every seat, with real
+    proofs; then the transcript is verified offline."""
+    sys.exit(_run_demo(out, seed, _game(game, table), mode, players))
 
 
 @click.command("play")
 @game_argument
 @mode_option
+@players_option
 @table_option
 @click.option("--seed", default=None, type=int, help="the house bot's seed (a match replays exactly)")
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
 @typed_errors
-def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optional[int], out: Optional[str],
-             resume: Optional[str]) -> None:
-    """You (seat 0) against the house bot in the terminal. Ctrl-C leaves a transcript that
+def play_cmd(game: str, mode: Optional[str], players: Optional[int], table: Optional[str], seed: Optional[int],
+             out: Optional[str], resume: Optional[str]) -> None:
+    """You (seat 0) against the house bot(s) in the terminal. Ctrl-C leaves a transcript that
     can be verified and resumed."""
     import secrets
     from pathlib import Path
@@ -125,13 +143,16 @@ def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optiona
     else:
         match_id = secrets.token_hex(6)
         path = Path(out or f"zkbluff-{match_id}.jsonl")
-        tab = open_match(_game(game, table), _options(game, mode), ["you", "house"], transcript=path,
+        game = _game(game, table)
+        options = _options(game, mode, players)
+        tab = open_match(game, options, _names(game, options, "you", "house"), transcript=path,
                          match_id=match_id, say=say)
     spec = tab.spec
     names = tab.header["seats"]
     click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
     click.echo(tab.header["trust"])
-    house = spec.house_bot(seed if seed is not None else secrets.randbits(32))
+    base = seed if seed is not None else secrets.randbits(32)
+    houses = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}  # one agent per seat
     human = 0
     shown = len(tab.writer.events)
 
@@ -149,7 +170,7 @@ def play_cmd(game: str, mode: Optional[str], table: Optional[str], seed: Optiona
                     click.echo(f"  not allowed: {exc}")
                     continue
             else:
-                tab.move(seat, house.act(tab.observation(seat)))
+                tab.move(seat, houses[seat].act(tab.observation(seat)))
             for e in tab.writer.events[shown:]:
                 if e["action"] not in ("header", spec.deal.closing):
                     click.echo("  " + spec.text.describe(e, names))
