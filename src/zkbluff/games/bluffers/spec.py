@@ -327,7 +327,7 @@ class BluffersSpec(GameSpec):
         return Move(ShedCard(), {"old_hand": private["hand"], "old_salt": private["handSalt"], "play": card_mask,
                                  "play_salt": private["playSalt"], "new_salt": new_salt},
                     {"hand": private["hand"] & ~card_mask, "handSalt": new_salt,
-                     "played": list(private["played"]) + cards_of(card_mask)})
+                     "played": list(private["played"]) + list(cards_of(card_mask))})
 
     def _commit(self, private: Mapping[str, Any], seat: int) -> Move:
         if private["dealerKey"] is None:
