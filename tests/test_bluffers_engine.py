@@ -420,3 +420,22 @@ def test_cli_play_against_house_bots(tmp_path, monkeypatch):
     assert report["game"] == "bluffers" and report["options"] == {"players": "3"} and not report["over"]
     header = json.loads(out.read_text().splitlines()[0])["data"]
     assert header["seats"] == ["you", "house 1", "house 2"]
+
+
+def test_a_match_resumes_from_its_transcript_and_each_partys_own_secrets(tmp_path, mcl):
+    from zkbluff.games.engine.table import resume_match
+
+    path = tmp_path / "r.jsonl"
+    tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=path, backend=mcl)
+    bots = [Caller(), Caller()]
+    while tab.rules.s.round < 1 or tab.rules.s.pile == 0:
+        tab.move(tab.to_move, bots[tab.to_move].act(tab.observation(tab.to_move)))
+    hands = [s.private["hand"] for s in tab.seats]
+    again = resume_match(path, backend=mcl)
+    assert [s.private["hand"] for s in again.seats] == hands and again.view.head == tab.view.head
+    for _ in range(6):
+        if again.over:
+            break
+        again.move(again.to_move, bots[again.to_move].act(again.observation(again.to_move)))
+        check_cards(again)
+    assert verify_transcript(path)["lines"] == len(again.writer.events) > len(tab.writer.events)
