@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from zkbluff.cli import main
-from zkbluff.errors import CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError, ZkbluffError
+from zkbluff.errors import CommitmentMismatch, IllegalMove, InvalidProof, MalformedInput, TranscriptError
 from zkbluff.field import r
 from zkbluff.games.bluffers.moves import PlayCards, Proceed
 from zkbluff.games.bluffers.rules import (
-    DECK, FIELD_MODULUS, HAND_SIZE, JOKERS, CallBluff, Disconnect, LeaveTable, Phase, Reconnect, TableRules,
+    DECK, FIELD_MODULUS, JOKERS, CallBluff, Disconnect, LeaveTable, Phase, Reconnect,
     check_invariants, pull_fires,
 )
 from zkbluff.games.bluffers.spec import BluffersSpec, deal_id, draw_id

@@ -34,7 +34,7 @@ from zkbluff.games.bluffers.moves import BluffersObservation, PlayCards, Proceed
 from zkbluff.games.bluffers.proofs import PICK_ID, PLAY_ID, SHARE_ID, cards_of, fresh_salt, mask_of
 from zkbluff.games.bluffers.rules import (
     DECK, DRAW_ROUND_TAG, HAND_SIZE, MAX_SEATS, MIN_SEATS, TABLE_ACTIONS, TABLE_CARDS, AutoMove, CallBluff,
-    DealerEntropy, DealHands, Disconnect, DrawTableCard, LeaveTable, OpenPlay, Phase, Play, Reconnect, SeatCommit,
+    DealerEntropy, DealHands, DrawTableCard, LeaveTable, OpenPlay, Phase, Play, SeatCommit,
     ShedCard, Share, TableRules, Timeout,
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
