@@ -335,12 +335,13 @@ def test_a_forged_click_is_refused(forced_call, tmp_path):
 def test_a_rewritten_line_is_refused(two_seat, tmp_path):
     tab, path, _ = two_seat
     events = [json.loads(x) for x in path.read_text().splitlines()]
-    i = next(k for k, e in enumerate(events) if e["action"] == "play" and e["data"]["count"] < 3)
-    rewritten = dict(events[i], data={"count": events[i]["data"]["count"] + 1})
+    # a share (every finished match has one): its value rewritten
+    i = next(k for k, e in enumerate(events) if e["action"] == "share")
+    rewritten = dict(events[i], data={"value": (events[i]["data"]["value"] + 1) % r})
     with pytest.raises(TranscriptError) as exc:  # as written: the signature no longer holds
         verify_transcript(write(tmp_path / "a.jsonl", events[:i] + [rewritten]))
     assert exc.value.line == i + 1
-    key = tab.seats[rewritten["seat"]].key  # re-signed by the seat itself: the proof's count is pinned
+    key = tab.seats[rewritten["seat"]].key  # re-signed by the seat itself: the proof pins the share
     with pytest.raises(TranscriptError) as exc:
         verify_transcript(write(tmp_path / "b.jsonl", events[:i] + [sign_line(key, rewritten)]))
     assert exc.value.line == i + 1
