@@ -147,7 +147,7 @@ def two_seat(tmp_path_factory, mcl):
     path = tmp_path_factory.mktemp("bluffers") / "two.jsonl"
     clock = Clock()
     tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=path, clock=clock, backend=mcl)
-    bots = [tab.spec.house_bot(11), tab.spec.house_bot(12)]
+    bots = [tab.spec.house_bot(11), Caller()]  # a calling seat keeps the rounds short
     seen: dict[str, int] = {}
 
     def hook(t: Table, step: int) -> bool:
