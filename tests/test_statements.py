@@ -47,6 +47,12 @@ PINNED = {
     "card.chosen_hand.v1@deck=52,hand=7": 3349,
     "card.chosen_hand.v1@deck=52,hand=5": 2551,
     "card.chosen_hand.v1@deck=52,hand=2": 1354,
+    "card.deal.v2@deck=20,hands=5-5,board=0,entropies=4": 2711,
+    "card.deal.v2@deck=20,hands=5-5,board=0,entropies=5": 2976,
+    "card.deal.v2@deck=20,hands=5-5-5,board=0,entropies=5": 3316,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=3": 1999,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=4": 2276,
+    "card.deal.v2@deck=3,hands=1,board=1,entropies=5": 2541,
 }
 
 

@@ -52,6 +52,15 @@ def all_statements() -> dict[str, Statement]:
         chosen_hand_statement(52, 7),          # oblivious deal: a hand from positions (Standard, Casino)
         chosen_hand_statement(52, 5),          # (Casual)
         chosen_hand_statement(52, 2),          # (5 Up 2 Down)
+        # ... after knock-outs: fewer hands, every seat's entropy (committed at the start) still in
+        deal_v2_statement(BLUFFERS_DECK, (5, 5), entropies=4),
+        deal_v2_statement(BLUFFERS_DECK, (5, 5), entropies=5),
+        deal_v2_statement(BLUFFERS_DECK, (5, 5, 5), entropies=5),
+        # Bluffers' table card: a 3-card "deck" (King, Queen, Ace), one dummy hand, the board is
+        # the drawn table card (uniform over the three), on the round's own stream
+        deal_v2_statement(3, (1,), board=1, entropies=3),
+        deal_v2_statement(3, (1,), board=1, entropies=4),
+        deal_v2_statement(3, (1,), board=1, entropies=5),
     ]
     return {s.key_id: s for s in stmts}
 

@@ -26,7 +26,6 @@ from enum import Enum
 from typing import ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
-from zkbluff.field import r as FIELD_MODULUS
 from zkbluff.games.decks import BLUFFERS_20
 from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
 
@@ -41,6 +40,9 @@ MIN_SEATS, MAX_SEATS = 2, 4
 #: points by place (index 0 = 1st) for each table size
 POINTS = {2: (5, 1), 3: (8, 4, 1), 4: (10, 6, 3, 1)}
 AUTO_REASONS = ("timeout", "dropped")
+#: BN254's scalar field order r: commitments and shares are below it (the rules import no
+#: crypto; tests/test_bluffers_engine.py checks this equals zkbluff.field.r)
+FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 
 
 class Phase(str, Enum):
@@ -562,3 +564,283 @@ def check_invariants(snap: Snapshot) -> None:
         assert 1 <= snap.last_play.count <= MAX_PLAY
     if snap.phase == Phase.TURN and snap.to_move is not None:
         assert snap.alive[snap.to_move] and snap.hand_sizes[snap.to_move] > 0, "a skipped player is to move"
+
+
+# ---------------------------------------------------------------- the proven table's rules
+
+#: the ``round`` of a table card's draw on the deal's stream: far from every deal's round,
+#: so the draw and the hands of a round come from independent Poseidon outputs
+DRAW_ROUND_TAG = 1 << 64
+
+
+def _is_hex(x, n_chars: Optional[int] = None) -> bool:
+    if not isinstance(x, str) or not x or (n_chars is not None and len(x) != n_chars):
+        return False
+    try:
+        bytes.fromhex(x)
+    except ValueError:
+        return False
+    return True
+
+
+def _field_elem(x) -> bool:
+    return _is_int(x) and 0 <= x < FIELD_MODULUS
+
+
+@dataclass(frozen=True)
+class DealerEntropy(Action):
+    """The dealer (``NO_SEAT``) commits its deal entropy, ``Poseidon(e, salt)``, before any
+    seat sends one, and publishes its X25519 channel key (64 hex digits). The first line
+    after the header: the dealer's entropy is fixed before it can see anyone else's."""
+    kind: ClassVar[str] = "dealer_entropy"
+    commitment: int
+    channel_key: str
+
+
+@dataclass(frozen=True)
+class SeatCommit(Action):
+    """A seat, in seat order: its revolver seed commitment (``CommitSeed``), its deal
+    entropy commitment, its X25519 channel key, the SHA-256 commitment of its hand key,
+    and the entropy's opening and hand key sealed to the dealer."""
+    kind: ClassVar[str] = "commit_seed"
+    seed_commitment: int
+    entropy_commitment: int
+    channel_key: str
+    hand_key_commitment: str
+    sealed: str
+
+
+@dataclass(frozen=True)
+class DrawTableCard(Action):
+    """The dealer draws the round's table card (0 King, 1 Queen, 2 Ace) from every party's
+    committed entropy, in a proof; it cannot choose it."""
+    kind: ClassVar[str] = "draw"
+    table_card: int
+
+
+@dataclass(frozen=True)
+class DealHands(Action):
+    """The dealer deals the round (``Deal``): the table card just drawn, the standing seats
+    dealt to (in seat order: hand k of the proof is ``seats[k]``'s) and each one's hand
+    sealed to it."""
+    kind: ClassVar[str] = "deal"
+    table_card: int
+    seats: tuple[int, ...]
+    sealed_hands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Timeout(Action):
+    """The referee's clock (``NO_SEAT``): ``seat``'s 30 seconds ran out; its next line is
+    ``AutoMove("timeout")``."""
+    kind: ClassVar[str] = "timeout"
+    seat: int
+
+
+@dataclass(frozen=True)
+class ShedCard(Action):
+    """After a one-card ``AutoMove`` (whose proof fixed the card its seed picks), the same
+    seat proves its new hand: the old hand less that card."""
+    kind: ClassVar[str] = "shed"
+
+
+@dataclass(frozen=True)
+class OpenPlay(Action):
+    """The called seat opens its last play (``Reveal``): the card ids and the salt of the
+    play's commitment."""
+    kind: ClassVar[str] = "reveal"
+    cards: tuple[int, ...]
+    play_salt: int
+
+
+#: the proven table's action classes (its transcript schema)
+TABLE_ACTIONS: tuple[type[Action], ...] = (
+    DealerEntropy, SeatCommit, DrawTableCard, DealHands, Play, CallBluff, Timeout, AutoMove, ShedCard, OpenPlay,
+    Share, Disconnect, Reconnect, LeaveTable)
+
+
+@dataclass(frozen=True)
+class SeatEntropyRecord:
+    commitment: int
+    channel_key: str
+    hand_key_commitment: str
+    sealed: str
+
+
+@dataclass(frozen=True)
+class TableExtras:
+    """What the proven table adds to the :class:`Snapshot` (public too)."""
+    dealer_commitment: Optional[int]
+    dealer_channel_key: Optional[str]
+    entropies: tuple[Optional[SeatEntropyRecord], ...]
+    drawn: Optional[int]          # the table card drawn for the coming deal
+    timed_out: Optional[int]      # the seat whose time ran out (its automatic move is due)
+    shed_due: Optional[int]       # the seat that owes the proof of its new hand
+
+
+class TableRules(BluffersRules):
+    """Bluffers as the proven table plays it: :class:`BluffersRules` plus the lines the
+    proofs need, each mapped onto the pure rules.
+
+    - ``DealerEntropy`` first (the commit order), then ``SeatCommit`` (= ``CommitSeed``
+      with the seat's deal entropy) in seat order;
+    - each round, ``DrawTableCard`` then ``DealHands`` (= ``Deal`` with that card);
+    - ``Timeout`` (the referee's clock) before an ``AutoMove("timeout")``; a one-card
+      ``AutoMove`` is followed by the same seat's ``ShedCard`` before anyone else moves;
+    - ``OpenPlay`` (= ``Reveal`` with the play's salt).
+
+    ``public_state()`` is the pure rules' snapshot (``to_move`` as they see it: the next
+    player even while a ``ShedCard`` is due); :meth:`extras` has the rest.
+    """
+
+    def __init__(self, n_seats: int):
+        super().__init__(n_seats)
+        self.dealer_commitment: Optional[int] = None
+        self.dealer_channel_key: Optional[str] = None
+        self.entropies: list[Optional[SeatEntropyRecord]] = [None] * n_seats
+        self.drawn: Optional[int] = None
+        self.timed_out: Optional[int] = None
+        self.shed_due: Optional[int] = None
+
+    @property
+    def to_move(self) -> Optional[int]:
+        if self.over or self.dealer_commitment is None:
+            return NO_SEAT if not self.over else None
+        if self.shed_due is not None:
+            return self.shed_due
+        return super().to_move
+
+    def base_to_move(self) -> Optional[int]:
+        return BluffersRules.to_move.fget(self)  # type: ignore[attr-defined]
+
+    def public_state(self) -> Snapshot:
+        from dataclasses import replace
+        return replace(super().public_state(), to_move=None if self.over else self.s.to_move)
+
+    def extras(self) -> TableExtras:
+        return TableExtras(self.dealer_commitment, self.dealer_channel_key, tuple(self.entropies), self.drawn,
+                           self.timed_out, self.shed_due)
+
+    def entropy_commitments(self) -> tuple[int, ...]:
+        """The deal statement's entropy commitments in contributor order: the dealer's,
+        then every seat's (all seats: a knocked-out seat's entropy stays in)."""
+        assert self.dealer_commitment is not None and all(e is not None for e in self.entropies)
+        return (self.dealer_commitment,) + tuple(e.commitment for e in self.entropies)  # type: ignore[union-attr]
+
+    def legal_actions(self, seat: Optional[int]) -> list[Action]:
+        if self.over or self.dealer_commitment is None:
+            return []
+        if self.shed_due is not None:
+            return [ShedCard()] if seat == self.shed_due else []
+        if self.s.phase == Phase.DEAL:
+            return []  # the draw and the deal are the entropies', not the dealer's choice
+        if self.s.phase == Phase.TURN and seat == self.s.to_move and self.timed_out == seat:
+            return [AutoMove("timeout")]
+        return super().legal_actions(seat)
+
+    def check(self, seat: Optional[int], action: Action) -> None:
+        if not isinstance(action, Action) or type(action) not in TABLE_ACTIONS:
+            raise IllegalMove(f"not an action of the proven Bluffers table: {action!r}")
+        what = action.kind
+        if isinstance(action, DealerEntropy):
+            if seat is not NO_SEAT:
+                raise IllegalMove(f"dealer_entropy: the dealer's line, not seat {seat}'s")
+            if self.dealer_commitment is not None:
+                raise IllegalMove("dealer_entropy: the dealer has committed its entropy already")
+            if not _field_elem(action.commitment):
+                raise IllegalMove(f"dealer_entropy: the commitment must be a field element, got {action.commitment!r}")
+            if not _is_hex(action.channel_key, 64):
+                raise IllegalMove(f"dealer_entropy: the channel key must be 64 hex digits, got {action.channel_key!r:.80}")
+            return
+        if isinstance(action, (Disconnect, Reconnect, LeaveTable)):
+            return super().check(seat, action)
+        if self.dealer_commitment is None:
+            raise IllegalMove(f"{what}: the dealer must commit its entropy first")
+        if self.shed_due is not None:
+            if not isinstance(action, ShedCard) or seat != self.shed_due:
+                raise IllegalMove(f"{what}: seat {self.shed_due} owes the proof of its new hand (shed) first")
+            return
+        if isinstance(action, ShedCard):
+            raise IllegalMove("shed: no automatic card is waiting for its new hand")
+        if isinstance(action, SeatCommit):
+            super().check(seat, CommitSeed(action.seed_commitment))
+            if not _field_elem(action.entropy_commitment):
+                raise IllegalMove(f"commit_seed: the entropy commitment must be a field element, "
+                                  f"got {action.entropy_commitment!r}")
+            taken = [self.dealer_commitment] + [e.commitment for e in self.entropies if e is not None]
+            if action.entropy_commitment in taken:
+                raise IllegalMove("commit_seed: this entropy commitment was made already (a copy cannot be opened)")
+            if not _is_hex(action.channel_key, 64) or not _is_hex(action.hand_key_commitment, 64) \
+                    or not _is_hex(action.sealed):
+                raise IllegalMove("commit_seed: channel_key and hand_key_commitment must be 64 hex digits and "
+                                  "sealed a hex string")
+            return
+        if isinstance(action, DrawTableCard):
+            self._expect_turn(seat, what)
+            if self.s.phase != Phase.DEAL or self.drawn is not None:
+                raise IllegalMove(f"draw: not now (phase {self.s.phase.value}, drawn {self.drawn})")
+            if not _is_int(action.table_card) or action.table_card not in TABLE_CARDS:
+                raise IllegalMove(f"draw: the table card must be 0, 1 or 2, got {action.table_card!r}")
+            return
+        if isinstance(action, DealHands):
+            self._expect_turn(seat, what)
+            if self.drawn is None:
+                raise IllegalMove("deal: the table card has not been drawn")
+            if action.table_card != self.drawn:
+                raise IllegalMove(f"deal: the drawn table card is {self.drawn}, the deal names {action.table_card!r}")
+            super().check(seat, Deal(action.table_card))
+            standing = tuple(self.standing())
+            if action.seats != standing:
+                raise IllegalMove(f"deal: the standing seats are {list(standing)}, the deal names {list(action.seats)}")
+            if len(action.sealed_hands) != len(standing) or not all(_is_hex(h) for h in action.sealed_hands):
+                raise IllegalMove(f"deal: one sealed hand (hex) for each of the {len(standing)} standing seats, "
+                                  f"got {len(action.sealed_hands)}")
+            return
+        if isinstance(action, Timeout):
+            if seat is not NO_SEAT:
+                raise IllegalMove(f"timeout: the referee's clock, not seat {seat}")
+            if self.s.phase != Phase.TURN or action.seat != self.s.to_move:
+                raise IllegalMove(f"timeout: seat {action.seat!r} is not the seat to play")
+            if self.plays_automatically(action.seat) or self.timed_out is not None:
+                raise IllegalMove(f"timeout: seat {action.seat}'s move is already automatic")
+            return
+        if isinstance(action, (Play, CallBluff)) and seat is not None and seat == self.timed_out:
+            raise IllegalMove(f"{what}: seat {seat}'s time ran out; its move is the automatic one")
+        if isinstance(action, AutoMove) and action.reason == "timeout" and seat != self.timed_out:
+            raise IllegalMove(f"auto_move: no timeout was recorded for seat {seat}")
+        if isinstance(action, OpenPlay):
+            if not _field_elem(action.play_salt):
+                raise IllegalMove(f"reveal: play_salt must be a field element, got {action.play_salt!r}")
+            return super().check(seat, Reveal(action.cards))
+        return super().check(seat, action)
+
+    def _apply(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, DealerEntropy):
+            self.dealer_commitment, self.dealer_channel_key = action.commitment, action.channel_key
+        elif isinstance(action, SeatCommit):
+            super()._apply(seat, CommitSeed(action.seed_commitment))
+            self.entropies[seat] = SeatEntropyRecord(action.entropy_commitment, action.channel_key,  # type: ignore[index]
+                                                     action.hand_key_commitment, action.sealed)
+        elif isinstance(action, DrawTableCard):
+            self.drawn = action.table_card
+        elif isinstance(action, DealHands):
+            super()._apply(seat, Deal(action.table_card))
+            self.drawn = None
+        elif isinstance(action, Timeout):
+            self.timed_out = action.seat
+        elif isinstance(action, ShedCard):
+            self.shed_due = None
+        elif isinstance(action, OpenPlay):
+            super()._apply(seat, Reveal(action.cards))
+        elif isinstance(action, AutoMove):
+            forced = self.must_call(seat)  # type: ignore[arg-type]
+            super()._apply(seat, action)
+            self.timed_out = None
+            if not forced:
+                self.shed_due = seat
+        else:
+            if isinstance(action, (Disconnect, LeaveTable)):
+                gone = action.seat if isinstance(action, Disconnect) else seat
+                if self.timed_out == gone:
+                    self.timed_out = None  # its move is now the dropped seat's automatic one
+            super()._apply(seat, action)

@@ -170,3 +170,89 @@ def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snaps
     if isinstance(action, LeaveTable):
         return f"{who} leaves the table and will earn no points; the match goes on."
     raise ValueError(f"not a Bluffers action: {action!r}")
+
+
+# ---------------------------------------------------------------- the proven table's lines
+
+def _line_seat(line, names: Sequence[str]) -> str:
+    seat = line.get("seat")
+    return "The table" if seat is None else (names[seat] if 0 <= seat < len(names) else f"Seat {seat}")
+
+
+class TableText:
+    """The engine's text for Bluffers: the rules page, one line per transcript line (from
+    the line alone), and the terminal prompt."""
+
+    RULES = RULES_TEXT
+
+    @staticmethod
+    def describe(line, names: Sequence[str]) -> str:
+        kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
+        proof = line.get("proof")
+        tag = f"  [{proof['statement']}]" if isinstance(proof, dict) and "statement" in proof else ""
+        if kind == "dealer_entropy":
+            return "The dealer commits its deal entropy first." + tag
+        if kind == "commit_seed":
+            return f"{who} loads its revolver (seed committed) and seals its deal entropy to the dealer." + tag
+        if kind == "draw":
+            return f"The table card is drawn from everyone's entropy: the {DECK.rank_names[data['table_card']]}." + tag
+        if kind == "deal":
+            dealt = ", ".join(names[i] for i in data["seats"])
+            return f"5 cards each to {dealt}, dealt inside the proof." + tag
+        if kind == "play":
+            return f"{who} plays {_cards(data['count'])} face down." + tag
+        if kind == "call_bluff":
+            return f"{who} calls bluff!"
+        if kind == "timeout":
+            return f"{names[data['seat']]}'s 30 seconds ran out."
+        if kind == "auto_move":
+            how = "time ran out" if data["reason"] == "timeout" else "away"
+            return (f"{who} ({how}): " + ("one card its own seed picks is played." if proof
+                                          else "the only one with cards, it calls bluff.")) + tag
+        if kind == "shed":
+            return f"{who} proves its hand without that card." + tag
+        if kind == "reveal":
+            cards = ", ".join(card_name(c) for c in data["cards"])
+            return f"{who} turns over {cards}."
+        if kind == "share":
+            return f"{who} gives its proven share of the pull." + tag
+        if kind == "disconnect":
+            return f"{names[data['seat']]} lost the connection; its own agent plays for it."
+        if kind == "reconnect":
+            return f"{names[data['seat']]} is back where it left off."
+        if kind == "leave_table":
+            return f"{who} leaves the table: no points from this match."
+        if kind == "end":
+            places = data.get("placements", [])
+            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({data['scores'][i]} pts)"
+                                         for i, p in enumerate(places)) + f". {data.get('reason', '')}"
+        return f"{who}: {kind}"
+
+    @staticmethod
+    def prompt(obs, ask, say, names: Sequence[str]):
+        """On the seat's own turn, ask which cards to play or c to call; anything else due
+        from it (a reveal, a share, an automatic card) is made without asking."""
+        from zkbluff.errors import MalformedInput
+        from zkbluff.games.bluffers.moves import PlayCards, Proceed
+
+        if obs.due != "turn":
+            return Proceed()
+        s = obs.state
+        assert s.table_card is not None
+        hand = ", ".join(f"{i + 1}:{card_name(c)}" for i, c in enumerate(obs.hand))
+        last = ""
+        if s.last_play is not None:
+            last = f"; {names[s.last_play.seat]} claimed {claim_words(s.last_play.count, s.table_card)}"
+        say(f"Round {s.round}, table card {DECK.rank_names[s.table_card]}{last}; your revolver has had "
+            f"{s.chambers[obs.seat]} pull(s). Your hand: {hand}")
+        can_call = any(isinstance(a, CallBluff) for a in obs.legal)
+        text = ask("positions to play (e.g. 1 3)" + (", or c to call bluff" if can_call else "")).strip().lower()
+        if text in ("c", "call") and can_call:
+            return CallBluff()
+        try:
+            picks = [int(x) - 1 for x in text.replace(",", " ").split()]
+        except ValueError:
+            raise MalformedInput(f"expected card positions 1-{len(obs.hand)} or c, got {text!r}") from None
+        if not picks or any(not 0 <= p < len(obs.hand) for p in picks) or len(set(picks)) != len(picks):
+            raise MalformedInput(f"expected 1-3 distinct positions among 1-{len(obs.hand)}, got {text!r}")
+        return PlayCards(tuple(obs.hand[p] for p in picks))

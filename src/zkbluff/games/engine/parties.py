@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
-from zkbluff.games.engine.spec import GameSpec, Move
+from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import make_envelope
@@ -156,11 +156,13 @@ class Seat(_Party):
                 raise CommitmentMismatch(f"seat {self.seat}: line {event['n']} is in this seat's name, "
                                          f"but this seat did not make it")
             self.private = {**self.private, **pending[1]}
-        else:
-            assert self.view is not None
+        assert self.view is not None
+        # lines others made; and the seat's own lines too where the spec asks (a value its own
+        # proof fixed only once the line's context was known, e.g. a card its seed picks)
+        if event["seat"] != self.seat or self.spec.receive_own_lines:
             try:
-                self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat, self.view.match_id,
-                                                      event, action, publics)
+                self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat,
+                                                      self.view.match_id, event, action, publics)
             except CommitmentMismatch:
                 complaint = self.spec.deal.complaint(self.deal_secrets, self.seat, event)
                 if complaint is None:
@@ -289,7 +291,7 @@ class RefereeParty(_Party):
             "seats": [j["name"] for j in joins], "trust": self.spec.deal.trust,
             "parties": {"referee": self.public_key, "dealer": hello["publicKey"],
                         "seats": [j["publicKey"] for j in joins]},
-            "keys": dict(keys), "deal": hello["deal"], "limits": asdict(self.limits),
+            "keys": dict(keys), "deal": hello["deal"], "limits": self.limit_table(),
         }
         return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data,
                                     "at": self.clock()})
@@ -323,9 +325,14 @@ class RefereeParty(_Party):
             self.deadline = float("inf")
         else:  # a limit by name ("proof", "idle") or a game's own number of seconds (a calling window)
             since = view.head_at if view.head_at is not None else self.clock()
-            seconds = limit_seconds(asdict(self.limits), due[1])
-            assert seconds is not None  # the spec's limit is a TimeLimits name or its own seconds
+            seconds = limit_seconds(self.limit_table(), due[1])
+            assert seconds is not None  # the spec's limit is a named limit or its own seconds
             self.deadline = since + seconds
+
+    def limit_table(self) -> dict[str, float]:
+        """The named limits the header states: the game's own (``GameSpec.time_limits``,
+        e.g. Bluffers' per-move timer) and the table's :class:`TimeLimits`."""
+        return {**{k: float(v) for k, v in self.spec.time_limits.items()}, **asdict(self.limits)}
 
     def act(self) -> Optional[dict[str, Any]]:
         """The referee's own action when no seat is to move and the dealer does not act."""
@@ -339,6 +346,17 @@ class RefereeParty(_Party):
         result = self.view.result()
         assert result is not None
         return self._line(None, END, result_data(result))
+
+    def announce(self, action: Any) -> dict[str, Any]:
+        """The referee's signed line for one of its own actions that no clock triggers
+        (a game's connection events: a seat dropped or back). Raises :class:`IllegalMove`,
+        writing nothing, unless the spec gives the action's kind to the referee and the
+        rules accept it now."""
+        assert self.view is not None
+        if self.spec.roles.get(action.kind) is not Role.REFEREE:
+            raise IllegalMove(f"{action.kind}: not a referee's action in {self.spec.game}")
+        self.view.rules.check(NO_SEAT, action)
+        return self._line(None, action.kind, action.to_data())
 
     def timeout_line(self) -> Optional[dict[str, Any]]:
         """The timeout line when the clock has passed the deadline of the seat to move."""

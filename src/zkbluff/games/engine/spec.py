@@ -169,6 +169,11 @@ class GameSpec(ABC):
     #: names of the options a header may carry, with their allowed values
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     default_options: ClassVar[Mapping[str, str]] = {}
+    #: the game's own named time limits in seconds (a limit ``timeout`` names that the
+    #: table's TimeLimits does not have, e.g. a per-move timer)
+    time_limits: ClassVar[Mapping[str, float]] = {}
+    #: whether :meth:`seat_receive` also sees the seat's own accepted lines
+    receive_own_lines: ClassVar[bool] = False
 
     deal: DealScheme
     n_seats: int
@@ -231,7 +236,8 @@ class GameSpec(ABC):
                      match_id: str, event: Mapping[str, Any], action: Action,
                      publics: list[dict[str, int]]) -> dict[str, Any]:
         """A seat's secrets after a line that someone else made (a deal sends it a hand,
-        which it opens and checks against the published commitment)."""
+        which it opens and checks against the published commitment); after its own lines
+        too, after their ``Move.update``, when ``receive_own_lines`` is set."""
 
     @abstractmethod
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:

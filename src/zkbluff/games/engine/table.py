@@ -174,6 +174,13 @@ class Table:
         self.advance()
         return written
 
+    def announce(self, action: Any) -> dict[str, Any]:
+        """The referee writes one of its own actions (a game's connection event); a refused
+        one raises and changes nothing."""
+        written = self.publish(self.referee.announce(action))
+        self.advance()
+        return written
+
     def poll(self) -> Optional[dict[str, Any]]:
         """Write the timeout the referee's clock has reached, if any."""
         if self.over:
