@@ -189,7 +189,7 @@ def test_a_two_seat_match_to_the_end_with_real_proofs(two_seat):
     assert kinds.count("draw") == kinds.count("deal") >= 1
     snap = tab.rules.public_state()
     assert sum(snap.fired) == 1 and snap.knocked_out == (snap.places.index(2),)
-    assert report["proofs"] == sum(1 for e in tab.writer.events if "proof" in e)
+    assert report["proofs"] == sum(len(e.get("proofs", [])) for e in tab.writer.events)
 
 
 def test_the_timer_plays_the_card_the_seats_own_seed_picks(two_seat):
@@ -199,9 +199,9 @@ def test_the_timer_plays_the_card_the_seats_own_seed_picks(two_seat):
     auto, shed = events[seen["timeout"]], events[seen["timeout"] + 1]
     seat = timeout["data"]["seat"]
     assert auto["action"] == "auto_move" and auto["seat"] == seat and auto["data"] == {"reason": "timeout"}
-    assert auto["proof"]["statement"] == "card.pick.v1@deck=20,max_hand=5"
+    assert auto["proofs"][0]["statement"] == "card.pick.v1@deck=20,max_hand=5"
     assert shed["action"] == "shed" and shed["seat"] == seat
-    assert shed["proof"]["statement"] == "card.play.v1@deck=20,max_play=3"
+    assert shed["proofs"][0]["statement"] == "card.play.v1@deck=20,max_play=3"
 
 
 def test_a_dropped_seat_is_played_by_its_own_agent_and_rejoins(two_seat):
@@ -225,7 +225,7 @@ def test_the_seats_cards_are_opened_from_the_proven_deal_only_by_their_own_seat(
     for seat in tab.seats:  # neither a seat's seed nor its entropy is on any line
         assert str(seat.private["seed"]) not in text and str(seat.private["entropy"]) not in text
     deal = last_line(tab, "deal")
-    assert deal["proof"]["statement"].startswith("card.deal.v2@deck=20,hands=5-5,")
+    assert deal["proofs"][0]["statement"].startswith("card.deal.v2@deck=20,hands=5-5,")
 
 
 @pytest.mark.slow
@@ -253,7 +253,7 @@ def test_three_and_four_seat_matches_to_the_end(tmp_path, mcl, players):
         assert result.scores[players - 1] == 0
     snap = tab.rules.public_state()
     assert len(snap.knocked_out) == players - 1 == sum(snap.fired)
-    statements = {e["proof"]["statement"] for e in tab.writer.events if "proof" in e}
+    statements = {p["statement"] for e in tab.writer.events for p in e.get("proofs", [])}
     assert deal_id(players, players + 1) in statements
 
 
@@ -278,10 +278,10 @@ def forced_call(tmp_path, mcl):
 
 def test_a_skipped_player_acting_is_refused(forced_call, tmp_path):
     tab, starter, other = forced_call
-    proof = last_line(tab, "play", starter)["proof"]
+    proofs = last_line(tab, "play", starter)["proofs"]
     for data, action in (({"count": 1}, "play"), ({}, "call_bluff")):
         line = forged(tab, {"seat": starter, "action": action, "data": data,
-                            **({"proof": proof} if action == "play" else {})})
+                            **({"proofs": proofs} if action == "play" else {})})
         refused_everywhere(tab, line, tmp_path, match="out of turn")
 
 
@@ -289,8 +289,8 @@ def test_a_non_caller_when_calling_is_forced_is_refused(forced_call, tmp_path):
     tab, starter, other = forced_call
     with pytest.raises(IllegalMove, match="must call"):
         tab.move(other, PlayCards((DECK.cards(tab.seats[other].private["hand"])[0],)))
-    proof = last_line(tab, "play", other)["proof"]
-    line = forged(tab, {"seat": other, "action": "play", "data": {"count": 1}, "proof": proof})
+    proofs = last_line(tab, "play", other)["proofs"]
+    line = forged(tab, {"seat": other, "action": "play", "data": {"count": 1}, "proofs": proofs})
     refused_everywhere(tab, line, tmp_path, match="must call")
     tab.move(other, CallBluff())  # its twin: the call is accepted
     assert tab.rules.s.phase == Phase.REVEAL
