@@ -31,6 +31,24 @@ mode_option = click.option("--mode", default=None, help="the game's mode (proof-
 option_option = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
                              help="a game option (repeatable; `zkbluff rules GAME` lists them); --mode X is -o mode=X")
 
+keys_option = click.option("--keys", "keys", default=None, metavar="DIR|match",
+                           help="the table's keys: the pinned project keys by default; `match`: a per-match "
+                                "ceremony in which every seat contributes before the deal; DIR: a private key "
+                                "set (made there if missing; trusted only because you asked, and said so loudly)")
+
+
+def _keys(keys: Optional[str]) -> dict[str, Any]:
+    """open_match's key arguments for ``--keys``."""
+    from pathlib import Path
+
+    if keys is None:
+        return {}
+    if keys == "match":
+        return {"match_ceremony": True}
+    click.echo(f"WARNING: --keys {keys}: a PRIVATE key set, not the project's pinned keys; a verifier "
+               f"accepts this match only with `--keys {keys}`", err=True)
+    return {"key_folder": Path(keys)}
+
 
 def _game(game: str, table: Optional[str]) -> str:
     return TABLE_ALIASES[table] if table else game
@@ -65,7 +83,7 @@ def rules_cmd(game: str) -> None:
                                               for k, v in cls.option_values.items()))
 
 
-def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]]) -> int:
+def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]], keys: Optional[str] = None) -> int:
     import time
     from pathlib import Path
 
@@ -80,7 +98,7 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]])
     click.echo(f"zkbluff demo: a match of {cls.title}, house bots in all {n_seats} seats, real Groth16 proofs "
                f"(backend {get_backend().name}), every line signed by its party")
     tab = open_match(game, options, _names(n_seats, "bot", "house"), transcript=Path(out),
-                     say=lambda m: click.echo(m), overwrite=True)  # the demo's own output file
+                     say=lambda m: click.echo(m), overwrite=True, **_keys(keys))  # the demo's own output file
     t_keys = time.perf_counter() - t0
     names = tab.header["seats"]
     click.echo(f"{tab.spec.title}, options {tab.spec.options}; keys ready and dealt in {t_keys:.2f} s; "
@@ -107,12 +125,14 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]])
         show()
     t_match = time.perf_counter() - t0 - t_keys
     t1 = time.perf_counter()
-    report = verify_transcript(out)
+    report = verify_transcript(out, keys_dir=Path(keys) if keys not in (None, "match") else None)
     t_verify = time.perf_counter() - t1
     prove_total = sum(t.prove_s for t in tab.timings)
     click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
     click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in "
                f"{len(report['keys'])} batches, closing line checked, in {t_verify:.2f} s")
+    for line in report["loud"]:
+        click.echo(line)
     click.echo(f"total {time.perf_counter() - t0:.2f} s")
     return 0
 
@@ -124,12 +144,13 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]])
 @mode_option
 @option_option
 @table_option
+@keys_option
 @typed_errors
 def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple[str, ...],
-             table: Optional[str]) -> None:
+             table: Optional[str], keys: Optional[str]) -> None:
     """A whole match of GAME (default proof-or-bluff), house bots in every seat, with real
     proofs; then the transcript is verified offline."""
-    sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options)))
+    sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options), keys))
 
 
 @click.command("play")
@@ -141,9 +162,10 @@ def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
+@keys_option
 @typed_errors
 def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Optional[str], seed: Optional[int],
-             out: Optional[str], resume: Optional[str]) -> None:
+             out: Optional[str], resume: Optional[str], keys: Optional[str]) -> None:
     """You (seat 0) against house bots in the terminal. Ctrl-C leaves a transcript that can
     be verified and resumed."""
     import secrets
@@ -155,14 +177,14 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
     say = lambda m: click.echo(m, err=True)  # noqa: E731
     if resume:
         path = Path(resume)
-        tab = resume_match(path, say=say)
+        tab = resume_match(path, say=say, key_folder=_keys(keys).get("key_folder"))
     else:
         match_id = secrets.token_hex(6)
         path = Path(out or f"zkbluff-{match_id}.jsonl")
         game = _game(game, table)
         opts = _options(mode, options)
         names = _names(spec_class(game)(opts).n_seats, "you", "house")
-        tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
+        tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say, **_keys(keys))
     spec = tab.spec
     names = tab.header["seats"]
     click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
