@@ -217,4 +217,5 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
         click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
                    f"`zkbluff play --resume {path}` continues it.")
         sys.exit(130)
-    click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+    private = f" --keys {keys}" if keys not in (None, "match") else ""
+    click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")

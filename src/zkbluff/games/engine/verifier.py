@@ -83,7 +83,8 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
         n = event["n"]
         try:
             if referee is None:
-                header = event.get("data") if isinstance(event.get("data"), dict) else {}
+                data = event.get("data")
+                header: dict[str, Any] = data if isinstance(data, dict) else {}
                 try:
                     header_ctx = match_trust(path, header, ctx, backend) if "ceremony" in header else ctx
                     referee = Referee(event, verify_now=False, trust=header_ctx)
