@@ -264,3 +264,16 @@ def test_a_record_missing_one_seats_contribution_is_rejected(ceremony_match, tmp
     (dest / path.name).write_text(canonical(sign_line(tab.referee.key, header)) + "\n")
     res = CliRunner().invoke(main, ["transcript", "verify", str(dest / path.name)])
     assert res.exit_code == 1 and "line 1" in res.output and "no contribution from seat(s) 0" in res.output
+
+
+def test_play_with_a_private_key_folder_says_so_and_needs_it_to_verify(house_match, tmp_path):
+    _, keys, _ = house_match
+    out = tmp_path / "p.jsonl"
+    res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "1", "--out", str(out), "--keys", str(keys)],
+                             input="")
+    assert res.exit_code == 130, res.output
+    assert "WARNING" in res.output and "PRIVATE" in res.output
+    ok = CliRunner().invoke(main, ["transcript", "verify", str(out), "--keys", str(keys)])
+    assert ok.exit_code == 0 and "private" in ok.output, ok.output
+    bad = CliRunner().invoke(main, ["transcript", "verify", str(out)])
+    assert bad.exit_code == 1 and "untrusted key" in bad.output
