@@ -58,6 +58,16 @@ def cputime(fn, repeat: int = 3) -> float:
     return statistics.median(times)
 
 
+def child_cputime(cmd: list[str]) -> float:
+    """CPU seconds (user + system, all threads) of one run of a child process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
 def ms(x: float) -> str:
     return f"{x * 1000:.2f} ms" if x < 1 else f"{x:.2f} s"
 
@@ -290,7 +300,6 @@ def with_field(name: str, fn):
 def bench_breakdown(pk, witness) -> list[str]:
     """Each piece of one prove alone, one after another on one thread, in CPU time (not
     the overlapped wall clock): where the time goes."""
-    from zkbluff.circuit import check
     from zkbluff.curve import mcl_backend as mb
     from zkbluff.groth16.prove import _prepared
     from zkbluff.groth16.qap import h_vector
@@ -359,6 +368,7 @@ def bench_groth16(quick: bool) -> None:
     sizes = [10, 12] if quick else [10, 12, 14, 16]
     pyecc_line = None
     breakdown = None
+    cpu_rows: list[str] = []
     mcl = get_backend("mcl")
     for lg in sizes:
         n = (1 << lg) - 2  # with the public input and snarkjs's rows the domain is exactly 2^lg
@@ -379,6 +389,8 @@ def bench_groth16(quick: bool) -> None:
         prove(pk, witness, backend=packed)
         t_packed = timeit(lambda: prove(pk, witness, backend=packed), repeat=3)
         verify(pk.vk, [witness[1]], prove(pk, witness, backend=packed), backend=mcl)
+        cpu = {"zk": cputime(lambda: prove(pk, witness, backend=mcl)),
+               "zk_packed": cputime(lambda: prove(pk, witness, backend=packed))}
         if lg == max(sizes):
             breakdown = (system.n_constraints, t_prove, bench_breakdown(pk, witness))
         cells = ["—"] * 5
@@ -402,12 +414,20 @@ def bench_groth16(quick: bool) -> None:
                                                                     f"{d}/pub.json", f"{d}/p.json"], check=True,
                                                                    capture_output=True), repeat=3)
                 cells[0:4] = [ms(res["prove"]), ms(t_cli_prove), ms(res["verify"]), ms(t_cli_verify)]
+                cpu["snarkjs"] = statistics.median(child_cputime(cli + ["groth16", "prove", str(zkey), str(wtns),
+                                                                      f"{d}/p.json", f"{d}/pub.json"])
+                                                   for _ in range(3))
                 ratio = f"**{t_prove / res['prove']:.2f}×**"
                 ratio_packed = f"{t_packed / res['prove']:.2f}×"
             if groth16py is not None:
                 gpk = groth16py.import_zkey(str(zkey))
                 gpk = gpk[0] if isinstance(gpk, tuple) else gpk
                 cells[4] = ms(timeit(lambda: groth16py.prove_wtns(gpk, str(wtns)), repeat=3, warmup=1))
+                cpu["groth16py"] = cputime(lambda: groth16py.prove_wtns(gpk, str(wtns)))
+        cpu_cells = [ms(cpu[x]) if x in cpu else "—" for x in ("zk", "zk_packed", "groth16py", "snarkjs")]
+        ratio_g = f"**{cpu['zk'] / cpu['groth16py']:.2f}×**" if "groth16py" in cpu else "—"
+        ratio_s = f"**{cpu['zk'] / cpu['snarkjs']:.2f}×**" if "snarkjs" in cpu else "—"
+        cpu_rows.append(f"| {system.n_constraints} | " + " | ".join(cpu_cells) + f" | {ratio_g} | {ratio_s} |")
         emit(f"| {system.n_constraints} | {ms(t_setup)} | {ms(t_prove)} | {where} | {ms(t_pyfield)} | "
              f"{ms(t_packed)} | {ms(t_verify)} | " + " | ".join(cells) + f" | {ratio} | {ratio_packed} |")
         if lg == 10:
@@ -428,6 +448,18 @@ def bench_groth16(quick: bool) -> None:
     if pyecc_line:
         emit(pyecc_line)
         emit()
+    emit("### CPU seconds per prove (all threads; steadier than the wall clock on a shared machine)")
+    emit()
+    emit("On an idle machine with 2 cores the prover's wall clock approaches half its CPU time (it keeps "
+         "both cores busy). snarkjs CLI includes starting node and "
+         "reading the key.")
+    emit()
+    emit("| constraints | zkbluff prove | zkbluff prove (packed scalars) | groth16py prove | snarkjs prove CLI | "
+         "zkbluff/groth16py | zkbluff/snarkjs CLI |")
+    emit("|---|---|---|---|---|---|---|")
+    for line in cpu_rows:
+        emit(line)
+    emit()
     assert breakdown is not None
     n_c, t_wall, lines = breakdown
     emit(f"### Where the prove time goes at {n_c} constraints")

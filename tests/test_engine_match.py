@@ -57,7 +57,7 @@ def house_forger(tab, impostor):
     def key_of(e):
         if e["seat"] is not None:
             return impostor
-        return tab.dealer.key if e["action"] in ("deal", "reveal") else tab.referee.key
+        return tab.dealer.key if e["action"] in ("deal", "entropy.dealer") else tab.referee.key
     return key_of
 
 
@@ -65,7 +65,7 @@ def honest_keys(tab):
     def key_of(e):
         if e["seat"] is not None:
             return tab.seats[e["seat"]].key
-        return tab.dealer.key if e["action"] in ("deal", "reveal") else tab.referee.key
+        return tab.dealer.key if e["action"] in ("deal", "entropy.dealer") else tab.referee.key
     return key_of
 
 
@@ -193,7 +193,7 @@ def test_parties_hold_only_their_own_secrets(finished):
     path, events, tab = finished
     s0, s1 = tab.seats
     mine = json.dumps(s0.export())
-    for secret in (s1.deal_secrets["entropy"], s1.deal_secrets["saltSeed"], s1.key.secret_hex(),
+    for secret in (s1.deal_secrets["entropy"], s1.deal_secrets["handKey"], s1.key.secret_hex(),
                    tab.dealer.key.secret_hex(), tab.referee.key.secret_hex(), str(s1.private["salt"])):
         assert secret not in mine
     ref = json.dumps(tab.referee.export())
@@ -253,7 +253,7 @@ def test_every_malformed_field_is_a_typed_error(finished):
     def signer(e):
         if e["seat"] is not None and isinstance(e["seat"], int) and 0 <= e["seat"] < 2:
             return tab.seats[e["seat"]].key
-        return tab.dealer.key if e["action"] in ("deal", "reveal") else key_of[None]
+        return tab.dealer.key if e["action"] in ("deal", "entropy.dealer") else key_of[None]
 
     ref = Referee(events[0], verify_now=False)
     tried = 0

@@ -11,7 +11,7 @@ from zkbluff.games.mind_bluff.bot import HouseBot, RandomBot
 from zkbluff.games.mind_bluff.bowl import Bowl
 from zkbluff.games.mind_bluff.rules import (
     PACING, AllDone, AllDoneVerdict, Believe, Claim, Consent, Doubt, DoubtVerdict, Eat, EatVerdict, EndReason,
-    EventKind, MindBluffRules, Phase, StartGame, action_from_data,
+    EventKind, MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, action_from_data,
 )
 from zkbluff.field import r as FIELD_ORDER
 from zkbluff.gadgets.native import poseidon
@@ -40,10 +40,24 @@ def unchanged(r):
 # ------------------------------------------------------------------ series
 
 def win_game(r, winner):
-    """End the current game with ``winner`` winning by All done."""
+    """End the current game with ``winner`` winning by All done; the referee's reveal follows."""
     r.apply(r.to_move, AllDone()) if r.to_move == winner else _pass_turn(r, winner)
     if r.phase == Phase.ALL_DONE_VERDICT:
         r.apply(NO_SEAT, AllDoneVerdict(True))
+    reveal(r)
+
+
+def reveal(r):
+    assert r.phase == Phase.REVEAL and r.to_move is NO_SEAT
+    r.apply(NO_SEAT, Reveal(r.game, 30, (), (), (), "", "", ""))
+
+
+def draw(r):
+    """Before game 3 each seat reveals its draw entropy (the spec checks its commitment)."""
+    assert r.phase == Phase.DRAW
+    r.apply(r.to_move, RevealEntropy("a"))
+    r.apply(r.to_move, RevealEntropy("b"))
+    assert r.phase == Phase.START
 
 
 def _pass_turn(r, winner):
@@ -99,6 +113,9 @@ def test_game_three_only_at_one_all_first_player_by_coin_start_hidden(coin):
     win_game(r, P2)
     assert r.public_state().wins == (1, 1) and not r.over
     consent_all(r)
+    with pytest.raises(IllegalMove, match="draw"):   # game 3 waits for both seats' draw entropies
+        r.apply(NO_SEAT, StartGame(3, coin))
+    draw(r)
     r.apply(NO_SEAT, StartGame(3, coin))
     s = r.public_state()
     assert (s.game, s.first, s.to_move, s.start) == (3, coin, coin, None)   # hidden: not 30
@@ -379,6 +396,7 @@ def test_debt_and_history_reset_per_game():
     r.apply(P2, AllDone())
     r.apply(NO_SEAT, AllDoneVerdict(False))  # P2 loses game 1 with P1 owing a debt
     assert r.games[-1].events[-1].debts == (1, 0)
+    reveal(r)
     consent_all(r)
     r.apply(NO_SEAT, StartGame(2, P2))
     s = r.public_state()
@@ -505,3 +523,50 @@ def test_every_action_is_legal_or_refused_with_nothing_changed(seed):
                         rules.apply(party, a)
                 assert rules.public_state() == before
     play_series([RandomBot(seed), HouseBot(seed)], seed=seed, humans=(seed % 2 == 0, True), on_step=probe)
+
+
+# ------------------------------------------------------------------ the referee's reveal and game 3's draw
+
+def test_the_reveal_comes_after_the_end_and_never_before():
+    r = started()
+    with pytest.raises(IllegalMove, match="not allowed now"):          # a running game's truth: refused
+        r.apply(NO_SEAT, Reveal(1, 30, (), (), (), "", "", ""))
+    r.apply(P1, AllDone())
+    r.apply(NO_SEAT, AllDoneVerdict(False))
+    assert r.phase == Phase.REVEAL and r.to_move is NO_SEAT
+    with pytest.raises(IllegalMove, match="reveal"):                    # the next game waits for it
+        r.apply(P1, Consent())
+    with pytest.raises(IllegalMove, match="game 1's"):                  # another game's reveal
+        r.apply(NO_SEAT, Reveal(2, 30, (), (), (), "", "", ""))
+    with pytest.raises(IllegalMove, match="out of turn"):               # only the referee reveals
+        r.apply(P2, Reveal(1, 30, (), (), (), "", "", ""))
+    reveal(r)
+    assert r.phase == Phase.NEXT_GAME
+
+
+def test_the_series_is_over_only_after_the_last_reveal():
+    r = started()
+    win_game(r, P1)
+    consent_all(r)
+    r.apply(NO_SEAT, StartGame(2, P2))
+    r.apply(P2, AllDone())
+    r.apply(NO_SEAT, AllDoneVerdict(False))
+    assert not r.over and r.result() is None and r.phase == Phase.REVEAL
+    reveal(r)
+    assert r.over and r.result().winners == (P1,)
+
+
+def test_game_three_waits_for_both_seats_draw_entropies():
+    r = started(humans=(False, False))
+    win_game(r, P1)
+    r.apply(NO_SEAT, StartGame(2, P2))
+    win_game(r, P2)
+    assert r.phase == Phase.DRAW and r.to_move == P1
+    with pytest.raises(IllegalMove, match="out of turn"):
+        r.apply(P2, RevealEntropy("b"))
+    r.apply(P1, RevealEntropy("a"))
+    with pytest.raises(IllegalMove):                                    # once per seat
+        r.apply(P1, RevealEntropy("a"))
+    assert r.to_move == P2 and r.phase == Phase.DRAW
+    r.apply(P2, RevealEntropy("b"))
+    assert r.phase == Phase.START and r.to_move is NO_SEAT

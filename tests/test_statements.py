@@ -12,17 +12,13 @@ from zkbluff.field import r
 from zkbluff.gadgets.native import commit
 from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
 from zkbluff.statements import all_statements, get_statement
-from zkbluff.statements.cards import NO_RANK, lies_native
+from zkbluff.statements.cards import NO_RANK, deal_statement, lies_native
 
 from statement_inputs import rank_mask_52, valid_inputs
 
 STATEMENTS = all_statements()
 
 PINNED = {
-    "card.deal.v1@deck=52,hands=5-5,board=0": 695,
-    "card.deal.v1@deck=52,hands=7-7,board=0": 695,
-    "card.deal.v1@deck=52,hands=2-2,board=5": 695,
-    "card.deal.v1@deck=52,hands=18-17-17,board=0": 989,
     "card.play.v1@deck=52,max_play=4": 890,
     "card.claim.v1@deck=52": 403,
     "card.absorb.v1@deck=52": 880,
@@ -59,7 +55,7 @@ def test_pinned_constraint_counts_and_targets():
     assert counts == PINNED
     assert counts["card.play.v1@deck=52,max_play=4"] <= 2000
     assert counts["card.claim.v1@deck=52"] <= 1000
-    assert counts["card.deal.v1@deck=52,hands=7-7,board=0"] <= 6000
+    assert counts["card.deal.v2@deck=52,hands=7-7,board=0,entropies=2"] <= 25000  # issue 11's target
 
 
 @pytest.mark.parametrize("key", list(STATEMENTS))
@@ -148,8 +144,9 @@ def test_every_statement_agrees_with_its_native_twin(key, seed):
 
 PLAY = get_statement("card.play.v1@deck=52,max_play=4")
 CLAIM = get_statement("card.claim.v1@deck=52")
-DEAL77 = get_statement("card.deal.v1@deck=52,hands=7-7,board=0")
-DEAL22 = get_statement("card.deal.v1@deck=52,hands=2-2,board=5")
+# card.deal.v1 is no longer a Proof or Bluff statement (card.deal.v2 deals it); its code stays
+DEAL77 = deal_statement(52, (7, 7))
+DEAL22 = deal_statement(52, (2, 2), board=5)
 ABSORB = get_statement("card.absorb.v1@deck=52")
 MATCH = get_statement("card.match.v1")
 BPLAY = get_statement("card.play.v1@deck=20,max_play=3")
@@ -246,7 +243,7 @@ def test_deal_hand_overlapping_board():
 
 
 def test_five_card_hand_claimed_as_four():
-    deal = get_statement("card.deal.v1@deck=52,hands=5-5,board=0")
+    deal = deal_statement(52, (5, 5))
     with pytest.raises(UnsatisfiedConstraint, match="hand0/size"):
         deal.build(deal_inputs(0b1111, 0b1_1111 << 10))
 
@@ -330,7 +327,7 @@ def test_bad_inputs_are_malformed():
         PLAY.build({**play_inputs(), "old_salt": r})
     with pytest.raises(MalformedInput, match="unknown statement"):
         get_statement("card.nope.v1")
-    assert get_statement("card.deal.v1").key_id == "card.deal.v1@deck=52,hands=5-5,board=0"  # the first set
+    assert get_statement("card.chosen_hand.v1").key_id == "card.chosen_hand.v1@deck=52,hand=7"  # the first set
     assert get_statement("card.match.v1") is MATCH
 
 

@@ -96,7 +96,7 @@ def party_key(tab, event):
     """The key of the party entitled to an event (a forger who holds every key)."""
     if event["seat"] is not None:
         return tab.seats[event["seat"]].key
-    if event["action"] in ("deal", "reveal"):
+    if event["action"] in ("deal", "entropy.dealer"):
         return tab.dealer.key
     return tab.referee.key
 
@@ -141,7 +141,8 @@ def test_malformed_rechained_lines_are_malformed_input(finished, tmp_path):
     path, lines, tab = finished
     events = [json.loads(l) for l in lines]
     forged = json.loads(json.dumps(events))
-    forged[1]["data"]["sealed_hands"] = 7
+    first_deal = next(i for i, e in enumerate(events) if e["action"] == "deal")
+    forged[first_deal]["data"]["sealed_hands"] = 7
     with pytest.raises(MalformedInput, match="deal"):
         verify_transcript(write(tmp_path, rechain(forged, tab)))
     res = CliRunner().invoke(main, ["transcript", "verify", str(write(tmp_path, rechain(forged, tab), "m.jsonl"))])
@@ -201,9 +202,9 @@ def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
             f = json.loads(json.dumps(events))
             f[i]["data"]["scores"] = [f[i]["data"]["scores"][1], f[i]["data"]["scores"][0] + 1]
             forgeries.append(("scores", i, f))
-        if a == "reveal":
+        if a == "entropy.seat" and e["data"]["commitment"] is not None:
             f = json.loads(json.dumps(events))
-            f[i]["data"]["seats"][0]["entropy"] = "0" * 64
+            f[i]["data"]["commitment"] = "1" * 70
             forgeries.append(("entropy", i, f))
     plays = [i for i, e in enumerate(events) if e["action"] == "play"]
     f = json.loads(json.dumps(events))
@@ -273,17 +274,17 @@ def test_cheating_seat_rejected_by_the_table(match_keys):
 
 def test_sealed_hands_reach_only_their_seat(match_keys):
     tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
-    deal = tab.writer.events[1]
+    deal = next(e for e in tab.writer.events if e["action"] == "deal")
     seat0, seat1 = tab.seats
-    commitment = tab.view.ledger.hands[0]
+    publics = dict(zip(tab.spec.deal.statement.public, map(int, deal["proofs"][0]["public"])))
     sealed = deal["data"]["sealed_hands"]
-    got = tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], commitment)
+    got = tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], publics)
     assert got == (seat0.private["hand"], seat0.private["salt"])
     assert str(seat0.private["hand"]) not in json.dumps(deal)  # the hand is not in the clear
     with pytest.raises(CommitmentMismatch):  # seat 1's box sent to seat 0
-        tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[1], commitment)
-    with pytest.raises(CommitmentMismatch):  # seat 1 cannot open seat 0's box
-        tab.spec.deal.seat_open(seat1.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], commitment)
+        tab.spec.deal.seat_open(seat0.deal_secrets, 0, tab.match_id, deal["n"], sealed[1], publics)
+    with pytest.raises((CommitmentMismatch, IllegalMove)):  # seat 1 cannot open seat 0's box
+        tab.spec.deal.seat_open(seat1.deal_secrets, 0, tab.match_id, deal["n"], sealed[0], publics)
 
 
 def test_timeouts_with_an_injected_clock(match_keys):
@@ -300,11 +301,13 @@ def test_timeouts_with_an_injected_clock(match_keys):
     clock.t += 2
     ev = tab.poll()
     assert ev["action"] == "timeout" and ev["data"] == {"seat": seat, "limit": "proof"} and ev["seat"] is None
+    assert ev["clock"]["deadline"] == tab.writer.events[-2]["at"] + 30 and ev["at"] > ev["clock"]["deadline"]
+    assert ev["clock"]["lastSigned"][0] == tab.writer.events[-3]["n"]  # its play, before the challenge
     assert tab.state.scores[1 - seat] == 3  # treated as caught
     clock.t += 121
     ev = tab.poll()
     assert ev["data"]["limit"] == "idle" and tab.over and tab.state.winner == seat
-    assert tab.writer.events[-1]["action"] == "reveal"
+    assert tab.writer.events[-1]["action"] == "end"  # nothing is revealed after the match
 
 
 def test_resume_from_transcript(match_keys, tmp_path):

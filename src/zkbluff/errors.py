@@ -146,3 +146,10 @@ class UntrustedKey(ZkbluffError):
         super().__init__(message)
         self.statement = statement
         self.fingerprint = fingerprint
+
+
+class DealerAtFault(TranscriptError):
+    """A transcript whose complaint line a verifier upheld: the dealer sent a seat a hand
+    that does not open its proven commitment. ``line`` is the complaint's line (exit 1)."""
+
+    exit_code = 1

@@ -14,22 +14,10 @@ DEFAULT_GAME = "proof-or-bluff"
 #: the old ``--table`` names of Proof or Bluff's two tables
 TABLE_ALIASES = {"classic": "proof-or-bluff", "five-up": "five-up-two-down"}
 
-def _known_game(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A registered game (looked up when the command runs, so any registered game works)."""
-    from zkbluff.games.engine.registry import games
-
-    if value not in games():
-        raise click.BadParameter(f"unknown game {value!r}; known: {', '.join(sorted(games()))}")
-    return value
-
-
-game_argument = click.argument("game", default=DEFAULT_GAME, required=False, callback=_known_game,
-                               metavar=f"[GAME: {'|'.join(sorted(GAMES))}]")
+game_argument = click.argument("game", type=click.Choice(sorted(GAMES)), default=DEFAULT_GAME, required=False)
 table_option = click.option("--table", type=click.Choice(sorted(TABLE_ALIASES)), default=None, hidden=True,
                             help="old name of the game (classic = proof-or-bluff, five-up = five-up-two-down)")
 mode_option = click.option("--mode", default=None, help="the game's mode (proof-or-bluff: casual, standard, casino)")
-option_option = click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE",
-                             help="a game option (repeatable; `zkbluff rules GAME` lists them); --mode X is -o mode=X")
 
 keys_option = click.option("--keys", "keys", default=None, metavar="DIR|match",
                            help="the table's keys: the pinned project keys by default; `match`: a per-match "
@@ -54,36 +42,59 @@ def _game(game: str, table: Optional[str]) -> str:
     return TABLE_ALIASES[table] if table else game
 
 
-def _options(mode: Optional[str], items: tuple[str, ...] = ()) -> Optional[dict[str, Any]]:
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
-        out[key] = value
-    if mode is not None:
-        out["mode"] = mode
+#: commands that take a game's own options as ``--NAME VALUE`` (declared by its spec)
+GAME_OPTIONS = {"ignore_unknown_options": True, "allow_extra_args": True}
+
+
+def _options(game: str, mode: Optional[str], extra: Optional[list[str]] = None) -> Optional[dict[str, Any]]:
+    """The game's options from ``--mode`` and ``--NAME VALUE`` / ``--NAME=VALUE`` for every
+    option the game's spec declares (``option_values``); the spec checks the values."""
+    declared = spec_class(game).option_values
+    out: dict[str, Any] = {} if mode is None else {"mode": mode}
+    args = list(extra or [])
+    while args:
+        flag = args.pop(0)
+        name, eq, value = flag[2:].partition("=") if flag.startswith("--") else ("", "", "")
+        name = name.replace("-", "_")
+        if name not in declared:
+            known = ", ".join(f"--{k}" for k in declared) or "none"
+            raise click.UsageError(f"{game}: unknown option {flag!r} (its options: {known})")
+        if not eq:
+            if not args:
+                raise click.UsageError(f"{game}: --{name} needs a value ({'|'.join(declared[name])})")
+            value = args.pop(0)
+        out[name] = value
     return out or None
 
 
-def _names(n_seats: int, first: str, others: str) -> list[str]:
-    if n_seats == 2:
-        return [first, others]
-    return [first] + [f"{others} {i}" for i in range(1, n_seats)]
+def _names(first: str, second: str, n_seats: int) -> list[str]:
+    return [first, second] + [f"bot {i}" for i in range(2, n_seats)]
+
+
+def _n_seats(game: str, options: Optional[dict[str, Any]]) -> int:
+    from zkbluff.games.registry import spec_class as _cls
+
+    return _cls(game)(options).n_seats
+
+
+def _waiting_seats(tab: Any, rng: Any) -> list[int]:
+    """The seats that may act while the table waits on the referee's clock (a calling
+    window), in a random order: who is quickest."""
+    seats = [i for i in range(tab.spec.n_seats) if tab.rules.legal_actions(i)]
+    rng.shuffle(seats)
+    return seats
 
 
 @click.command("rules")
 @game_argument
 def rules_cmd(game: str) -> None:
-    """The rules of GAME in plain words, and its options."""
-    cls = spec_class(game)
-    click.echo(cls.text.RULES)
-    if cls.option_values:
-        click.echo("\noptions: " + "; ".join(f"{k}: {', '.join(v)} (default {cls.default_options.get(k, '-')})"
-                                              for k, v in cls.option_values.items()))
+    """The rules of GAME in plain words."""
+    click.echo(spec_class(game).text.RULES)
 
 
-def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]], keys: Optional[str] = None) -> int:
+def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Optional[list[str]] = None,
+              keys: Optional[str] = None) -> int:
+    import random
     import time
     from pathlib import Path
 
@@ -94,16 +105,24 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]],
     t0 = time.perf_counter()
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     cls = spec_class(game)
-    n_seats = cls(options).n_seats  # a bad option is refused before anything is printed
-    click.echo(f"zkbluff demo: a match of {cls.title}, house bots in all {n_seats} seats, real Groth16 proofs "
-               f"(backend {get_backend().name}), every line signed by its party")
-    tab = open_match(game, options, _names(n_seats, "bot", "house"), transcript=Path(out),
-                     say=lambda m: click.echo(m), overwrite=True, **_keys(keys))  # the demo's own output file
+    options = _options(game, mode, extra)
+    n_seats = _n_seats(game, options)
+    click.echo(f"zkbluff demo: a match of {cls.title}, house bot against {n_seats - 1} bot seat(s), real Groth16 "
+               f"proofs (backend {get_backend().name}), every line signed by its party")
+    now = [0.0]  # the referee's clock, run by the demo: a wait on it (a calling window) passes at once
+
+    def clock() -> float:
+        return now[0]
+
+    tab = open_match(game, options, _names("bot", "house", n_seats), transcript=Path(out),
+                     say=lambda m: click.echo(m), overwrite=True, clock=clock,
+                     **_keys(keys))  # the demo's own output file
     t_keys = time.perf_counter() - t0
     names = tab.header["seats"]
     click.echo(f"{tab.spec.title}, options {tab.spec.options}; keys ready and dealt in {t_keys:.2f} s; "
                f"match {tab.match_id}; transcript {out}")
     bots = [tab.spec.house_bot(seed + i) for i in range(n_seats)]
+    rng = random.Random(seed)
     shown = 0
 
     def show() -> None:
@@ -120,8 +139,17 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]],
     show()
     while not tab.over:
         seat = tab.to_move
-        assert seat is not None
-        tab.move(seat, bots[seat].act(tab.observation(seat)))
+        if seat is None:  # the table waits on the clock: any seat may act before the deadline
+            for s in _waiting_seats(tab, rng):
+                intent = bots[s].act(tab.observation(s))
+                if intent is not None:
+                    tab.move(s, intent)
+                    break
+            else:
+                now[0] = max(now[0], tab.referee.deadline)
+                tab.poll()
+        else:
+            tab.move(seat, bots[seat].act(tab.observation(seat)))
         show()
     t_match = time.perf_counter() - t0 - t_keys
     t1 = time.perf_counter()
@@ -130,45 +158,50 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]],
     prove_total = sum(t.prove_s for t in tab.timings)
     click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
     click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in "
-               f"{len(report['keys'])} batches, closing line checked, in {t_verify:.2f} s")
+               f"{len(report['keys'])} batches" + (", closing line checked" if tab.spec.deal.closing else
+                                                     ", nothing revealed") + f", in {t_verify:.2f} s")
     for line in report["loud"]:
         click.echo(line)
     click.echo(f"total {time.perf_counter() - t0:.2f} s")
     return 0
 
 
-@click.command("demo")
+@click.command("demo", context_settings=GAME_OPTIONS)
 @game_argument
 @click.option("--out", default="demo-out/match.jsonl", show_default=True, help="the transcript to write")
 @click.option("--seed", default=7, show_default=True, help="the bots' random seed")
 @mode_option
-@option_option
 @table_option
 @keys_option
+@click.pass_context
 @typed_errors
-def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple[str, ...],
-             table: Optional[str], keys: Optional[str]) -> None:
-    """A whole match of GAME (default proof-or-bluff), house bots in every seat, with real
-    proofs; then the transcript is verified offline."""
-    sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options), keys))
+def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[str], table: Optional[str],
+             keys: Optional[str]) -> None:
+    """A whole match of GAME (default proof-or-bluff), house bot against bot seats, with
+    real proofs; then the transcript is verified offline. The game's own options follow
+    as --NAME VALUE (e.g. cheat: --players 4 --hands 3 --window 3)."""
+    sys.exit(_run_demo(out, seed, _game(game, table), mode, ctx.args, keys))
 
 
-@click.command("play")
+@click.command("play", context_settings=GAME_OPTIONS)
 @game_argument
 @mode_option
-@option_option
 @table_option
-@click.option("--seed", default=None, type=int, help="the house bots' seed (a match replays exactly)")
+@click.option("--seed", default=None, type=int, help="the house bot's seed (a match replays exactly)")
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
 @keys_option
+@click.pass_context
 @typed_errors
-def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Optional[str], seed: Optional[int],
+def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional[str], seed: Optional[int],
              out: Optional[str], resume: Optional[str], keys: Optional[str]) -> None:
-    """You (seat 0) against house bots in the terminal. Ctrl-C leaves a transcript that can
-    be verified and resumed."""
+    """You (seat 0) against the house bot (and more bots where the game seats more) in the
+    terminal. The game's own options follow as --NAME VALUE (e.g. cheat: --players 4
+    --hands 3 --window 3). Ctrl-C leaves a transcript that can be verified and resumed."""
+    import random
     import secrets
+    import time
     from pathlib import Path
 
     from zkbluff.errors import IllegalMove, MalformedInput
@@ -182,33 +215,83 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
         match_id = secrets.token_hex(6)
         path = Path(out or f"zkbluff-{match_id}.jsonl")
         game = _game(game, table)
-        opts = _options(mode, options)
-        names = _names(spec_class(game)(opts).n_seats, "you", "house")
-        tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say, **_keys(keys))
+        options = _options(game, mode, ctx.args)
+        tab = open_match(game, options, _names("you", "house", _n_seats(game, options)), transcript=path,
+                         match_id=match_id, say=say, **_keys(keys))
     spec = tab.spec
     names = tab.header["seats"]
     click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
     click.echo(tab.header["trust"])
     base = seed if seed is not None else secrets.randbits(32)
+    bots = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}
+    rng = random.Random(base)
     human = 0
-    houses = {i: spec.house_bot(base + i) for i in range(spec.n_seats) if i != human}
     shown = len(tab.writer.events)
+    for e in tab.writer.events:  # the game's text follows every line in order (it may keep the public state)
+        spec.text.describe(e, names)
 
     def ask(text: str) -> str:
         return str(click.prompt(text, default="", show_default=False))
 
+    def ask_until(deadline: float) -> Any:
+        """``ask`` that gives up ("" answered) when the referee's clock reaches ``deadline``."""
+        def timed(text: str) -> str:
+            import select
+
+            try:
+                stdin = sys.stdin.fileno()
+            except (AttributeError, OSError, ValueError):
+                return ask(text)  # not a terminal (a script): no time limit to enforce here
+            click.echo(f"{text} ", nl=False)
+            ready, _, _ = select.select([stdin], [], [], max(0.0, deadline - tab.referee.clock()))
+            if not ready:
+                click.echo("")
+                return ""
+            return sys.stdin.readline().strip()
+        return timed
+
+    def waiting() -> None:
+        """The table waits on the clock (a calling window): bots answer after a human-like
+        delay, you answer by typing before the deadline; nobody: the window closes."""
+        deadline = tab.referee.deadline
+        start = tab.referee.clock()
+        first: Optional[tuple[float, int, Any]] = None
+        for s in _waiting_seats(tab, rng):
+            if s != human:
+                intent = bots[s].act(tab.observation(s))
+                if intent is not None:
+                    at = start + (deadline - start) * rng.uniform(0.3, 0.9)
+                    first = min(first or (at, s, intent), (at, s, intent), key=lambda x: x[0])
+        until = deadline if first is None else first[0]
+        if tab.rules.legal_actions(human):
+            intent = spec.text.prompt(tab.observation(human), ask_until(until), click.echo, names)
+            if intent is not None:
+                tab.move(human, intent)
+                return
+        wait = until - tab.referee.clock()
+        if wait > 0:
+            time.sleep(wait)
+        if first is not None and tab.referee.clock() < deadline:
+            tab.move(first[1], first[2])
+        else:
+            tab.poll()
+
     try:
         while not tab.over:
             seat = tab.to_move
-            assert seat is not None
-            if seat == human:
+            if seat is None:
+                try:
+                    waiting()
+                except (MalformedInput, IllegalMove) as exc:
+                    click.echo(f"  not allowed: {exc}")
+            elif seat == human:
                 try:
                     tab.move(seat, spec.text.prompt(tab.observation(seat), ask, click.echo, names))
                 except (MalformedInput, IllegalMove) as exc:
                     click.echo(f"  not allowed: {exc}")
                     continue
             else:
-                tab.move(seat, houses[seat].act(tab.observation(seat)))
+                tab.move(seat, bots[seat].act(tab.observation(seat)))
             for e in tab.writer.events[shown:]:
                 if e["action"] not in ("header", spec.deal.closing):
                     click.echo("  " + spec.text.describe(e, names))

@@ -39,7 +39,7 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:
-        click.echo("note: the match is not finished; the deal's closing line is not there yet")
+        click.echo("note: the match is not finished")
     sources = sorted(set(report["key_sources"].values()))
     click.echo("keys trusted: " + ", ".join(
         f"{s} ({sum(v == s for v in report['key_sources'].values())})" for s in sources)

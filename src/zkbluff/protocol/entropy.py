@@ -79,8 +79,8 @@ def _time(d: dict, key: str, what: str) -> float:
 
 def _hex(d: dict, key: str, what: str, n_bytes: Optional[int] = None) -> str:
     v = d.get(key)
-    ok = isinstance(v, str) and len(v) % 2 == 0 and all(c in "0123456789abcdef" for c in v)
-    if not ok or not isinstance(v, str) or (n_bytes is not None and len(v) != 2 * n_bytes):
+    if not isinstance(v, str) or len(v) % 2 or any(c not in "0123456789abcdef" for c in v) or \
+            (n_bytes is not None and len(v) != 2 * n_bytes):
         size = f"{2 * n_bytes} " if n_bytes else ""
         raise MalformedInput(f"{what}: {key!r} must be {size}lowercase hex digits, got {v!r}")
     return v

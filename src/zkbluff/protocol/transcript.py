@@ -103,9 +103,9 @@ def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
         if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event) \
-                or not set(event) <= {"n", "prev", "seat", "action", "data", "proofs", "sig"}:
+                or not set(event) <= {"n", "prev", "seat", "action", "data", "proofs", "sig", "at", "clock"}:
             raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data "
-                                 f"(and proofs, sig)")
+                                 f"(and proofs, sig, at, clock)")
         if canonical(event) != line:
             raise TranscriptError("not in canonical form (the line was edited)", line=i)
         if event["n"] != i:

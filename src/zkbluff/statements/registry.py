@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
-from zkbluff.statements.cards import absorb_statement, claim_statement, deal_statement, match_statement, play_statement
+from zkbluff.statements.cards import absorb_statement, claim_statement, match_statement, play_statement
 from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
 from zkbluff.statements.deal import deal_v2_statement
 from zkbluff.statements.oblivious import chosen_hand_statement, permutation_statement
@@ -22,10 +22,6 @@ BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
 @lru_cache(maxsize=None)
 def all_statements() -> dict[str, Statement]:
     stmts = [
-        deal_statement(52, (5, 5)),            # Proof or Bluff, Casual
-        deal_statement(52, (7, 7)),            # Proof or Bluff, Standard and Casino
-        deal_statement(52, (2, 2), board=5),   # 5 Up 2 Down
-        deal_statement(52, (18, 17, 17)),      # Cheat, 3 players
         play_statement(52, 4),
         claim_statement(52),
         absorb_statement(52),

@@ -63,7 +63,8 @@ class RandomBot:
     def wants_call(self, state: CheatState, hand: frozenset[int]) -> bool:
         return self.rng.random() < 0.5
 
-    def observe(self, seat, action, before, after, hand) -> None:
+    def observe(self, seat: Optional[int], action: Action, before: CheatState, after: CheatState,
+                hand: frozenset[int]) -> None:
         return None
 
 
@@ -88,7 +89,8 @@ class HouseBot:
         self.seat = seat
         self.where = {c: {seat} for c in hand}
 
-    def observe(self, seat, action, before: CheatState, after: CheatState, hand: frozenset[int]) -> None:
+    def observe(self, seat: Optional[int], action: Action, before: CheatState, after: CheatState,
+                hand: frozenset[int]) -> None:
         if isinstance(action, Play):
             if seat == self.seat:
                 for c in self._played:
@@ -101,6 +103,7 @@ class HouseBot:
             for c in action.cards:
                 self.where[c] = {PILE}
         elif isinstance(action, PickUp):
+            assert seat is not None  # a pick-up is a seat's
             for places in self.where.values():
                 if PILE in places:
                     places.discard(PILE)
@@ -288,9 +291,9 @@ def arena(n_seats: int, hands: int = 100, seed: int = 0, hands_per_table: int = 
     (one house bot, its seat rotating) and against itself."""
     rng = random.Random(seed)
     tables = max(1, hands // hands_per_table)
-    house: list[float] = []
-    rand: list[float] = []
-    self_play: list[float] = []
+    house: list[int] = []
+    rand: list[int] = []
+    self_play: list[int] = []
     for t in range(tables):
         home = t % n_seats
         pols: list[Policy] = [HouseBot(random.Random(rng.random())) if i == home else RandomBot(random.Random(rng.random()))
@@ -303,7 +306,9 @@ def arena(n_seats: int, hands: int = 100, seed: int = 0, hands_per_table: int = 
         run = play_table(pols, hands_per_table, rng, first_dealer=t % n_seats)
         for hp in run.hand_penalties:
             self_play.extend(hp)
-    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+
+    def mean(xs: list[int]) -> float:
+        return sum(xs) / len(xs)
     return ArenaReport(n_seats, tables * hands_per_table, mean(house), mean(rand), mean(self_play))
 
 

@@ -8,11 +8,12 @@ nothing else.
 from __future__ import annotations
 
 from importlib.resources import files
-from typing import Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.games.cheat.rules import (
     DECK, N_RANKS, Call, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, rank_of,
 )
+from zkbluff.games.cheat.match import ACTIONS as TABLE_ACTIONS, CheatTable, Stage
 from zkbluff.games.engine.rules import NO_SEAT, Action
 
 #: a rank as a word in a claim, aligned with ``DECK.rank_names`` ("two sevens", "one Ace")
@@ -118,3 +119,94 @@ def _table_over(s: CheatState, nm: list[str]) -> str:
     if len(winners) == 1:
         return f"{winners[0]} wins with {best}."
     return f"{_join(winners)} share the win with {best} each."
+
+
+# ---------------------------------------------------------------- the engine's text object
+
+def _parse_numbers(text: str, hand: Sequence[int]) -> tuple[int, ...]:
+    from zkbluff.errors import MalformedInput
+
+    try:
+        idx = [int(x) - 1 for x in text.replace(",", " ").split()]
+    except ValueError:
+        raise MalformedInput(f"give the numbers of your cards, e.g. '1 3', got {text!r}") from None
+    if not idx or any(not 0 <= i < len(hand) for i in idx):
+        raise MalformedInput(f"card numbers are 1 to {len(hand)}, got {text!r}")
+    return tuple(hand[i] for i in idx)
+
+
+class CheatText:
+    """``zkbluff rules/play/demo cheat``'s text: the rules page, one sentence per transcript
+    line (it follows the lines in order with its own copy of the public rules, so it can say
+    "the two sevens were a 7 and a 3"), and the prompts for a person."""
+
+    RULES = rules_text()
+
+    def __init__(self, n_seats: int = 4, hands: int = 3, window: int = 3):
+        self.n_seats, self.hands, self.window = n_seats, hands, window
+        self._table: Optional[CheatTable] = None
+        self._next = 0
+
+    def describe(self, line: Mapping[str, Any], names: Sequence[str]) -> str:
+        kind, data, seat = line["action"], line["data"], line["seat"]
+        who = "The table" if seat is None else names[seat]
+        if kind == "header":
+            self._table, self._next = None, 2
+            return f"Match {data['matchId']}: " + ", ".join(data["seats"])
+        if kind == "end":
+            return f"The table is over: {data['reason']}."
+        if self._table is None or line["n"] != self._next:
+            if line["n"] != 2:  # joined in the middle: no state to describe against
+                return f"{who}: {kind}."
+            self._table = CheatTable(self.n_seats, self.hands, self.window)
+        self._next = line["n"] + 1
+        table = self._table
+        cls = next(c for c in TABLE_ACTIONS if c.kind == kind)
+        action = cls.from_data(data)
+        n_events = len(table.history)
+        table.apply(seat, action)
+        if len(table.history) > n_events:
+            _, inner, before, after = table.history[-1]
+            return describe(before, seat, inner, after, names)
+        if kind == "entropy_dealer":
+            return "The dealer commits to its entropy first."
+        if kind == "entropy":
+            return f"{who} adds its entropy (sealed to the dealer)."
+        if kind == "hand_over":
+            return f"{who} hands the picker the cards of its earlier plays, sealed to it."
+        if kind == "pick_up":
+            return f"{who} proves part {data['part'] + 1} of the pick-up."
+        if kind == "forfeit":
+            return f"{names[data['seat']]} forfeits ({data['reason']})."
+        return f"{who}: {kind}."
+
+    @staticmethod
+    def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
+        """Ask a person for a move. In a calling window ``ask`` returns "" when the time is
+        up; then this returns None (no call)."""
+        from zkbluff.errors import MalformedInput
+        from zkbluff.games.cheat.moves import CallBluff, PassTurn, PlayCards, Proceed
+
+        t, s, seat = obs.table, obs.state, obs.seat
+        if t.to_move == seat and (t.stage != Stage.RULES or s.phase in (Phase.TURNOVER, Phase.PICKUP)):
+            say("Your client does what the table needs from it (entropy, turn-over, openings or pick-up proof).")
+            return Proceed()
+        if s.phase == Phase.WINDOW:
+            player, count = s.pile[-1]
+            if player == seat:
+                return None
+            answer = ask(f"{names[player]} claims {claim_words(s.rank, count)}. 'b' + Enter to call Bluff!").strip()
+            return CallBluff(s.play_no) if answer.lower() in ("b", "bluff") else None
+        hand = obs.hand
+        say("Counts: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
+            + f"; pile {s.pile_size}, set aside {s.set_aside}")
+        say("Your hand: " + "  ".join(f"{i + 1}:{DECK.card_name(c)}" for i, c in enumerate(hand)))
+        if s.rank is None:
+            parts = ask("You open: a rank and the numbers of 1-4 cards (e.g. '7 1 3')").strip().split(None, 1)
+            if len(parts) != 2:
+                raise MalformedInput("give a rank and card numbers, e.g. '7 1 3'")
+            return PlayCards(DECK.parse_rank(parts[0]), _parse_numbers(parts[1], hand))
+        text = ask(f"Play 1-4 cards as {rank_word(s.rank, 2)} (numbers) or 'p' to pass").strip()
+        if text.lower() in ("p", "pass"):
+            return PassTurn()
+        return PlayCards(s.rank, _parse_numbers(text, hand))

@@ -72,7 +72,7 @@ class SeatHand:
         return tuple(c for c in range(DECK.size) if self.mask >> c & 1)
 
     def play(self, cards: Sequence[int], play_salt: int, new_salt: int,
-             context: int) -> tuple[dict, "SeatHand", PlayOpening]:
+             context: int) -> tuple[dict[str, int], "SeatHand", PlayOpening]:
         """Put ``cards`` down: the inputs of the play proof, the hand after it, and the
         play's opening (kept until the play is called or picked up). Refuses cards it does
         not hold, repeats, or a count outside 1..4."""
@@ -87,7 +87,7 @@ class SeatHand:
         return inputs, SeatHand(self.mask & ~played, new_salt), PlayOpening(played, play_salt)
 
     def pick_up(self, pile: Sequence[tuple[int, int, PlayOpening]], new_salts: Sequence[int],
-                contexts: Sequence[int]) -> tuple[list[dict], "SeatHand"]:
+                contexts: Sequence[int]) -> tuple[list[dict[str, int]], "SeatHand"]:
         """Take the pile: ``pile`` lists each play's public commitment, its public count
         and the opening the picker received, oldest first. Each opening is checked first
         (a bad one raises before anything is proven); then the inputs of the chain of

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import secrets as pysecrets
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
-from zkbluff.games.engine.referee import END, Referee, result_data
+from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move
 from zkbluff.groth16 import ProvingKey, prove
@@ -72,10 +72,11 @@ class Prover:
 class _Party:
     """What every party shares: its key and its copy of the public state."""
 
-    def __init__(self, spec: GameSpec, key: Optional[SigningKey]):
+    def __init__(self, spec: GameSpec, key: Optional[SigningKey], clock: Optional[Callable[[], float]] = None):
         self.spec = spec
         self.key = key or SigningKey.generate()  # made here, on the party's own side
         self.view: Optional[Referee] = None
+        self.clock: Callable[[], float] = clock or time.time  # stamps the lines this party signs
 
     @property
     def public_key(self) -> str:
@@ -90,12 +91,16 @@ class _Party:
         return self.view.apply(event)
 
     def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
-              proofs: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+              proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
+              clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """This party's signed line, stamped ``at`` (its clock now by default)."""
         assert self.view is not None
         event: dict[str, Any] = {"n": self.view.next_line, "prev": self.view.head, "seat": seat, "action": kind,
-                                 "data": data}
+                                 "data": data, "at": self.clock() if at is None else at}
         if proofs:
             event["proofs"] = proofs
+        if clock is not None:
+            event["clock"] = clock
         return sign_line(self.key, event)
 
     def _signed_move(self, move: Move, seat: Optional[int], prover: Prover) -> dict[str, Any]:
@@ -121,13 +126,28 @@ class Seat(_Party):
 
     def __init__(self, spec: GameSpec, seat: int, name: str = "player", prover: Optional[Prover] = None,
                  key: Optional[SigningKey] = None, deal_secrets: Optional[dict[str, Any]] = None,
-                 private: Optional[dict[str, Any]] = None):
-        super().__init__(spec, key)
+                 private: Optional[dict[str, Any]] = None, clock: Optional[Callable[[], float]] = None):
+        super().__init__(spec, key, clock)
         self.seat, self.name = seat, name
         self.prover = prover or Prover()
         self.deal_secrets = deal_secrets if deal_secrets is not None else spec.deal.seat_secrets()
         self.private = private if private is not None else spec.new_private()
         self._pending: Optional[tuple[int, Mapping[str, Any]]] = None
+        #: a complaint line's data this seat owes the table (its sealed hand did not open)
+        self.complaint: Optional[dict[str, Any]] = None
+        #: False: this seat holds back its deal lines (tests of forfeits)
+        self.sends_deal_lines = True
+
+    def deal_line(self) -> Optional[dict[str, Any]]:
+        """This seat's own deal line due now: a complaint, else its entropy line; or None."""
+        if self.view is None or not self.sends_deal_lines or self.view.over:
+            return None
+        if self.complaint is not None:
+            data, self.complaint = self.complaint, None
+            return self._line(self.seat, "complaint", data)
+        at = self.clock()
+        due = self.spec.deal.seat_line(self.deal_secrets, self.seat, self.view.ledger, self.view.match_id, at)
+        return None if due is None else self._line(self.seat, due[0], due[1], at=at)
 
     def join(self) -> dict[str, Any]:
         """The public join message: name, public key, the deal's public commitments."""
@@ -158,8 +178,14 @@ class Seat(_Party):
             self.private = {**self.private, **pending[1]}
         else:
             assert self.view is not None
-            self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat, self.view.match_id,
-                                                  event, action, publics)
+            try:
+                self.private = self.spec.seat_receive(self.private, self.deal_secrets, self.seat, self.view.match_id,
+                                                      event, action, publics)
+            except CommitmentMismatch:
+                complaint = self.spec.deal.complaint(self.deal_secrets, self.seat, event)
+                if complaint is None:
+                    raise
+                self.complaint = complaint  # published by the table as this seat's complaint line
 
     def move(self, intent: Any) -> dict[str, Any]:
         """The signed line for ``intent`` (with its proof). Raises and changes nothing if
@@ -181,10 +207,11 @@ class Seat(_Party):
                 "private": self.private}
 
     @classmethod
-    def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None) -> "Seat":
+    def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
+                clock: Optional[Callable[[], float]] = None) -> "Seat":
         try:
             return cls(spec, data["seat"], data["name"], prover, SigningKey.from_secret_hex(data["key"]),
-                       dict(data["deal"]), dict(data["private"]))
+                       dict(data["deal"]), dict(data["private"]), clock)
         except (KeyError, TypeError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
 
@@ -194,8 +221,8 @@ class Dealer(_Party):
     proves each deal and seals each seat's cards to it, and writes the closing line."""
 
     def __init__(self, spec: GameSpec, prover: Optional[Prover] = None, key: Optional[SigningKey] = None,
-                 state: Optional[dict[str, Any]] = None):
-        super().__init__(spec, key)
+                 state: Optional[dict[str, Any]] = None, clock: Optional[Callable[[], float]] = None):
+        super().__init__(spec, key, clock)
         self.prover = prover or Prover()
         self.state = state
 
@@ -208,6 +235,17 @@ class Dealer(_Party):
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
         self._follow(event)
+        if self.view is not None and self.state is not None and self.view.next_line > 2:
+            self.state = self.spec.deal.dealer_receive(self.state, self.view.ledger, event)
+
+    def deal_line(self) -> Optional[dict[str, Any]]:
+        """The dealer's own deal line due now (its entropy commitment), or None."""
+        assert self.view is not None and self.state is not None
+        if self.view.over:
+            return None
+        at = self.clock()
+        due = self.spec.deal.dealer_line(self.state, self.view.ledger, self.view.header, at)
+        return None if due is None else self._line(NO_SEAT, due[0], due[1], at=at)
 
     def act(self) -> Optional[dict[str, Any]]:
         """The dealer's next line (a deal with its proof and sealed hands), or None when
@@ -225,28 +263,33 @@ class Dealer(_Party):
         return {"key": self.key.secret_hex(), "state": self.state}
 
     @classmethod
-    def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None) -> "Dealer":
+    def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
+                clock: Optional[Callable[[], float]] = None) -> "Dealer":
         try:
-            return cls(spec, prover, SigningKey.from_secret_hex(data["key"]), data["state"])
+            return cls(spec, prover, SigningKey.from_secret_hex(data["key"]), data["state"], clock)
         except (KeyError, TypeError) as exc:
             raise MalformedInput(f"dealer secrets file: {exc}") from None
 
 
 @dataclass
 class TimeLimits:
+    """Seconds per limit (the header's ``limits``): a challenged seat's proof, an idle
+    turn, the seats' entropy window after the dealer's commitment, the dealer's deal."""
+
     proof: float = 60.0
     idle: float = 600.0
+    entropy: float = 60.0
+    deal: float = 60.0
 
 
 class RefereeParty(_Party):
     """Writes the header, checks every line before it is written (proofs verified at
     once), and writes the lines that are nobody's move: timeouts (by its clock) and the end."""
 
-    def __init__(self, spec: GameSpec, key: Optional[SigningKey] = None, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, spec: GameSpec, key: Optional[SigningKey] = None, clock: Callable[[], float] = time.time,
                  limits: Optional[TimeLimits] = None, prover: Optional[Prover] = None,
                  private: Optional[dict[str, Any]] = None):
-        super().__init__(spec, key)
-        self.clock = clock
+        super().__init__(spec, key, clock)
         self.limits = limits or TimeLimits()
         self.deadline = float("inf")
         self.prover = prover or Prover()
@@ -262,14 +305,21 @@ class RefereeParty(_Party):
             "seats": [j["name"] for j in joins], "trust": self.spec.deal.trust,
             "parties": {"referee": self.public_key, "dealer": hello["publicKey"],
                         "seats": [j["publicKey"] for j in joins]},
-            "keys": dict(keys), "deal": hello["deal"],
+            "keys": dict(keys), "deal": hello["deal"], "limits": asdict(self.limits),
         }
         if ceremony is not None:  # a per-match ceremony's record: its digest and folder beside the transcript
             data["ceremony"] = dict(ceremony)
-        return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data})
+        return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data,
+                                    "at": self.clock()})
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
-        """Check and apply a line (raises, changing nothing, if it is refused)."""
+        """Check and apply a line (raises, changing nothing, if it is refused). Live (not
+        ``restoring``), a line's stamp must be this referee's clock's reading (within
+        :data:`STAMP_TOLERANCE`): nobody back-dates an entropy or a timeout."""
+        if not restoring and "at" in event:
+            now, at = self.clock(), event["at"]
+            if isinstance(at, (int, float)) and not isinstance(at, bool) and abs(at - now) > STAMP_TOLERANCE:
+                raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}")
         if self.view is None:
             self.view = Referee(event, verify_now=True, trust=self.prover.trust())
             out: tuple[Any, list[dict[str, int]]] = (None, [])
@@ -279,9 +329,21 @@ class RefereeParty(_Party):
         return out
 
     def _reset_deadline(self) -> None:
-        assert self.view is not None
-        due = self.spec.timeout(self.view.rules)
-        self.deadline = float("inf") if due is None else self.clock() + getattr(self.limits, due[1])
+        """The deadline the table now waits on: the deal's (seats' entropies) or the seat
+        to move's (the last line's stamp plus its limit); infinite when nobody is waited on."""
+        view = self.view
+        assert view is not None
+        deal = self.spec.deal.deal_deadline(view)
+        due = None if view.over or not view.deal_ready else self.spec.timeout(view.rules)
+        if deal is not None:
+            self.deadline = deal
+        elif due is None:
+            self.deadline = float("inf")
+        else:  # a limit by name ("proof", "idle") or a game's own number of seconds (a calling window)
+            since = view.head_at if view.head_at is not None else self.clock()
+            seconds = limit_seconds(asdict(self.limits), due[1])
+            assert seconds is not None  # the spec's limit is a TimeLimits name or its own seconds
+            self.deadline = since + seconds
 
     def act(self) -> Optional[dict[str, Any]]:
         """The referee's own action when no seat is to move and the dealer does not act."""
@@ -292,19 +354,26 @@ class RefereeParty(_Party):
 
     def end_line(self) -> dict[str, Any]:
         assert self.view is not None
-        result = self.view.rules.result()
+        result = self.view.result()
         assert result is not None
         return self._line(None, END, result_data(result))
 
     def timeout_line(self) -> Optional[dict[str, Any]]:
         """The timeout line when the clock has passed the deadline of the seat to move."""
         assert self.view is not None
-        if self.clock() < self.deadline:
+        now = self.clock()
+        if now <= self.deadline or self.view.over:
             return None
+        deal = self.spec.deal.referee_line(self.view, now)
+        if deal is not None:
+            return self._line(None, deal[0], deal[1], at=now)
         due = self.spec.timeout(self.view.rules)
-        if due is None:
+        if due is None or not self.view.deal_ready:
             return None
-        return self._line(None, due[0].kind, due[0].to_data())
+        seat = self.view.rules.to_move
+        assert seat is not None
+        return self._line(None, due[0].kind, due[0].to_data(), at=now,
+                          clock=self.view.timeout_clock(seat, due[1], now))
 
     def export(self) -> dict[str, Any]:
         return {"key": self.key.secret_hex(), "private": self.private}

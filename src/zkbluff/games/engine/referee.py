@@ -21,13 +21,28 @@ them): any other key refuses the header (:class:`~zkbluff.errors.UntrustedKey`, 
 so no proof is ever checked under a key the verifier does not trust. A header may carry
 ``ceremony`` (the digest of a per-match ceremony record, :mod:`zkbluff.ceremony.match`);
 the caller verifies that record and adds its keys to the context.
+
+Time. A line may carry ``at``: its maker's stamp in seconds (the live referee refuses one
+that is not its own clock's reading, within :data:`STAMP_TOLERANCE`); stamps never go
+backwards. The header may carry ``limits`` (seconds per limit name). A timeout (the line
+the spec's ``timeout`` gives) carries ``clock``: ``since`` (the line that started the wait:
+the line before it), ``limit`` (its name), ``seconds``, ``deadline`` (``since``'s stamp plus
+``seconds``) and ``lastSigned`` (``[line, hash]`` of the last line the timed-out seat signed,
+or null); it is refused unless each is what the transcript and the header say, and
+(:class:`EarlyTimeout`) unless its own stamp is after the deadline.
+
+The deal's own lines (``spec.deal.line_roles``: an entropy phase, complaints) go to the
+deal scheme; the rules' actions wait until ``spec.deal.ready``. The match is over when the
+rules say so or when the deal ends it (a forfeit before the deal, the dealer at fault).
 """
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
-from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
+import math
+
+from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
@@ -38,13 +53,34 @@ from zkbluff.protocol.transcript import GENESIS, canonical, line_hash
 from zkbluff.statements import get_statement
 
 HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "keys", "deal"}
-#: optional header fields: ``ceremony`` names a per-match ceremony record (``--keys match``)
-OPTIONAL_HEADER_FIELDS = {"ceremony"}
+#: optional header fields: ``limits`` (seconds per limit name); ``ceremony`` names a per-match
+#: ceremony record (``--keys match``)
+OPTIONAL_HEADER_FIELDS = {"limits", "ceremony"}
 END = "end"
+#: how far (seconds) a live line's stamp may be from the referee's clock
+STAMP_TOLERANCE = 5.0
+
+
+def _stamp(event: Mapping[str, Any]) -> Optional[float]:
+    v = event.get("at")
+    if v is None and "at" not in event:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise MalformedInput(f"'at' must be a time in seconds >= 0, got {v!r:.40}")
+    return float(v)
 
 
 def result_data(result: Result) -> dict[str, Any]:
     return {"placements": list(result.placements), "scores": list(result.scores), "reason": result.reason}
+
+
+def limit_seconds(limits: Mapping[str, Any], limit: Any) -> Optional[float]:
+    """A timeout's limit in seconds: a name of the header's ``limits`` ("proof", "idle")
+    or a game's own number of seconds (Cheat's calling window); None if unknown."""
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool):
+        return float(limit)
+    value = limits.get(limit) if isinstance(limit, str) else None
+    return None if value is None else float(value)
 
 
 class Referee:
@@ -59,7 +95,12 @@ class Referee:
         data = header_event.get("data")
         if not isinstance(data, dict) or not HEADER_FIELDS <= set(data) <= HEADER_FIELDS | OPTIONAL_HEADER_FIELDS:
             got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise MalformedInput(f"header: fields {got}, expected {sorted(HEADER_FIELDS)}")
+            raise MalformedInput(f"header: fields {got}, expected {sorted(HEADER_FIELDS)} "
+                                 f"(and optionally {sorted(OPTIONAL_HEADER_FIELDS)})")
+        limits = data.get("limits", {})
+        if not isinstance(limits, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or
+                                               not math.isfinite(v) or v <= 0 for v in limits.values()):
+            raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}")
         self.header = data
         self.spec: GameSpec = spec_for(data["game"], data["options"])
         self.match_id = data["matchId"]
@@ -94,8 +135,13 @@ class Referee:
         self.n_proofs = 0
         self.ended = False
         self.closed = False
+        if self.spec.deal.line_roles:
+            self.ledger.deal = self.spec.deal.new_public()  # type: ignore[attr-defined]
         self.head = line_hash(canonical(dict(header_event)))
+        self.head_at = _stamp(header_event)
         self.next_line = 2
+        #: per seat, ``[line, hash]`` of the last line it signed
+        self.last_signed: dict[int, list[Any]] = {}
 
     # ---- who may make a line
     def role_of(self, kind: Any) -> Role:
@@ -105,6 +151,8 @@ class Referee:
             return Role.REFEREE
         if kind is not None and kind == self.spec.deal.closing:
             return Role.DEALER
+        if kind in self.spec.deal.line_roles:
+            return self.spec.deal.line_roles[kind]
         if kind == "header":
             raise IllegalMove("a second header")
         self.spec.action_class(kind)  # an unknown kind is malformed
@@ -122,6 +170,44 @@ class Referee:
     def complete(self) -> bool:
         """The match is over and every closing line is written."""
         return self.ended and (self.spec.deal.closing is None or self.closed)
+
+    @property
+    def over(self) -> bool:
+        """The rules ended the match, or the deal did (a forfeit, the dealer at fault)."""
+        return self.rules.over or self._deal_outcome() is not None
+
+    def result(self) -> Optional[Result]:
+        return self._deal_outcome() or self.rules.result()
+
+    @property
+    def deal_ready(self) -> bool:
+        return self.spec.deal.ready(self.ledger)
+
+    def _deal_outcome(self) -> Optional[Result]:
+        if not self.spec.deal.line_roles:
+            return None
+        scores = getattr(self.rules.public_state(), "scores", None)
+        scores = tuple(scores) if isinstance(scores, (tuple, list)) else (0,) * self.spec.n_seats
+        return self.spec.deal.outcome(self.ledger, scores)
+
+    def timeout_clock(self, seat: int, limit: Any, now: float) -> dict[str, Any]:
+        """The ``clock`` a timeout of ``seat`` under ``limit`` states when written at ``now``."""
+        seconds = limit_seconds(self.header.get("limits", {}), limit)
+        if seconds is None or self.head_at is None:
+            raise MalformedInput(f"timeout: needs the header's limits.{limit} and a stamp on line {self.next_line - 1}")
+        return {"since": self.next_line - 1, "limit": limit, "seconds": seconds,
+                "deadline": self.head_at + seconds, "lastSigned": self.last_signed.get(seat)}
+
+    def _check_timeout_clock(self, event: Mapping[str, Any], seat: int, limit: Any) -> None:
+        clock, at = event.get("clock"), _stamp(event)
+        if at is None:
+            raise MalformedInput("timeout: the line needs its stamp 'at'")
+        expected = self.timeout_clock(seat, limit, at)
+        if clock != expected:
+            raise IllegalMove(f"timeout: its clock {clock!r:.200} is not what the transcript gives: {expected}")
+        if at <= expected["deadline"]:
+            raise EarlyTimeout(f"timeout of seat {seat}: declared at {at}, not after its deadline {expected['deadline']} "
+                               f"(line {expected['since']} + {expected['seconds']} s)")
 
     # ---- the check
     def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
@@ -144,6 +230,9 @@ class Referee:
                               f"(expected number {self.next_line} linked to its hash)")
         if self.closed:
             raise IllegalMove("nothing may follow the closing line")
+        at = _stamp(event)
+        if at is not None and self.head_at is not None and at < self.head_at:
+            raise IllegalMove(f"line {event['n']} is stamped {at}, before the line it follows ({self.head_at})")
         kind, seat, data = event.get("action"), event.get("seat"), event.get("data")
         role = self.role_of(kind)
         if role is Role.SEAT:
@@ -159,6 +248,12 @@ class Referee:
         publics: list[dict[str, int]] = []
         if kind == END:
             self._end(event)
+        elif kind in self.spec.deal.line_roles:
+            if self.ended or self.over:
+                raise IllegalMove(f"{kind}: the match is over")
+            if "proofs" in event or "clock" in event:
+                raise IllegalMove(f"{kind}: unexpected fields")
+            self.spec.deal.check_line(self, str(kind), seat, event)
         elif kind == self.spec.deal.closing:
             if not self.ended:
                 raise IllegalMove(f"{kind}: before the end")
@@ -167,10 +262,19 @@ class Referee:
             self.spec.deal.check_closing(self.header, data, self.ledger)
             self.closed = True
         else:
-            if self.ended or self.rules.over:
+            if self.ended or self.over:
                 raise IllegalMove(f"{kind}: the match is over")
+            if not self.deal_ready:
+                raise IllegalMove(f"{kind}: the deal's entropy phase is not complete")
             action = self.spec.action_class(kind).from_data(data)
             self.rules.check(seat, action)
+            due = self.spec.timeout(self.rules) if role is Role.REFEREE else None
+            if due is not None and kind == due[0].kind:
+                if action != due[0]:
+                    raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}")
+                self._check_timeout_clock(event, self.rules.to_move, due[1])  # type: ignore[arg-type]
+            elif "clock" in event:
+                raise IllegalMove(f"{kind}: only a timeout carries a clock")
             demands = self.spec.demand(self.rules, self.ledger, seat, action)
             envelopes = event.get("proofs", [])
             if bool(demands) != ("proofs" in event):
@@ -192,18 +296,23 @@ class Referee:
             self.n_proofs += len(demands)
             self.rules.apply(seat, action)
             self.spec.record(self.ledger, seat, action, publics)
+            self.spec.deal.observe(self.ledger, event["n"], action, publics)
         self.head = line_hash(canonical(dict(event)))
+        if at is not None:
+            self.head_at = at
+        if role is Role.SEAT:
+            self.last_signed[seat] = [event["n"], self.head]  # type: ignore[index]
         self.next_line += 1
         return action, publics
 
     def _end(self, event: Mapping[str, Any]) -> None:
         if self.ended:
             raise IllegalMove("end: a second end")
-        if not self.rules.over:
+        if not self.over:
             raise IllegalMove("end: the match is not over by the rules")
         if "proofs" in event:
             raise IllegalMove("end: an unexpected proof")
-        result = self.rules.result()
+        result = self.result()
         assert result is not None
         expected = result_data(result)
         if event.get("data") != expected:

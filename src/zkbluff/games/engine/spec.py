@@ -96,6 +96,61 @@ class DealScheme(ABC):
     def closing_data(self, dealer: Mapping[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    # ---- the deal's own lines (an entropy phase, complaints; none by default). A scheme
+    # that has them (games/engine/proven_deal.py) keeps its public state in ``ledger.deal``.
+    #: the deal's own line kinds and who makes each
+    line_roles: ClassVar[Mapping[str, "Role"]] = {}
+
+    def ready(self, ledger: Any) -> bool:
+        """Whether cards may be dealt (the rules' actions wait until then)."""
+        return True
+
+    def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
+        """Check and record one of :attr:`line_roles`' lines against the public state
+        ``view`` (the :class:`~zkbluff.games.engine.referee.Referee`: its ledger, header,
+        rules and last stamp); raise, changing nothing."""
+        raise NotImplementedError
+
+    def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
+        """An end the deal decides (a forfeit before the deal, the dealer at fault), or None."""
+        return None
+
+    def observe(self, ledger: Any, line: int, action: Action, publics: list[dict[str, int]]) -> None:
+        """After the referee accepted game line ``line`` (e.g. to record a deal for complaints)."""
+
+    def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
+        """``(line, reason)`` when a verified complaint found the dealer at fault."""
+        return None
+
+    def deal_deadline(self, view: Any) -> Optional[float]:
+        """The deadline the deal waits on (seats' entropies, the dealer's deal) on the
+        referee's clock, or None; ``view`` is the referee's public state."""
+        return None
+
+    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """The referee's deal line once :meth:`deal_deadline` has passed (a forfeit, the
+        dealer's timeout)."""
+        return None
+
+    def dealer_line(self, dealer: Mapping[str, Any], ledger: Any, header: Mapping[str, Any],
+                    at: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """The dealer's next deal line of its own (before any deal action), or None."""
+        return None
+
+    def dealer_receive(self, dealer: dict[str, Any], ledger: Any, event: Mapping[str, Any]) -> dict[str, Any]:
+        """The dealer's state after a recorded line (it opens what a seat sealed to it)."""
+        return dealer
+
+    def seat_line(self, secrets: Mapping[str, Any], seat: int, ledger: Any, match_id: str,
+                  at: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """A seat's next deal line of its own (its entropy), or None."""
+        return None
+
+    def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+        """The data of a complaint line about a deal line whose sealed hand did not open, or
+        None (the seat's error is raised instead)."""
+        return None
+
     def check_closing(self, header: Mapping[str, Any], data: Any, ledger: Any) -> None:
         raise NotImplementedError
 
@@ -201,9 +256,15 @@ class GameSpec(ABC):
 
     # ---- the referee side
     @abstractmethod
-    def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, Any]]:
         """The line the referee writes if the seat to move lets its time run out, and the
-        name of the limit that applies ("proof" or "idle"); None when no seat is to move."""
+        limit that applies: a name ("proof" or "idle") or a number of seconds (a game's own
+        clock, e.g. a calling window); None when no seat is to move."""
+
+    def clock_due(self, rules: Rules) -> bool:
+        """True when nobody is to move and the table waits on the referee's clock (a calling
+        window any seat may answer) instead of the dealer. The default: never."""
+        return False
 
     # ---- bots and text
     #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent``

@@ -68,7 +68,7 @@ class Table:
 
     @property
     def over(self) -> bool:
-        return self.view.rules.over
+        return self.view.over
 
     @property
     def to_move(self) -> Optional[int]:
@@ -117,8 +117,17 @@ class Table:
         return line
 
     def advance(self) -> None:
-        """Write the lines that are nobody's choice: deals, the end, the closing line."""
+        """Write the lines that are nobody's choice: the deal's own lines (the dealer's
+        entropy commitment, each seat's entropy, a seat's complaint), deals, the end, the
+        closing line. Returns when a seat is to move, or the deal waits for a seat."""
         while True:
+            if not self.over:
+                line = self._deal_line()
+                if line is not None:
+                    self.publish(line)
+                    continue
+                if not self.view.deal_ready:
+                    return  # waiting for seats' entropies (poll() writes their forfeit after the deadline)
             if self.over:
                 if not self.view.ended:
                     self.publish(self.referee.end_line())
@@ -126,12 +135,14 @@ class Table:
                     self.publish(self.dealer.close())
                 else:
                     return
-            elif self.to_move is NO_SEAT:
+            elif self.to_move is NO_SEAT and not self.spec.clock_due(self.rules):
                 line = self.dealer.act()
                 if line is not None:
                     self.publish(line, self.dealer.prover.last_seconds)
                     continue
                 line = self.referee.act()
+                if line is None and self.spec.deal.line_roles:
+                    return  # the dealer holds back its deal: poll() times it out after its deadline
                 if line is None:
                     raise RuntimeError(f"{self.spec.game}: no seat is to move and neither the dealer nor the "
                                        f"referee acts (the spec's dealer_move/referee_move)")
@@ -139,11 +150,23 @@ class Table:
             else:
                 return
 
+    def _deal_line(self) -> Optional[dict[str, Any]]:
+        line = self.dealer.deal_line()
+        if line is not None:
+            return line
+        for seat in self.seats:
+            line = seat.deal_line()
+            if line is not None:
+                return line
+        return None
+
     def move(self, seat: int, intent: Any) -> dict[str, Any]:
         """Seat ``seat`` acts on ``intent``; returns the written line. A refused move raises
-        and changes nothing."""
+        and changes nothing. The referee's clock is read first: a move that comes after a
+        deadline the clock has passed finds the timeout written before it."""
         if not isinstance(seat, int) or not 0 <= seat < len(self.seats):
             raise MalformedInput(f"seat must be 0..{len(self.seats) - 1}, got {seat!r}")
+        self.poll()
         line = self.seats[seat].move(intent)
         written = self.publish(line, self.seats[seat].prover.last_seconds if "proofs" in line else 0.0)
         self.advance()
@@ -295,7 +318,7 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
-    seats = [Seat(spec, i, names[i], prover()) for i in range(spec.n_seats)]
+    seats = [Seat(spec, i, names[i], prover(), clock=clock) for i in range(spec.n_seats)]
     ceremony = None
     if match_ceremony:
         mc, timing = run_match_ceremony(spec, match_id, seats, backend, say)
@@ -306,7 +329,7 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
         digest = mm.save(mc, record) if transcript else mm.record_digest(mc)
         ceremony = {"digest": digest, "record": record.name}
     referee = RefereeParty(spec, prover=prover(), **kwargs)
-    dealer = Dealer(spec, prover())
+    dealer = Dealer(spec, prover(), clock=clock)
     writer = TranscriptWriter(transcript, overwrite=overwrite)
     table = Table(referee, dealer, seats, writer, _saver(Path(transcript)) if transcript else None)
     table.ceremony = ceremony
@@ -352,8 +375,8 @@ def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: A
     if clock is not None:
         kwargs["clock"] = clock
     referee = RefereeParty.restore(spec, files["referee"], prover=prover(), **kwargs)
-    dealer = Dealer.restore(spec, files["dealer"], prover())
-    seats = [Seat.restore(spec, files[f"seat{i}"], prover()) for i in range(spec.n_seats)]
+    dealer = Dealer.restore(spec, files["dealer"], prover(), clock)
+    seats = [Seat.restore(spec, files[f"seat{i}"], prover(), clock) for i in range(spec.n_seats)]
     for e in events:
         referee.receive(e, restoring=True)
         dealer.receive(e, restoring=True)

@@ -4,7 +4,9 @@ Checks the hash chain, builds the referee from the header (dispatching on its ``
 an unknown game is :class:`MalformedInput`), replays every line through it (who may make
 it, its signature, the rules, every public input equal to what the table held, every
 context bound to its line), checks the closing line of the deal, and verifies every
-proof in one batch per key. Reports the first bad line by number.
+proof in one batch per key. Reports the first bad line by number. A transcript whose
+complaint line was upheld (the dealer sent a hand that does not open its commitment)
+verifies to the end and then raises :class:`DealerAtFault` naming the complaint line.
 
 Keys (:mod:`zkbluff.ceremony.trust`): by default only the pinned project keys are
 trusted; a header naming a per-match ceremony (``ceremony``: the record's digest and its
@@ -20,7 +22,8 @@ from typing import Any, Mapping, Optional, Union
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (
-    CommitmentMismatch, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError, UntrustedKey,
+    CommitmentMismatch, DealerAtFault, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError,
+    UnfoundedComplaint, UntrustedKey,
 )
 from zkbluff.games.engine.referee import Referee
 from zkbluff.protocol.transcript import parse_chain, read_lines
@@ -99,21 +102,24 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
             raise
         except MalformedInput as exc:
             raise MalformedInput(f"transcript line {n}: {exc}") from None
-        except (IllegalMove, CommitmentMismatch, InvalidProof) as exc:
+        except (IllegalMove, CommitmentMismatch, InvalidProof, UnfoundedComplaint) as exc:
             raise TranscriptError(f"{exc}", line=n) from None
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
             raise MalformedInput(f"transcript line {n}: malformed data ({exc})") from None
     assert referee is not None
-    if referee.rules.over and not referee.complete:
+    if referee.over and not referee.complete:
         missing = "closing" if referee.ended else "end and closing"
         raise TranscriptError(f"the rules end the match here, but the {missing} line(s) are missing",
                               line=len(lines) + 1)
     referee.batch.verify()
-    result = referee.rules.result()
+    fault = referee.spec.deal.fault(referee.ledger)
+    if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds
+        raise DealerAtFault(f"the dealer is at fault (complaint upheld): {fault[1]}", line=fault[0])
+    result = referee.result()
     winners = result.winners if result else ()
     return {
         "game": referee.spec.game, "options": dict(referee.spec.options), "lines": len(lines),
-        "proofs": referee.n_proofs, "complete": referee.complete, "over": referee.rules.over,
+        "proofs": referee.n_proofs, "complete": referee.complete, "over": referee.over,
         "result": result, "scores": list(result.scores) if result else None,
         "winner": winners[0] if len(winners) == 1 else None,
         "draw": result is not None and len(winners) == len(result.placements),

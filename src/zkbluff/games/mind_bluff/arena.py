@@ -12,7 +12,7 @@ from zkbluff.games.mind_bluff.bot import Move, SeatView, seat_legal
 from zkbluff.games.mind_bluff.bowl import Bowl
 from zkbluff.games.mind_bluff.rules import (
     GAME3_STARTS, MAX_GAMES, OPEN_START, AllDoneVerdict, Claim, Consent, DoubtVerdict, Eat, EatVerdict,
-    MindBluffRules, Phase, StartGame, fixed_first_player,
+    MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, fixed_first_player,
 )
 
 
@@ -71,6 +71,10 @@ def play_series(policies, seed: int = 0, humans: tuple[bool, bool] = (False, Fal
         elif phase == Phase.ALL_DONE_VERDICT:
             assert bowl is not None
             rules.apply(None, AllDoneVerdict(bowl.exactly_one()))
+        elif phase == Phase.REVEAL:  # the truth as data (no salts: nothing is committed here)
+            rules.apply(None, Reveal(rules.game, starts[-1], (), tuple(choices[-1]), (), "", "", ""))
+        elif phase == Phase.DRAW:
+            rules.apply(rules.to_move, RevealEntropy(""))
         elif phase == Phase.NEXT_GAME:
             seat = rules.to_move
             rules.apply(seat, Consent())

@@ -1,16 +1,18 @@
-"""Mind Bluff's proven referee, the seats' own proofs, and the check every client runs.
+"""Mind Bluff's proven referee and the check every seat's client runs, on the match engine.
 
-The referee keeps the remaining count committed (``Poseidon(count, salt)``, a fresh salt
-after every eat) and game 3's start committed; it never publishes either while a game
-runs. Every verdict it gives is a Groth16 proof against the players' committed choices
-and its own committed count:
+The referee (the engine's :class:`~zkbluff.games.engine.parties.RefereeParty`) keeps the
+remaining count committed (``Poseidon(count, salt)``, a fresh salt after every eat) and
+game 3's start committed; it never publishes either while a game runs. Every verdict it
+gives is a Groth16 proof against the players' committed choices and its own committed
+count:
 
 ============================  ==============================================================
-verdict                       statement (publics the client checks)
+verdict                       statement (publics the table pins)
 ============================  ==============================================================
 games 1 and 2 start at 30     ``value.counter_is.v1`` (start commitment, target 30, equal 1)
-game 3: start and coin        ``value.start_draw.v1`` (referee commitment from the header,
-                              the seats' revealed entropies, start commitment, coin)
+game 3: start and coin        ``value.start_draw.v1`` (the referee's draw commitment from
+                              game 1's line, the seats' revealed entropies, start
+                              commitment, coin = ``first``)
 survived / ate the last       ``value.counter_step.v1`` (count commitment before, after,
                               the eater's choice commitment, ate_last)
 All done                      ``value.counter_is.v1`` (count commitment, target 1, equal)
@@ -22,29 +24,46 @@ against claim 0: no choice in 1..3 equals 0, so its verdict is always 0 and disc
 nothing but the range) and, while in debt, that its claim equals its committed choice
 (``value.choice.v1`` with verdict 1; the prover refuses a lie).
 
-Game 3's start cannot be chosen by the referee: it committed ``Poseidon(entropy, salt)``
-in the series header before any seat revealed its entropy (each seat committed its own
-with :func:`~zkbluff.protocol.commit_reveal.commit_entropy`), and the start is derived
-inside the proof from all three. Every proof takes the ``context`` its caller gives (the
-engine's transcript context: match, line, previous hash).
+:class:`VerdictChecker` is the table's ledger of these commitments and the one place that
+says which proof each line owes and what it pins: the spec's ``demand`` and ``record`` are
+its methods, so the live referee, every seat's own view (each party re-checks every line
+it is sent) and ``zkbluff transcript verify`` run exactly this check.
+
+The referee's secrets (:class:`RefereeSecrets`) are fixed at the start: its draw entropy
+and salt, a salt seed, its sealed-channel key. Everything else it proves from — the count,
+each salt, each choice — follows from those and the public lines (the sealed choices
+ride on the eat lines), so its moves are a pure function of its secrets and the table.
+
+Game 3's start cannot be chosen: every seat committed its draw entropy in its join (the
+header), the referee committed ``Poseidon(entropy, salt)`` on game 1's line before any
+seat revealed, and the start is derived inside the proof from all three.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import secrets as pysecrets
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Mapping, Optional
 
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
+from Crypto.Protocol.DH import import_x25519_public_key
+from Crypto.PublicKey import ECC
+
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, OutcomeMismatch
 from zkbluff.field import r
 from zkbluff.gadgets.native import commit
-from zkbluff.games.mind_bluff.bowl import Bowl, check_choice
-from zkbluff.games.mind_bluff.review import ChoiceOpening, GameCommitments, GameReveal
-from zkbluff.games.mind_bluff.rules import (
-    MAX_GAMES, OPEN_START, AllDoneVerdict, DoubtVerdict, EatVerdict, StartGame, fixed_first_player,
+from zkbluff.games.engine.spec import Move, ProofDemand
+from zkbluff.games.mind_bluff.bowl import after_eat, check_choice
+from zkbluff.games.mind_bluff.review import (
+    ChoiceOpening, GameCommitments, GameReveal, build_review,
 )
-from zkbluff.groth16 import Proof, ProvingKey, VerifyingKey, prove, verify
-from zkbluff.protocol.commit_reveal import fresh_salt
+from zkbluff.games.mind_bluff.rules import (
+    MAX_GAMES, N_SEATS, OPEN_START, AllDoneVerdict, Claim, DoubtVerdict, Eat, EatVerdict, EventKind, GameRecord,
+    MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, fixed_first_player,
+)
+from zkbluff.protocol.commit_reveal import commit_entropy, fresh_salt
+from zkbluff.protocol.entropy import channel_key, x25519_keypair
 from zkbluff.protocol.messages import open_sealed, seal
-from zkbluff.statements.registry import get_statement
 from zkbluff.statements.values import start_draw_native
 
 CHOICE = "value.choice.v1"
@@ -65,237 +84,95 @@ def entropy_field(entropy_hex: str) -> int:
     return int(entropy_hex, 16) % r
 
 
-# ------------------------------------------------------------------ proofs
-
-@dataclass(frozen=True)
-class Proven:
-    """A proof with its statement and named public inputs."""
-
-    statement: str
-    public: dict[str, int]
-    proof: Proof
-
-    def public_list(self) -> list[int]:
-        return [self.public[k] for k in get_statement(self.statement).public]
+def _decimal(v: Any, what: str) -> int:
+    if not (isinstance(v, str) and v.isdigit() and len(v) <= 78 and int(v) < r):
+        raise MalformedInput(f"{what}: expected a decimal string below r, got {v!r:.40}")
+    return int(v)
 
 
-class KeyRing:
-    """The proving keys of Mind Bluff's statements (a verifier needs only ``vk``)."""
-
-    def __init__(self, keys: dict[str, ProvingKey], backend=None):
-        missing = [k for k in STATEMENTS if k not in keys]
-        if missing:
-            raise MalformedInput(f"key ring: no keys for {', '.join(missing)}")
-        self.keys = keys
-        self.backend = backend
-
-    @classmethod
-    def cached(cls, backend=None) -> "KeyRing":
-        from zkbluff.statements.keys import load_keys
-
-        return cls({k: load_keys(k) for k in STATEMENTS}, backend)
-
-    @classmethod
-    def insecure_for_tests(cls, seed: str, backend=None) -> "KeyRing":
-        from zkbluff.groth16 import setup_insecure_seeded_for_tests
-
-        return cls({k: setup_insecure_seeded_for_tests(get_statement(k).build()[0], seed + k, backend=backend)
-                    for k in STATEMENTS}, backend)
-
-    def vk(self, key_id: str) -> VerifyingKey:
-        return self.keys[key_id].vk
-
-    def prove(self, key_id: str, inputs: dict) -> Proven:
-        """Build the witness (refused, naming the constraint, if unsatisfied) and prove."""
-        stmt = get_statement(key_id)
-        system, witness = stmt.build(inputs)
-        assert witness is not None
-        proof = prove(self.keys[key_id], witness, backend=self.backend)
-        return Proven(key_id, dict(zip(stmt.public, witness[1: 1 + system.n_public])), proof)
-
-    def verifying_keys(self) -> "VerifyingKeys":
-        """What a client needs to check verdicts: the verifying keys only."""
-        return VerifyingKeys({k: pk.vk for k, pk in self.keys.items()}, self.backend)
-
-    def check(self, p: Proven, statement: str, expected: dict[str, int]) -> None:
-        self.verifying_keys().check(p, statement, expected)
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-class VerifyingKeys:
-    """The verifying keys of Mind Bluff's statements: all a seat's client needs."""
+# ------------------------------------------------------------------ the sealed channel
 
-    def __init__(self, vks: dict[str, VerifyingKey], backend=None):
-        missing = [k for k in STATEMENTS if k not in vks]
-        if missing:
-            raise MalformedInput(f"verifying keys: none for {', '.join(missing)}")
-        self.vks = vks
-        self.backend = backend
-
-    def check(self, p: Proven, statement: str, expected: dict[str, int]) -> None:
-        """Raise unless ``p`` proves ``statement`` with exactly the ``expected`` publics
-        (IllegalMove for a proof of something else or about other values, MalformedInput
-        for a malformed one, InvalidProof if it does not verify)."""
-        if not isinstance(p, Proven) or p.statement != statement:
-            raise IllegalMove(f"expected a proof of {statement}, got {getattr(p, 'statement', p)!r:.60}")
-        names = get_statement(statement).public
-        if set(p.public) != set(names):
-            raise MalformedInput(f"{statement}: public inputs {sorted(p.public)}, expected {list(names)}")
-        for k, v in expected.items():
-            if p.public[k] != v:
-                raise IllegalMove(f"{statement}: public input {k} is {p.public[k]}, the table holds {v}")
-        verify(self.vks[statement], p.public_list(), p.proof, backend=self.backend)
+def check_channel_key(public_hex: Any) -> bytes:
+    """An X25519 public key (64 hex digits, a point the curve accepts): the referee's, as
+    published on game 1's line, or a seat's ephemeral one; else :class:`MalformedInput`."""
+    if not (isinstance(public_hex, str) and len(public_hex) == 64
+            and all(c in "0123456789abcdef" for c in public_hex)):
+        raise MalformedInput(f"channel: expected 64 lowercase hex digits, got {public_hex!r:.80}")
+    raw = bytes.fromhex(public_hex)
+    try:
+        import_x25519_public_key(raw)
+    except (ValueError, TypeError):
+        raise MalformedInput(f"channel: {public_hex[:16]}… is not an X25519 public key") from None
+    return raw
 
 
-# ------------------------------------------------------------------ a seat's side
+def _box_line(game: int, turn: int) -> int:
+    """What a sealed choice is bound to besides the match and seat: its game and turn."""
+    return game * 1000 + turn
+
+
+def seal_choice(referee_public: str, match_id: str, seat: int, game: int, turn: int,
+                opening: ChoiceOpening) -> str:
+    """The seat's choice opening sealed for the referee only: a fresh X25519 key agreed
+    with the referee's published key (HKDF bound to match and seat), AES-GCM bound to
+    the game and turn. Returns ``ephemeral public key hex . box hex``."""
+    own, own_public = x25519_keypair()
+    key = channel_key(own, check_channel_key(referee_public), match_id, seat)
+    box = seal(key, match_id, _box_line(game, turn), {"choice": opening.choice, "salt": str(opening.salt)})
+    return own_public.hex() + "." + box
+
+
+def open_choice(referee_key: ECC.EccKey, match_id: str, seat: int, game: int, turn: int, sealed: str) -> ChoiceOpening:
+    """The referee opens a sealed choice: :class:`CommitmentMismatch` if it does not open
+    under its key for this match, seat, game and turn; :class:`MalformedInput` for a
+    payload of the wrong shape."""
+    if not isinstance(sealed, str) or sealed.count(".") != 1:
+        raise MalformedInput("sealed choice: expected 'ephemeral key hex.box hex'")
+    eph, box = sealed.split(".")
+    key = channel_key(referee_key, check_channel_key(eph), match_id, seat)
+    d = open_sealed(key, match_id, _box_line(game, turn), box)
+    if not (isinstance(d, dict) and set(d) == {"choice", "salt"}):
+        raise MalformedInput("sealed choice: expected {choice, salt}")
+    return ChoiceOpening(check_choice(d["choice"]), _decimal(d["salt"], "sealed choice salt"))
+
 
 def commit_choice(choice: int, salt: Optional[int] = None) -> ChoiceOpening:
     check_choice(choice)
     return ChoiceOpening(choice, fresh_salt() if salt is None else salt)
 
 
-def seal_choice(key: bytes, match_id: str, line: int, opening: ChoiceOpening) -> str:
-    """The seat's choice opening, sealed for the referee (AES-GCM bound to match and line)."""
-    return seal(key, match_id, line, {"choice": opening.choice, "salt": str(opening.salt)})
+def range_inputs(opening: ChoiceOpening) -> dict[str, int]:
+    """The seat's proof inputs that its committed choice is 1, 2 or 3 (discloses nothing else)."""
+    return {"choice": opening.choice, "choice_salt": opening.salt, "claim": RANGE_CLAIM, "verdict": 0}
 
 
-def open_choice(key: bytes, match_id: str, line: int, sealed: str) -> ChoiceOpening:
-    """The referee opens a sealed choice; a payload of the wrong shape is MalformedInput."""
-    d = open_sealed(key, match_id, line, sealed)
-    if not (isinstance(d, dict) and set(d) == {"choice", "salt"} and isinstance(d["salt"], str)
-            and d["salt"].isdigit() and int(d["salt"]) < r):
-        raise MalformedInput("sealed choice: expected {choice, salt} with a decimal salt below r")
-    return ChoiceOpening(check_choice(d["choice"]), int(d["salt"]))
+def honest_claim_inputs(opening: ChoiceOpening, claim: int) -> dict[str, int]:
+    """A seat in debt: the inputs of its proof that ``claim`` equals its committed choice (a
+    lie cannot be proven: :class:`UnsatisfiedConstraint` on ``verdict``)."""
+    return {"choice": opening.choice, "choice_salt": opening.salt, "claim": claim, "verdict": 1}
 
 
-def prove_choice_range(keys: KeyRing, opening: ChoiceOpening, context: int) -> Proven:
-    """The seat's proof that its committed choice is 1, 2 or 3 (discloses nothing else)."""
-    return keys.prove(CHOICE, {"choice": opening.choice, "choice_salt": opening.salt, "claim": RANGE_CLAIM,
-                               "verdict": 0, "context": context})
-
-
-def prove_honest_claim(keys: KeyRing, opening: ChoiceOpening, claim: int, context: int) -> Proven:
-    """A seat in debt: the proof that ``claim`` equals its committed choice. A lie cannot
-    be proven (:class:`UnsatisfiedConstraint` on ``verdict``)."""
-    return keys.prove(CHOICE, {"choice": opening.choice, "choice_salt": opening.salt, "claim": claim,
-                               "verdict": 1, "context": context})
-
-
-# ------------------------------------------------------------------ the referee
+# ------------------------------------------------------------------ the ledger and the check
 
 @dataclass
-class GameSecrets:
-    """The referee's secrets for one game: the bowl, the salt of each count commitment
-    (start first), and the choices' openings in eat order."""
-
-    game: int
-    bowl: Bowl
-    count_salts: list[int] = field(default_factory=list)
-    openings: list[ChoiceOpening] = field(default_factory=list)
-    start_salt: int = 0
-    ended: bool = False
-
-    @property
-    def count_commitment(self) -> int:
-        return commit(self.bowl.remaining, self.count_salts[-1])
-
-
-class ProvenReferee:
-    """Holds the hidden counts; every verdict comes with its proof. ``salts`` makes the
-    fresh salts (injectable for reproducible tests)."""
-
-    def __init__(self, keys: KeyRing, entropy: Optional[int] = None, entropy_salt: Optional[int] = None,
-                 salts: Callable[[], int] = fresh_salt):
-        self.keys = keys
-        self.salts = salts
-        self.entropy = salts() if entropy is None else entropy
-        self.entropy_salt = salts() if entropy_salt is None else entropy_salt
-        self.game: Optional[GameSecrets] = None
-
-    @property
-    def commitment(self) -> int:
-        """Published in the series header, before any seat reveals its draw entropy."""
-        return commit(self.entropy, self.entropy_salt)
-
-    def start_game(self, game: int, context: int,
-                   seat_entropies: Optional[tuple[int, int]] = None) -> tuple[StartGame, Proven]:
-        """Commit the game's start. Games 1 and 2: 30, proven by ``counter_is``; game 3: the
-        draw of every entropy, proven by ``start_draw`` (its coin picks the first player)."""
-        salt = self.salts()
-        if game < MAX_GAMES:
-            first = fixed_first_player(game)
-            assert first is not None
-            self.game = GameSecrets(game, Bowl(OPEN_START), [salt], start_salt=salt)
-            p = self.keys.prove(COUNT_IS, {"count": OPEN_START, "salt": salt, "target": OPEN_START, "equal": 1,
-                                           "context": context})
-            return StartGame(game, first), p
-        if seat_entropies is None or len(seat_entropies) != 2:
-            raise MalformedInput("game 3: the draw needs both seats' revealed entropies")
-        start, coin = start_draw_native(self.entropy, seat_entropies)
-        self.game = GameSecrets(game, Bowl(start), [salt], start_salt=salt)
-        p = self.keys.prove(DRAW, {"referee_entropy": self.entropy, "referee_salt": self.entropy_salt,
-                                   "start_salt": salt, "entropy0": seat_entropies[0],
-                                   "entropy1": seat_entropies[1], "context": context})
-        return StartGame(game, coin), p
-
-    def eat(self, opening: ChoiceOpening, posted_commitment: int, context: int) -> tuple[EatVerdict, Proven]:
-        """Settle a sealed eat: survived, or ate the last."""
-        g = self._game()
-        if opening.commitment != posted_commitment:
-            raise CommitmentMismatch("eat: the sealed choice does not open the posted choice commitment")
-        old, old_salt = g.bowl.remaining, g.count_salts[-1]
-        if g.ended:
-            raise IllegalMove("eat: the game is over")
-        ate_last = g.bowl.eat(opening.choice)
-        g.ended = ate_last
-        new_salt = self.salts()
-        g.count_salts.append(new_salt)
-        g.openings.append(opening)
-        p = self.keys.prove(STEP, {"old_count": old, "old_salt": old_salt, "choice": opening.choice,
-                                   "choice_salt": opening.salt, "new_salt": new_salt, "context": context})
-        return EatVerdict(ate_last), p
-
-    def doubt(self, claim: int, context: int) -> tuple[DoubtVerdict, Proven]:
-        """TRUE iff the last choice equals the claim."""
-        g = self._game()
-        if not g.openings:
-            raise IllegalMove("doubt: nothing was eaten")
-        o = g.openings[-1]
-        p = self.keys.prove(CHOICE, {"choice": o.choice, "choice_salt": o.salt, "claim": claim, "context": context})
-        return DoubtVerdict(bool(p.public["verdict"])), p
-
-    def all_done(self, context: int) -> tuple[AllDoneVerdict, Proven]:
-        g = self._game()
-        p = self.keys.prove(COUNT_IS, {"count": g.bowl.remaining, "salt": g.count_salts[-1],
-                                       "target": ALL_DONE_TARGET, "context": context})
-        g.ended = True
-        return AllDoneVerdict(bool(p.public["equal"])), p
-
-    def reveal(self) -> GameReveal:
-        """After the game ends (never before): open the start, every count and every choice."""
-        g = self._game()
-        if not g.ended:
-            raise IllegalMove(f"reveal: game {g.game} is still running; its truth is revealed only after it ends")
-        third = g.game == MAX_GAMES
-        return GameReveal(g.game, g.bowl.start, tuple(g.count_salts), tuple(g.openings),
-                          self.entropy if third else None, self.entropy_salt if third else None)
-
-    def _game(self) -> GameSecrets:
-        if self.game is None:
-            raise IllegalMove("no game has started")
-        return self.game
-
-
-# ------------------------------------------------------------------ a client's check
-
 class VerdictChecker:
-    """What a seat's own client (and the offline verifier) runs on every verdict: the
-    proof must be of the right statement, against the commitments the table holds, and
-    verify. It tracks the current count commitment from one step to the next."""
+    """The commitments the table holds and the check of every proven line: ``expect_*``
+    says which proof a line owes and the publics it must carry (the engine verifies the
+    envelope against them, in every party's view and offline); ``record_*`` keeps the
+    proofs' outputs. ``seat_entropies`` are the seats' draw-entropy commitments from the
+    header."""
 
-    def __init__(self, keys: "KeyRing | VerifyingKeys", referee_commitment: int):
-        self.keys = keys.verifying_keys() if isinstance(keys, KeyRing) else keys
-        self.referee_commitment = referee_commitment
-        self.games: list[GameCommitments] = []
+    seat_entropies: tuple[str, ...] = ()
+    draw_commitment: Optional[int] = None
+    channel: Optional[str] = None
+    revealed_entropies: dict[int, str] = field(default_factory=dict)
+    games: list[GameCommitments] = field(default_factory=list)
+    sealed: list[list[str]] = field(default_factory=list)   # per game, each eat's sealed choice
+    reveals: list[GameReveal] = field(default_factory=list)
 
     @property
     def current(self) -> GameCommitments:
@@ -311,44 +188,233 @@ class VerdictChecker:
                               else "no settled eat to speak of")
         return g.choice_commitments[-1]
 
-    def _count(self) -> int:
+    def count_commitment(self) -> int:
         """The current count commitment (the start's before any eat)."""
         g = self.current
         return g.count_commitments[-1] if g.count_commitments else g.start_commitment
 
-    def start(self, action: StartGame, p: Proven, context: int,
-              seat_entropies: Optional[tuple[int, int]] = None) -> None:
+    def seat_entropy_fields(self) -> tuple[int, int]:
+        if len(self.revealed_entropies) != N_SEATS:
+            raise IllegalMove("game 3: the draw needs both seats' revealed entropies")
+        return entropy_field(self.revealed_entropies[0]), entropy_field(self.revealed_entropies[1])
+
+    # ---- what each line owes
+    def expect(self, rules: MindBluffRules, seat: Optional[int], action: Any) -> list[ProofDemand]:
+        if isinstance(action, StartGame):
+            return [self.expect_start(action)]
+        if isinstance(action, Eat):
+            if not isinstance(action.sealed, str) or not action.sealed:
+                raise MalformedInput("eat: the choice must reach the referee sealed (field 'sealed')")
+            return [ProofDemand(CHOICE, {"claim": RANGE_CLAIM, "verdict": 0})]
+        if isinstance(action, EatVerdict):
+            return [ProofDemand(STEP, {"old_commitment": self.count_commitment(),
+                                       "choice_commitment": self._last_choice(settled=False),
+                                       "ate_last": int(action.ate_last)})]
+        if isinstance(action, Claim) and action.proven_equal:
+            return [ProofDemand(CHOICE, {"choice_commitment": self._last_choice(settled=True),
+                                         "claim": action.amount, "verdict": 1})]
+        if isinstance(action, DoubtVerdict):
+            assert rules.claim is not None
+            return [ProofDemand(CHOICE, {"choice_commitment": self._last_choice(settled=True),
+                                         "claim": rules.claim.amount, "verdict": int(action.truthful)})]
+        if isinstance(action, AllDoneVerdict):
+            return [ProofDemand(COUNT_IS, {"commitment": self.count_commitment(), "target": ALL_DONE_TARGET,
+                                           "equal": int(action.exactly_one)})]
+        if isinstance(action, RevealEntropy):
+            assert seat is not None
+            entropy_field(action.entropy)
+            if commit_entropy(action.entropy) != self.seat_entropies[seat]:
+                raise CommitmentMismatch(f"reveal_entropy: seat {seat}'s entropy does not open its commitment "
+                                         "in the header")
+        if isinstance(action, Reveal):
+            self.check_reveal_line(rules.games[-1], action)
+        return []
+
+    def expect_start(self, action: StartGame) -> ProofDemand:
+        if action.game == 1:
+            _decimal(action.draw_commitment, "start_game: the referee's draw commitment")
+            check_channel_key(action.channel)
+        elif action.draw_commitment or action.channel:
+            raise IllegalMove(f"start_game: game {action.game}'s line carries no draw commitment or channel "
+                              "(published once, on game 1's)")
         if action.game < MAX_GAMES:
-            self.keys.check(p, COUNT_IS, {"target": OPEN_START, "equal": 1, "context": context})
-            self.games.append(GameCommitments(action.game, p.public["commitment"]))
-            return
-        if seat_entropies is None:
-            raise MalformedInput("game 3: the check needs both seats' revealed entropies")
-        self.keys.check(p, DRAW, {"referee_commitment": self.referee_commitment, "entropy0": seat_entropies[0],
-                                  "entropy1": seat_entropies[1], "coin": action.first, "context": context})
-        self.games.append(GameCommitments(action.game, p.public["start_commitment"], [], [],
-                                          self.referee_commitment, seat_entropies))
+            return ProofDemand(COUNT_IS, {"target": OPEN_START, "equal": 1})
+        assert self.draw_commitment is not None
+        e0, e1 = self.seat_entropy_fields()
+        return ProofDemand(DRAW, {"referee_commitment": self.draw_commitment, "entropy0": e0, "entropy1": e1,
+                                  "coin": action.first})
 
-    def choice_posted(self, commitment: int, range_proof: Proven, context: int) -> None:
-        self.keys.check(range_proof, CHOICE, {"choice_commitment": commitment, "claim": RANGE_CLAIM, "verdict": 0,
-                                              "context": context})
-        self.current.choice_commitments.append(commitment)
+    def check_reveal_line(self, record: GameRecord, action: Reveal) -> GameReveal:
+        """The reveal opens every commitment, agrees with every verdict (``check_reveal``),
+        and its review is exactly the one they give."""
+        reveal = reveal_of(action)
+        g = self.current
+        try:
+            review = build_review(record, g, reveal)
+        except OutcomeMismatch as exc:
+            raise IllegalMove(f"reveal: {exc}") from None
+        if action.review != canonical_json(review.to_json()):
+            raise IllegalMove(f"reveal: the review of game {record.game} is not the one its truth gives")
+        return reveal
 
-    def eat_verdict(self, action: EatVerdict, p: Proven, context: int) -> None:
-        self.keys.check(p, STEP, {"old_commitment": self._count(), "choice_commitment":
-                                  self._last_choice(settled=False), "ate_last": int(action.ate_last),
-                                  "context": context})
-        self.current.count_commitments.append(p.public["new_commitment"])
+    # ---- what the table holds afterwards
+    def record(self, seat: Optional[int], action: Any, publics: list[dict[str, int]]) -> None:
+        if isinstance(action, StartGame):
+            if action.game == 1:
+                self.draw_commitment = int(action.draw_commitment)
+                self.channel = action.channel
+            p = publics[0]
+            if action.game < MAX_GAMES:
+                self.games.append(GameCommitments(action.game, p["commitment"]))
+            else:
+                self.games.append(GameCommitments(action.game, p["start_commitment"], [], [], self.draw_commitment,
+                                                  self.seat_entropy_fields()))
+            self.sealed.append([])
+        elif isinstance(action, Eat):
+            self.current.choice_commitments.append(publics[0]["choice_commitment"])
+            self.sealed[-1].append(action.sealed)
+        elif isinstance(action, EatVerdict):
+            self.current.count_commitments.append(publics[0]["new_commitment"])
+        elif isinstance(action, RevealEntropy):
+            assert seat is not None
+            self.revealed_entropies[seat] = action.entropy
+        elif isinstance(action, Reveal):
+            self.reveals.append(reveal_of(action))
 
-    def honest_claim(self, claim: int, p: Proven, context: int) -> None:
-        self.keys.check(p, CHOICE, {"choice_commitment": self._last_choice(settled=True), "claim": claim,
-                                    "verdict": 1, "context": context})
 
-    def doubt_verdict(self, claim: int, action: DoubtVerdict, p: Proven, context: int) -> None:
-        self.keys.check(p, CHOICE, {"choice_commitment": self._last_choice(settled=True), "claim": claim,
-                                    "verdict": int(action.truthful), "context": context})
+def reveal_of(action: Reveal) -> GameReveal:
+    """The :class:`GameReveal` a reveal line carries (strict: :class:`MalformedInput`)."""
+    if len(action.choices) != len(action.choice_salts):
+        raise MalformedInput(f"reveal: {len(action.choices)} choices but {len(action.choice_salts)} salts")
+    third = action.game == MAX_GAMES
+    return GameReveal.from_json({
+        "game": action.game, "start": action.start, "countSalts": list(action.count_salts),
+        "choices": [{"choice": c, "salt": s} for c, s in zip(action.choices, action.choice_salts)],
+        "refereeEntropy": action.referee_entropy if third else None,
+        "refereeSalt": action.referee_salt if third else None})
 
-    def all_done_verdict(self, action: AllDoneVerdict, p: Proven, context: int) -> None:
-        self.keys.check(p, COUNT_IS, {"commitment": self._count(), "target": ALL_DONE_TARGET,
-                                      "equal": int(action.exactly_one), "context": context})
 
+def reveal_action(reveal: GameReveal, review_json: dict[str, Any]) -> Reveal:
+    third = reveal.game == MAX_GAMES
+    return Reveal(reveal.game, reveal.start, tuple(str(s) for s in reveal.count_salts),
+                  tuple(o.choice for o in reveal.openings), tuple(str(o.salt) for o in reveal.openings),
+                  str(reveal.referee_entropy) if third else "", str(reveal.referee_salt) if third else "",
+                  canonical_json(review_json))
+
+
+# ------------------------------------------------------------------ the referee's side
+
+@dataclass(frozen=True)
+class RefereeSecrets:
+    """What the referee holds: its draw entropy and the salt of its commitment, the seed
+    of every count salt, its sealed channel's X25519 key (DER, hex). JSON-safe."""
+
+    entropy: int
+    entropy_salt: int
+    salt_seed: str
+    channel_der: str
+
+    @classmethod
+    def fresh(cls) -> "RefereeSecrets":
+        key, _ = x25519_keypair()
+        return cls(pysecrets.randbelow(r), pysecrets.randbelow(r), pysecrets.token_hex(32),
+                   key.export_key(format="DER").hex())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"entropy": str(self.entropy), "entropySalt": str(self.entropy_salt), "saltSeed": self.salt_seed,
+                "channel": self.channel_der}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "RefereeSecrets":
+        try:
+            return cls(_decimal(d["entropy"], "referee entropy"), _decimal(d["entropySalt"], "referee salt"),
+                       str(d["saltSeed"]), str(d["channel"]))
+        except (KeyError, TypeError) as exc:
+            raise MalformedInput(f"referee secrets: {exc}") from None
+
+    @property
+    def commitment(self) -> int:
+        """Published on game 1's line, before any seat reveals its draw entropy."""
+        return commit(self.entropy, self.entropy_salt)
+
+    @property
+    def channel_key(self) -> ECC.EccKey:
+        return ECC.import_key(bytes.fromhex(self.channel_der))
+
+    @property
+    def channel_public(self) -> str:
+        return self.channel_key.public_key().export_key(format="raw").hex()
+
+    def count_salt(self, game: int, k: int) -> int:
+        """The salt of game ``game``'s count commitment after ``k`` eats (0: the start)."""
+        h = hashlib.sha256(f"zkbluff:mind-bluff:count-salt:v1:{self.salt_seed}:{game}:{k}".encode()).digest()
+        return int.from_bytes(h, "big") % r
+
+
+@dataclass
+class GameTruth:
+    """The referee's view of the running game, rebuilt from its secrets and the table."""
+
+    game: int
+    start: int
+    openings: list[ChoiceOpening]
+    before: list[int]      # the count before each eat
+    remaining: int
+
+
+def game_truth(secrets: RefereeSecrets, rules: MindBluffRules, ledger: VerdictChecker, match_id: str) -> GameTruth:
+    """Open every sealed choice of the running game (checked against its posted commitment)
+    and replay the count from the start."""
+    g = ledger.current
+    start = OPEN_START if g.game < MAX_GAMES else start_draw_native(secrets.entropy, ledger.seat_entropy_fields())[0]
+    eats = [e for e in rules.events if e.kind == EventKind.ATE]  # this game's (kept until the next starts)
+    openings, before, remaining = [], [], start
+    for (e, sealed, posted) in zip(eats, ledger.sealed[-1], g.choice_commitments):
+        assert e.seat is not None
+        o = open_choice(secrets.channel_key, match_id, e.seat, g.game, e.turn, sealed)
+        if o.commitment != posted:
+            raise CommitmentMismatch(f"eat at turn {e.turn}: the sealed choice does not open the posted commitment")
+        openings.append(o)
+        before.append(remaining)
+        remaining = after_eat(o.choice, remaining)
+    return GameTruth(g.game, start, openings, before, remaining)
+
+
+def referee_move(secrets: RefereeSecrets, rules: MindBluffRules, ledger: VerdictChecker, match_id: str) -> Optional[Move]:
+    """The referee's line when it is to move: a game's start, a verdict or a reveal, with
+    the inputs of the proof it owes (the engine proves and binds it to the line)."""
+    phase = rules.phase
+    if phase == Phase.START:
+        game = rules.next_game_number
+        salt = secrets.count_salt(game, 0)
+        if game < MAX_GAMES:
+            first = fixed_first_player(game)
+            assert first is not None
+            extra = (str(secrets.commitment), secrets.channel_public) if game == 1 else ("", "")
+            return Move(StartGame(game, first, *extra), ({"count": OPEN_START, "salt": salt, "target": OPEN_START},))
+        e0, e1 = ledger.seat_entropy_fields()
+        _, coin = start_draw_native(secrets.entropy, (e0, e1))
+        return Move(StartGame(game, coin), ({"referee_entropy": secrets.entropy, "referee_salt": secrets.entropy_salt,
+                                             "start_salt": salt, "entropy0": e0, "entropy1": e1},))
+    if phase not in (Phase.EAT_VERDICT, Phase.DOUBT_VERDICT, Phase.ALL_DONE_VERDICT, Phase.REVEAL):
+        return None
+    t = game_truth(secrets, rules, ledger, match_id)
+    k = len(t.openings)
+    if phase == Phase.EAT_VERDICT:
+        o = t.openings[-1]
+        return Move(EatVerdict(o.choice >= t.before[-1]), ({
+            "old_count": t.before[-1], "old_salt": secrets.count_salt(t.game, k - 1), "choice": o.choice,
+            "choice_salt": o.salt, "new_salt": secrets.count_salt(t.game, k)},))
+    if phase == Phase.DOUBT_VERDICT:
+        assert rules.claim is not None
+        o = t.openings[-1]
+        return Move(DoubtVerdict(o.choice == rules.claim.amount), ({
+            "choice": o.choice, "choice_salt": o.salt, "claim": rules.claim.amount},))
+    if phase == Phase.ALL_DONE_VERDICT:
+        return Move(AllDoneVerdict(t.remaining == ALL_DONE_TARGET), ({
+            "count": t.remaining, "salt": secrets.count_salt(t.game, k), "target": ALL_DONE_TARGET},))
+    third = t.game == MAX_GAMES
+    reveal = GameReveal(t.game, t.start, tuple(secrets.count_salt(t.game, i) for i in range(k + 1)),
+                        tuple(t.openings), secrets.entropy if third else None, secrets.entropy_salt if third else None)
+    review = build_review(rules.games[-1], ledger.current, reveal)
+    return Move(reveal_action(reveal, review.to_json()))

@@ -78,25 +78,33 @@ class Phase(str, Enum):
     RESPOND = "respond"                    # the other seat: Believe or Doubt
     DOUBT_VERDICT = "doubt_verdict"        # the referee: DoubtVerdict
     ALL_DONE_VERDICT = "all_done_verdict"  # the referee: AllDoneVerdict
+    REVEAL = "reveal"                      # the referee: Reveal (the ended game's truth)
     NEXT_GAME = "next_game"                # every human seat: Consent
+    DRAW = "draw"                          # before game 3: each seat reveals its draw entropy
     SERIES_OVER = "series_over"            # the series is decided (Consent: a new series)
 
 
 @dataclass(frozen=True)
 class StartGame(Action):
     """The referee opens game ``game`` with ``first`` to move. Games 1 and 2: the fixed
-    order; game 3: the fair coin (the draw proof discloses it with the start committed)."""
+    order; game 3: the fair coin (the draw proof discloses it with the start committed).
+    Game 1's line also publishes the referee's draw commitment and the public key of its
+    sealed channel (fields the rules do not read; empty in games 2 and 3)."""
 
     kind: ClassVar[str] = "start_game"
     game: int
     first: int
+    draw_commitment: str = ""
+    channel: str = ""
 
 
 @dataclass(frozen=True)
 class Eat(Action):
-    """Eat 1, 2 or 3 dango in secret: the amount is in the seat's committed choice, not here."""
+    """Eat 1, 2 or 3 dango in secret: the amount is in the seat's committed choice, not here;
+    ``sealed`` carries the choice's opening sealed to the referee (the rules do not read it)."""
 
     kind: ClassVar[str] = "eat"
+    sealed: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,33 @@ class AllDoneVerdict(Action):
 
 
 @dataclass(frozen=True)
+class Reveal(Action):
+    """The referee's line after a game ends (never before): the game's truth — the start,
+    every count commitment's salt, every choice's opening, in game 3 the referee's draw
+    entropy — and ``review``, the game's review as canonical JSON. The rules read only
+    ``game``; the spec checks the rest against every commitment and verdict."""
+
+    kind: ClassVar[str] = "reveal"
+    game: int
+    start: int
+    count_salts: tuple[str, ...]
+    choices: tuple[int, ...]
+    choice_salts: tuple[str, ...]
+    referee_entropy: str
+    referee_salt: str
+    review: str
+
+
+@dataclass(frozen=True)
+class RevealEntropy(Action):
+    """Before game 3, a seat reveals the draw entropy it committed before the series (its
+    commitment is in the header); the spec checks it opens that commitment."""
+
+    kind: ClassVar[str] = "reveal_entropy"
+    entropy: str
+
+
+@dataclass(frozen=True)
 class Consent(Action):
     """A human seat agrees to the next game (or, after the series, to a new series)."""
 
@@ -160,10 +195,11 @@ class Consent(Action):
 
 
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
-    StartGame, Eat, AllDone, EatVerdict, Claim, Believe, Doubt, DoubtVerdict, AllDoneVerdict, Consent)}
+    StartGame, Eat, AllDone, EatVerdict, Claim, Believe, Doubt, DoubtVerdict, AllDoneVerdict, Reveal,
+    RevealEntropy, Consent)}
 
 #: which actions the referee (NO_SEAT) takes; all others are a seat's
-REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict})
+REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal})
 
 
 def action_from_data(kind: str, data: object) -> Action:
@@ -278,6 +314,8 @@ class MindBluffRules(Rules):
         self.games: list[GameRecord] = []
         self.consents: set[int] = set()
         self.series_winner: Optional[int] = None
+        self.revealed_entropy: set[int] = set()   # seats that revealed their draw entropy
+        self._after_reveal = Phase.START
         self._actor = 0  # the seat whose eat or All done awaits the referee's verdict
 
     # ---- contract
@@ -292,6 +330,8 @@ class MindBluffRules(Rules):
         if self.phase in (Phase.NEXT_GAME, Phase.SERIES_OVER):
             pending = self._pending_consents()
             return pending[0] if pending else NO_SEAT
+        if self.phase == Phase.DRAW:
+            return min(set(range(N_SEATS)) - self.revealed_entropy)
         return self._to_move
 
     @property
@@ -335,6 +375,10 @@ class MindBluffRules(Rules):
             return [DoubtVerdict(True), DoubtVerdict(False)]
         if p == Phase.ALL_DONE_VERDICT:
             return [AllDoneVerdict(True), AllDoneVerdict(False)]
+        if p == Phase.REVEAL:
+            return [Reveal(self.game, 0, (), (), (), "", "", "")]
+        if p == Phase.DRAW:
+            return [RevealEntropy("")]
         return [Consent()]
 
     def check(self, seat: Optional[int], action: Action) -> None:
@@ -345,6 +389,7 @@ class MindBluffRules(Rules):
             Phase.START: StartGame, Phase.TURN: (Eat, AllDone), Phase.EAT_VERDICT: EatVerdict,
             Phase.CLAIM: Claim, Phase.RESPOND: (Believe, Doubt), Phase.DOUBT_VERDICT: DoubtVerdict,
             Phase.ALL_DONE_VERDICT: AllDoneVerdict, Phase.NEXT_GAME: Consent, Phase.SERIES_OVER: Consent,
+            Phase.REVEAL: Reveal, Phase.DRAW: RevealEntropy,
         }
         expected = expected_by_phase[self.phase]
         if not isinstance(action, expected):
@@ -359,10 +404,14 @@ class MindBluffRules(Rules):
             if seat in self.consents:
                 raise IllegalMove(f"consent: seat {seat} has already consented")
             return
-        if seat != self._to_move:
-            raise IllegalMove(f"{what}: out of turn ({_who(self._to_move)} is to move, not {_who(seat)})")
+        if seat != self.to_move:
+            raise IllegalMove(f"{what}: out of turn ({_who(self.to_move)} is to move, not {_who(seat)})")
         if isinstance(action, StartGame):
             self._check_start(action)
+        elif isinstance(action, Reveal) and action.game != self.game:
+            raise IllegalMove(f"reveal: game {action.game!r}, expected game {self.game}'s")
+        elif isinstance(action, RevealEntropy) and not isinstance(action.entropy, str):
+            raise IllegalMove(f"reveal_entropy: the entropy must be a string, got {action.entropy!r:.40}")
         elif isinstance(action, Claim):
             assert seat is not None  # a claim is a seat's move (checked above)
             self._check_claim(seat, action)
@@ -445,11 +494,26 @@ class MindBluffRules(Rules):
                 self._end_game(caller, EndReason.ALL_DONE_WON)
             else:
                 self._end_game(other(caller), EndReason.ALL_DONE_LOST)
+        elif isinstance(action, Reveal):
+            self.phase = self._after_reveal
+            if self.phase == Phase.START:
+                self._open_next()
+        elif isinstance(action, RevealEntropy):
+            assert seat is not None
+            self.revealed_entropy.add(seat)
+            if len(self.revealed_entropy) == N_SEATS:
+                self.phase, self._to_move = Phase.START, NO_SEAT
         elif isinstance(action, Consent):
             assert seat is not None
             self.consents.add(seat)
             if self.phase == Phase.NEXT_GAME and not self._pending_consents():
-                self.phase, self._to_move = Phase.START, NO_SEAT
+                self._open_next()
+
+    def _open_next(self) -> None:
+        """The next game opens (the referee's StartGame); before game 3, each seat first
+        reveals its draw entropy."""
+        self._to_move = NO_SEAT
+        self.phase = Phase.DRAW if self.next_game_number == MAX_GAMES else Phase.START
 
     def _start(self, a: StartGame) -> None:
         self.game = a.game
@@ -487,13 +551,14 @@ class MindBluffRules(Rules):
         self.claim = None
         self.consents = set()
         self._to_move = NO_SEAT
+        self.phase = Phase.REVEAL  # the referee reveals the game's truth first (never before the end)
         if self.wins[winner] >= WINS_NEEDED:
             self.series_winner = winner
-            self.phase = Phase.SERIES_OVER
+            self._after_reveal = Phase.SERIES_OVER
         elif self._pending_consents():
-            self.phase = Phase.NEXT_GAME
+            self._after_reveal = Phase.NEXT_GAME
         else:
-            self.phase = Phase.START  # no human seat: the room owner (referee) advances
+            self._after_reveal = Phase.START  # no human seat: the room owner (referee) advances
 
     def _log(self, kind: EventKind, seat: Optional[int], **kw) -> None:
         self.events.append(Event(self.game, self.turn, kind, seat, (self.debts[0], self.debts[1]), **kw))
@@ -507,7 +572,7 @@ class MindBluffRules(Rules):
             consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner)
 
     def result(self) -> Optional[Result]:
-        if self.series_winner is None:
+        if not self.over or self.series_winner is None:
             return None
         w = self.series_winner
         placements = tuple(1 if i == w else 2 for i in range(N_SEATS))

@@ -3,8 +3,10 @@ sentence. Names are untrusted display text (checked by the caller); nothing here
 private information unless the Truth Replay passes the revealed ``truth``."""
 from __future__ import annotations
 
-from typing import Optional
+import json
+from typing import Any, Callable, Mapping, Optional, Sequence
 
+from zkbluff.errors import MalformedInput
 from zkbluff.games.mind_bluff.rules import PACING, EndReason, Event, EventKind
 
 RULES = """\
@@ -17,7 +19,9 @@ Two players, P1 and P2, share bowls of dango. Whoever eats the last dango loses.
 - Game 1: P1 moves first, the bowl holds 30 dango.
 - Game 2: P2 moves first, the bowl holds 30 dango.
 - Game 3 is played only at 1–1. A fair coin picks who moves first, and the bowl holds
-  29, 30 or 31 dango, each equally likely. Nobody sees which until the game ends.
+  29, 30 or 31 dango, each equally likely. Nobody sees which until the game ends. The
+  coin and the count come from randomness every player and the referee committed to
+  before the series.
 - The referee keeps the count in the bowl sealed. Every answer it gives comes with a
   proof, so it cannot lie about the count.
 
@@ -105,3 +109,168 @@ def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[di
         elif e.kind == EventKind.ALL_DONE:
             s += f" [truth: {truth['remaining']} left]"
     return s
+
+
+# ------------------------------------------------------------------ the engine's text hooks
+
+def _v(who: str, verb: str) -> str:
+    """``who verb`` in the third person, or the second for "you" (the CLI's name for you)."""
+    return f"{who} {verb[:-1] if who.lower() == 'you' and verb.endswith('s') else verb}"
+
+
+def _names2(names: Sequence[str]) -> tuple[str, str]:
+    """The two seats' display names, checked as untrusted text (at most 100 characters, no
+    control characters: :class:`MalformedInput`)."""
+    from zkbluff.games.mind_bluff.bot import check_display_text
+
+    if len(names) != 2:
+        raise MalformedInput(f"mind-bluff: two seat names, got {len(names)}")
+    return check_display_text(names[0], "seat name"), check_display_text(names[1], "seat name")
+
+
+def format_review(review: Mapping[str, Any], names: Sequence[str] = ("P1", "P2")) -> str:
+    """A finished game's review (the ``review`` a reveal line carries, as JSON data): the
+    table of turns with the actual choices, then the Truth Replay turn by turn with the
+    actual count visible."""
+    n = _names2(names)
+    end = END_WORDS[EndReason(review["end_reason"])]
+    out = [f"Review of game {review['game']}: {n[review['first']]} moved first, the bowl held {review['start']}; "
+           f"{n[review['winner']]} won ({end}).",
+           " turn  who          action    left   ate  claim  response  verdict  debts"]
+    for t in review["turns"]:
+        act = "eat" if t["action"] == "eat" else "all done"
+        claim = "" if t["claim"] is None else t["claim"]
+        out.append(f" {t['turn']:>4}  {n[t['seat']][:12]:<12} {act:<9} {t['remaining_before']:>4}"
+                   f"   {'' if t['choice'] is None else t['choice']:>3}  {claim:>5}"
+                   f"{'*' if t['forced_honest'] else ' '} {t['response'] or '':<9} {t['verdict'] or '':<8} "
+                   f"{t['debts_after'][0]}–{t['debts_after'][1]}")
+    out.append("(* forced honest)")
+    out.append(f"Truth Replay of game {review['game']} (the bowl held {review['start']}):")
+    for t in review["turns"]:
+        who, other_ = n[t["seat"]], n[1 - t["seat"]]
+        if t["action"] == "all_done":
+            res = "exactly one left: wins" if t["all_done_won"] else "two or more left: loses"
+            out.append(f"  turn {t['turn']}: {_v(who, 'calls')} All done with {t['remaining_before']} left ({res}).")
+            continue
+        s = f"  turn {t['turn']}: {_v(who, 'eats')} {t['choice']} ({t['remaining_before']} → {t['remaining_after']} left)"
+        if t["ate_last"]:
+            out.append(s + ": the last dango, loses.")
+            continue
+        claims = "claim" if who.lower() == "you" else "claims"
+        s += f", {claims} {t['claim']}" + (" (forced honest)" if t["forced_honest"] else
+                                           ("" if t["claim"] == t["choice"] else " (a bluff)"))
+        if t["response"] == "doubt":
+            s += f"; {_v(other_, 'doubts')}: {t['verdict']}"
+        elif t["response"] == "believe":
+            s += f"; {_v(other_, 'believes')}"
+        out.append(s + f"; debts {t['debts_after'][0]}–{t['debts_after'][1]}.")
+    return "\n".join(out)
+
+
+class MindBluffText:
+    """The engine's text hooks for Mind Bluff: the rules page, each transcript line in
+    words (the ``reveal`` line after a game as its review and Truth Replay), and the prompt
+    that turns a person's typing into an intent. Names are untrusted display text."""
+
+    RULES = RULES
+
+    @staticmethod
+    def describe(line: Mapping[str, Any], names: Sequence[str]) -> str:
+        n = _names2(names)
+        kind, d, seat = line["action"], line.get("data") or {}, line.get("seat")
+        who = n[seat] if seat in (0, 1) else "the referee"
+        if kind == "header":
+            return f"match {d['matchId']}: {' vs '.join(d['seats'])}"
+        if kind == "start_game":
+            if d["game"] < 3:
+                return f"Game {d['game']} begins with 30 dango; {n[d['first']]} moves first (start proven)."
+            return (f"Game 3 begins with ?? dango (hidden until the game ends; drawn in proof from every party's "
+                    f"entropy); the fair coin says {n[d['first']]} moves first. (coin animation "
+                    f"{PACING.coin_animation_s:g} s)")
+        if kind == "eat":
+            return f"{_v(who, 'eats')} in secret (choice committed, sealed to the referee, range proven)."
+        if kind == "eat_verdict":
+            return ("The referee proves: the eater ate the last dango and loses the game." if d["ate_last"]
+                    else "The referee proves: survived.")
+        if kind == "claim":
+            return f"{_v(who, 'claims')} to have eaten {d['amount']}" + (
+                " (forced honest, proven)." if d["proven_equal"] else ".")
+        if kind == "believe":
+            return f"{_v(who, 'believes')} it."
+        if kind == "doubt":
+            return f"{_v(who, 'doubts')} it! (play pauses {PACING.doubt_hold_s:g} s)"
+        if kind == "doubt_verdict":
+            return ("TRUE! The claim was honest (proven); the doubter owes an honest claim." if d["truthful"]
+                    else "BLUFF! The claim was a lie (proven); the claimant owes an honest claim.")
+        if kind == "all_done":
+            return f"{_v(who, 'calls')} All done (Gochisousama)! (the result is held {PACING.all_done_suspense_s:g} s)"
+        if kind == "all_done_verdict":
+            return ("The referee proves: exactly one dango was left — All done wins." if d["exactly_one"]
+                    else "The referee proves: two or more dango were left — All done loses.")
+        if kind == "reveal":
+            return format_review(json.loads(d["review"]), n)
+        if kind == "reveal_entropy":
+            return f"{_v(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
+        if kind == "consent":
+            return f"{_v(who, 'agrees')} to the next game."
+        if kind == "end":
+            reason = str(d["reason"]).replace("P1", n[0]).replace("P2", n[1])
+            return f"Series over: {reason}."
+        return f"{kind} {d}"
+
+    @staticmethod
+    def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
+        """Ask the person at ``obs.seat`` for a move (raises with the reason on input it
+        cannot use; the caller asks again)."""
+        from zkbluff.errors import IllegalMove, MalformedInput
+        from zkbluff.games.mind_bluff.bot import Move
+        from zkbluff.games.mind_bluff.rules import (
+            MAX_EAT, MIN_EAT, AllDone, Believe, Claim, Consent, Doubt, Eat, Phase, RevealEntropy,
+        )
+
+        s, me = obs.state, obs.seat
+        n = _names2(names)
+        if s.phase == Phase.DRAW:
+            say("Game 3 is next: your client reveals the draw entropy it committed before the series.")
+            return Move(RevealEntropy(""))
+        if s.phase in (Phase.NEXT_GAME, Phase.SERIES_OVER):
+            ask(f"Series {n[0]} {s.wins[0]}–{s.wins[1]} {n[1]}. Press Enter for the next game")
+            return Move(Consent())
+        owes = s.debts[me]
+        status = f"[game {s.game}, turn {s.turn + (s.phase.value == 'turn')}, debts {s.debts[0]}–{s.debts[1]}" + \
+            (f", you owe {owes}" if owes else "") + "]"
+        if s.phase == Phase.TURN:
+            line = ask(f"{status} eat 1, eat 2, eat 3 (in secret) or 'all done'").strip().lower()
+            words = line.replace("-", " ").split()
+            if words[:2] == ["all", "done"] or words == ["a"]:
+                while True:
+                    ok = ask("All done! (y) or Keep playing (n)?").strip().lower()
+                    if ok in ("y", "yes"):
+                        return Move(AllDone())
+                    if ok in ("n", "no"):
+                        raise IllegalMove("Keep playing.")
+            num = words[-1] if words and words[0] in ("eat", "e") else (words[0] if len(words) == 1 else "")
+            if num.isdigit() and MIN_EAT <= int(num) <= MAX_EAT:
+                return Move(Eat(), int(num))
+            raise MalformedInput(f"Eat {MIN_EAT}, 2 or {MAX_EAT}, or 'all done' (got {line!r:.40}).")
+        if s.phase == Phase.CLAIM:
+            line = ask(f"{status} you ate {obs.my_choices[-1]}; claim 1, 2 or 3").strip().lower()
+            words = line.split()
+            num = words[-1] if words else ""
+            if not (num.isdigit() and 1 <= int(num) <= 3):
+                raise MalformedInput(f"Claim 1, 2 or 3 (got {line!r:.40}).")
+            legal = [a for a in obs.legal if isinstance(a, Claim) and a.amount == int(num)]
+            if not legal:
+                raise IllegalMove(f"You owe {owes} honest claim(s): claim what you ate ({obs.my_choices[-1]}).")
+            return Move(legal[0])
+        if s.phase == Phase.RESPOND:
+            c = s.claim
+            line = ask(f"{status} {n[c.seat]} claims {c.amount}" + (" (forced honest, proven)" if c.forced_honest
+                                                                     else "") + ": 'believe' or 'doubt'")
+            words = line.strip().lower().split()
+            if words and "believe".startswith(words[0]):
+                return Move(Believe())
+            if words and "doubt".startswith(words[0]):
+                return Move(Doubt())
+            raise MalformedInput(f"'believe' or 'doubt' (got {line!r:.40}).")
+        raise IllegalMove(f"nothing to do in {s.phase.value}")

@@ -10,59 +10,39 @@ from typing import Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
+from zkbluff.games.engine.proven_deal import DealPublic, ProvenDeal, starting_draw
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
 from zkbluff.games.proof_or_bluff import bot, text
-from zkbluff.games.proof_or_bluff.deal import DealtRound, Dealing, RevealDeal
 from zkbluff.games.proof_or_bluff.moves import ClassicObservation, FiveUpObservation, PlayCards, ProveClaim
 from zkbluff.games.proof_or_bluff.rules import (
     DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
     ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, TimeLimit,
 )
 from zkbluff.protocol.commit_reveal import fresh_salt
-from zkbluff.statements.cards import (
-    NO_RANK, claim_statement, deal_statement, lies_native, match_statement, play_statement,
-)
+from zkbluff.statements.cards import NO_RANK, claim_statement, lies_native, match_statement, play_statement
+from zkbluff.statements.deal import deal_v2_statement
 
 PLAY_ID = play_statement(DECK.size, MAX_PLAY).key_id
 CLAIM_ID = claim_statement(DECK.size).key_id
 MATCH_ID = match_statement().key_id
-FIVE_UP_DEAL_ID = deal_statement(DECK.size, (FIVE_UP_HAND, FIVE_UP_HAND), board=FIVE_UP_BOARD).key_id
+#: the house plays seat 1 (the player is seat 0, player one) and deals: entropy contributor
+#: 0 is the house as dealer, contributor 1 the player
+HOUSE_SEAT = 1
+FIVE_UP_DEAL_ID = deal_v2_statement(DECK.size, (FIVE_UP_HAND, FIVE_UP_HAND), FIVE_UP_BOARD, entropies=2).key_id
 
 
 def classic_deal_id(hand_size: int) -> str:
-    return deal_statement(DECK.size, (hand_size, hand_size)).key_id
-
-
-@dataclass
-class RoundCommitments:
-    commitments: list[int]
-    board: int
+    return deal_v2_statement(DECK.size, (hand_size, hand_size), entropies=2).key_id
 
 
 @dataclass
 class Ledger:
-    """The public commitments the table holds."""
+    """The public commitments the table holds: each seat's hand, the last play, and the
+    deal's public state (the entropy lines, the deals: :class:`DealPublic`)."""
 
     hands: list[Optional[int]] = field(default_factory=lambda: [None, None])
     play: Optional[int] = None
-    start: Optional[int] = None
-    dealt: list[RoundCommitments] = field(default_factory=list)
-
-
-class _Shuffle(Dealing):
-    """A shuffle of the deck per round: seat i takes ``hand`` cards, then the board."""
-
-    def __init__(self, hand: int, board: int, starting_rank: bool):
-        self.hand, self.board, self.starting_rank = hand, board, starting_rank
-
-    def start(self, stream: Any) -> Optional[int]:
-        return stream.int(N_RANKS) if self.starting_rank else None
-
-    def round(self, stream: Any) -> DealtRound:
-        deck = stream.shuffle(range(DECK.size))
-        h = self.hand
-        hands = tuple(DECK.mask(deck[i * h:(i + 1) * h]) for i in range(2))
-        return DealtRound(hands, DECK.mask(deck[2 * h: 2 * h + self.board]))
+    deal: DealPublic = field(default_factory=DealPublic)
 
 
 _ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": Role.SEAT,
@@ -74,7 +54,7 @@ class _ProofOrBluffSpec(GameSpec):
     roles: ClassVar[Mapping[str, Role]] = _ROLES
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES)}
     default_options: ClassVar[Mapping[str, str]] = {"mode": "standard"}
-    deal: RevealDeal
+    deal: ProvenDeal
 
     @property
     def mode(self) -> str:
@@ -86,34 +66,15 @@ class _ProofOrBluffSpec(GameSpec):
     def new_private(self) -> dict[str, Any]:
         return {"hand": 0, "salt": 0, "play": 0, "playSalt": 0}
 
-    def _deal_statement(self) -> str:
-        raise NotImplementedError
-
-    def _deal_demand(self, board: int, sealed_hands: tuple[str, ...]) -> list[ProofDemand]:
-        if len(sealed_hands) != self.n_seats:
-            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
-        return [ProofDemand(self._deal_statement(), {"board": board})]
-
-    def _record_deal(self, ledger: Ledger, board: int, start: Optional[int], publics: Mapping[str, int]) -> None:
+    def _record_deal(self, ledger: Ledger, publics: Mapping[str, int]) -> None:
         ledger.hands = [publics[f"hand{i}_commitment"] for i in range(self.n_seats)]
         ledger.play = None
-        if not ledger.dealt:
-            ledger.start = start
-        ledger.dealt.append(RoundCommitments(list(ledger.hands), board))  # type: ignore[arg-type]
-
-    def _dealt(self, dealer: Mapping[str, Any], round_no: int, line: int) -> tuple[Optional[int], DealtRound,
-                                                                                   dict[str, int], tuple[str, ...]]:
-        start, dealt, salts = self.deal.deal_round(dealer, round_no)
-        inputs = {"board": dealt.board}
-        for i in range(self.n_seats):
-            inputs[f"hand{i}"], inputs[f"hand{i}_salt"] = dealt.hands[i], salts[i]
-        return start, dealt, inputs, self.deal.sealed_hands(dealer, dealt, salts, line)
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
                      event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
         if isinstance(action, (ClassicDeal, FiveUpDeal)):
             hand, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat],
-                                             publics[0][f"hand{seat}_commitment"])
+                                             publics[0])
             return {**private, "hand": hand, "salt": salt, "play": 0, "playSalt": 0}
         return dict(private)
 
@@ -140,20 +101,21 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
-        self.deal = RevealDeal(self.game, _Shuffle(MODES[self.mode].hand_size, 0, starting_rank=True), self.n_seats)
-
-    def _deal_statement(self) -> str:
-        return classic_deal_id(MODES[self.mode].hand_size)
+        h = MODES[self.mode].hand_size
+        self.deal = ProvenDeal(self.game, self.n_seats, (h, h), dealer_seat=HOUSE_SEAT)
 
     def statements(self) -> list[str]:
-        return [self._deal_statement(), PLAY_ID, CLAIM_ID]
+        return [self.deal.statement_id, PLAY_ID, CLAIM_ID]
 
     def new_rules(self) -> ClassicRules:
         return ClassicRules(MODES[self.mode])
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, ClassicDeal):
-            return self._deal_demand(0, action.sealed_hands)
+            if action.round == 1 and action.starting_rank != starting_draw(ledger, N_RANKS):
+                raise IllegalMove(f"deal: the starting rank is the entropy commitments' draw "
+                                  f"{starting_draw(ledger, N_RANKS)}, not {action.starting_rank!r}")
+            return [self.deal.demand(ledger, action.round, 0, action.sealed_hands)]
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
             return [ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
@@ -167,7 +129,7 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, ClassicDeal):
-            self._record_deal(ledger, 0, action.starting_rank, publics[0])
+            self._record_deal(ledger, publics[0])
         elif isinstance(action, Play):
             assert seat is not None
             ledger.hands[seat] = publics[0]["new_hand_commitment"]
@@ -206,8 +168,9 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
         round_no = rules.public_state().round + 1
-        start, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
-        return Move(ClassicDeal(round_no, start if round_no == 1 else None, sealed), (inputs,))
+        _, _, inputs, sealed = self.deal.deal_round(dealer, round_no, line)
+        start = starting_draw(ledger, N_RANKS) if round_no == 1 else None
+        return Move(ClassicDeal(round_no, start, sealed), (inputs,))
 
 
 class FiveUpSpec(_ProofOrBluffSpec):
@@ -220,10 +183,8 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
-        self.deal = RevealDeal(self.game, _Shuffle(FIVE_UP_HAND, FIVE_UP_BOARD, starting_rank=False), self.n_seats)
-
-    def _deal_statement(self) -> str:
-        return FIVE_UP_DEAL_ID
+        self.deal = ProvenDeal(self.game, self.n_seats, (FIVE_UP_HAND, FIVE_UP_HAND), FIVE_UP_BOARD,
+                               dealer_seat=HOUSE_SEAT)
 
     def statements(self) -> list[str]:
         return [FIVE_UP_DEAL_ID, MATCH_ID]
@@ -237,7 +198,7 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, FiveUpDeal):
-            return self._deal_demand(action.board, action.sealed_hands)
+            return [self.deal.demand(ledger, action.round, action.board, action.sealed_hands)]
         if isinstance(action, ProveLies):
             assert isinstance(rules, FiveUpRules) and rules.s.claim is not None and seat is not None
             n1, n2 = self._names(rules.s.claim[1])
@@ -247,7 +208,7 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, FiveUpDeal):
-            self._record_deal(ledger, action.board, None, publics[0])
+            self._record_deal(ledger, publics[0])
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, FiveUpRules)
@@ -272,5 +233,5 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
         round_no = rules.public_state().round + 1
-        _, dealt, inputs, sealed = self._dealt(dealer, round_no, line)
-        return Move(FiveUpDeal(round_no, dealt.board, sealed), (inputs,))
+        _, board, inputs, sealed = self.deal.deal_round(dealer, round_no, line)
+        return Move(FiveUpDeal(round_no, board, sealed), (inputs,))

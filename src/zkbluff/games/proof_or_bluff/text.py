@@ -53,8 +53,15 @@ class _Text:
             return f"{head} ({d['reason']}; scores {_scores(d['scores'])})"
         if kind == "timeout":
             return f"{names[d['seat']]} ran out of time ({d['limit']})"
-        if kind == "reveal":
-            return "the dealer reveals the seed: every deal can be recomputed"
+        if kind == "entropy.dealer":
+            return "the dealer commits to its entropy (first: it cannot re-draw it later)"
+        if kind == "entropy.seat":
+            return (f"{who} commits to its entropy, sealed to the dealer" if d.get("commitment") is not None
+                    else f"{who} (the dealer's seat) sends its hand key")
+        if kind == "entropy.forfeit":
+            return f"seat(s) {', '.join(names[s] for s in d['seats'])} sent no entropy in time: forfeit"
+        if kind == "complaint":
+            return f"{who} complains: the hand sealed on line {d['line']} does not open its commitment"
         if kind in ("accept", "challenge"):
             return f"{who} {kind}s" + (" (Proof or Bluff!)" if kind == "challenge" else "")
         return cls._describe(kind, d, who)

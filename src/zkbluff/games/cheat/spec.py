@@ -1,0 +1,523 @@
+"""Cheat (seed 004) as an engine spec: 3..6 seats, the whole deck dealt in proof, a
+calling window on the referee's clock, the last play turned over in public, the pile
+taken with a proven pick-up.
+
+Options (strings, as every header's): ``players`` 3..6, ``hands`` 3/5/7, ``window`` 1/3/5/7
+seconds.
+
+The deal (:class:`ZkDeal`, ``card.deal.v2``): the dealer (the house, not a seat) commits its
+entropy on the first line, every seat then sends its own entropy commitment with its
+opening sealed to the dealer (X25519 channel, protocol/entropy.py), and each hand is dealt
+inside a proof from all of them with ``round`` = the hand's number. Slot i of the
+statement is seat ``deal_order(n, dealer)[i]``, so one statement serves every dealer.
+Nothing is revealed after the match: the set-aside piles stay secret forever.
+
+What each line proves or opens:
+
+- ``play``: ``card.play.v1`` (cards from the committed hand, ``count`` of them; the new
+  hand commitment and the play commitment are recorded).
+- ``reveal``: the play's cards and salt, checked against the play's commitment by
+  everyone (Poseidon recomputed, :func:`open_play`); no proof needed.
+- ``hand_over``: each seat that made an earlier play of the pile seals its openings to the
+  picker (X25519 between the two seats' keys from their ``entropy`` lines, AES-GCM bound to
+  the match and the called play). The picker checks each against the play's public
+  commitment before proving.
+- ``pick_up``: ``card.absorb_many.v1`` over four plays per line, chained (each line's old
+  hand is the previous one's new hand): the new hand is the old hand plus exactly the
+  pile's cards, all disjoint.
+
+Counts are public and each hand change is a proof, so at every line the hands, the pile
+and the set-aside cards are the deck.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping, Optional
+
+from Crypto.PublicKey import ECC
+
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
+from zkbluff.games.cheat import text
+from zkbluff.games.cheat.engine_bot import CheatEngineBot, RandomEngineBot
+from zkbluff.games.cheat.match import (
+    PICKUP_SLOTS, CheatTable, DealerEntropy, Dispute, HandOver, OpenedReveal, PickUpPart, SealedDeal, SeatEntropy, Stage,
+)
+from zkbluff.games.cheat.moves import CallBluff, CheatObservation, PassTurn, PlayCards, Proceed
+from zkbluff.games.cheat.rules import (
+    DECK, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
+    deal_order, deal_sizes,
+)
+from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
+from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
+from zkbluff.field import r
+from zkbluff.gadgets.native import commit
+from zkbluff.protocol.commit_reveal import fresh_salt
+from zkbluff.protocol.entropy import (
+    DealerCommit, EntropySecret, SeatEntropy as EntropyMessage, channel_key, fresh_hand_key, hand_key_commitment,
+    open_hand, open_seat_entropy, seal_hand, seat_entropy,
+)
+from zkbluff.protocol.messages import open_sealed, seal
+from zkbluff.statements.cheat import EMPTY_PLAY_COMMITMENT, open_play
+from zkbluff.statements.deal import deal_native, deal_v2_inputs, deal_v2_statement
+from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
+
+SCHEME = "zk-deal.v2"
+TRUST = ("zk dealer: the house deals and sees the hands, but cannot choose them: it commits its entropy first, "
+         "every seat adds its own, and each hand is dealt inside a card.deal.v2 proof; every play, turn-over and "
+         "pick-up is proven or opened against its commitment, every line is signed by its party, and nothing is "
+         "revealed after the match (set-aside piles stay secret)")
+FIRST_DEALER = 0
+#: the dealer's entropy line: always the first after the header (the rules take nothing else first);
+#: the seats' sealed entropies are bound to it
+DEALER_LINE = 2
+
+
+def deal_key(n_seats: int) -> str:
+    """The ``card.deal.v2`` key id for ``n_seats`` (slots in deal order, the dealer plus every seat contributing)."""
+    slots = tuple(sorted(deal_sizes(n_seats, n_seats - 1), reverse=True))
+    return deal_v2_statement(DECK.size, slots, entropies=n_seats + 1).key_id
+
+
+def _x25519(seed_hex: str) -> ECC.EccKey:
+    return ECC.construct(curve="X25519", seed=bytes.fromhex(seed_hex))
+
+
+def _x25519_public(seed_hex: str) -> str:
+    return _x25519(seed_hex).public_key().export_key(format="raw").hex()
+
+
+def _dealer_commit(commitment: int, line: int) -> DealerCommit:
+    """The protocol's record of the dealer's commitment (its clock fields are not used here:
+    the order is the transcript's)."""
+    return DealerCommit(commitment, 1.0, 0.0, line)
+
+
+def hand_over_tag(dealer_commitment: Any) -> str:
+    """What a hand-over's key and sealing are bound to: the match, by the dealer's entropy
+    commitment (fresh and random per match; on the table for any verifier)."""
+    return f"cheat-hand-over:{dealer_commitment}"
+
+
+def hand_over_key(own_seed_hex: str, peer_public_hex: str, dealer_commitment: Any, picker: int) -> bytes:
+    """The key a seat seals its openings to the picker with (X25519 of one side's key of
+    this match and the other's public key, HKDF bound to the match and the picker): the
+    sender and the picker derive the same one; so does anyone the picker shows its key."""
+    return channel_key(_x25519(own_seed_hex), bytes.fromhex(peer_public_hex), hand_over_tag(dealer_commitment),
+                       picker)
+
+
+def check_openings(got: Any, commitments: Mapping[Any, int], expected: Mapping[int, int],
+                   sender: int) -> dict[str, Any]:
+    """The openings a hand-over carried, checked: exactly the plays ``expected`` (play
+    number -> count), each opening its commitment. :class:`CommitmentMismatch` otherwise."""
+    plays = got.get("plays") if isinstance(got, dict) else None
+    if not isinstance(plays, dict) or set(plays) != {str(no) for no in expected}:
+        raise CommitmentMismatch(f"seat {sender}: its hand-over does not hold the openings of its plays "
+                                 f"{sorted(expected)}")
+    out = {}
+    for no, count in expected.items():
+        pair = plays[str(no)]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise CommitmentMismatch(f"seat {sender}: the opening of play {no} is not a mask and a salt")
+        mask, salt = pair
+        try:
+            open_play(int(commitments[no]), mask, salt, count, DECK.size)
+        except MalformedInput as exc:
+            raise CommitmentMismatch(f"seat {sender}: play {no}: {exc}") from None
+        out[str(no)] = [mask, salt]
+    return out
+
+
+def _int_text(v: str, what: str) -> int:
+    if not isinstance(v, str) or not v.isdigit() or len(v) > 78:
+        raise MalformedInput(f"{what}: a decimal string, got {v!r:.40}")
+    return int(v)
+
+
+@dataclass
+class Ledger:
+    """The public commitments the table holds."""
+
+    n_seats: int
+    dealer_commitment: Optional[int] = None
+    dealer_x25519: str = ""
+    dealer_line: int = 0
+    entropies: dict[int, dict[str, Any]] = field(default_factory=dict)
+    hands: list[Optional[int]] = field(default_factory=list)
+    plays: dict[int, int] = field(default_factory=dict)  # play number -> play commitment
+    hand_overs: dict[int, str] = field(default_factory=dict)  # seat -> its sealed openings (this pick-up)
+    deals: int = 0
+    next_play: int = 0
+
+
+class ZkDeal(DealScheme):
+    """Deal in proof: nothing before the header from the seats (their entropy comes on
+    their own lines, after the dealer's commitment), no closing line."""
+
+    closing: ClassVar[Optional[str]] = None
+    trust: ClassVar[str] = TRUST
+
+    def seat_secrets(self) -> dict[str, Any]:
+        return {}
+
+    def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def seat_to_dealer(self, seat: int, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        return {}
+
+    def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
+                     seat_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        own = EntropySecret.fresh()
+        return {"matchId": match_id, "entropy": str(own.entropy), "salt": str(own.salt),
+                "x25519": fresh_hand_key().hex()}
+
+    def header(self, dealer: Mapping[str, Any], seat_public: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"scheme": SCHEME}
+
+    def check_header(self, deal: Any, n_seats: int) -> None:
+        if deal != {"scheme": SCHEME}:
+            raise MalformedInput(f"header: deal must be {{scheme: {SCHEME}}}, got {deal!r:.80}")
+
+
+_ROLES: Mapping[str, Role] = {
+    "entropy_dealer": Role.DEALER, "entropy": Role.SEAT, "deal": Role.DEALER, "play": Role.SEAT,
+    "pass": Role.SEAT, "call": Role.SEAT, "close_window": Role.REFEREE, "reveal": Role.SEAT,
+    "hand_over": Role.SEAT, "pick_up": Role.SEAT, "dispute": Role.SEAT, "forfeit": Role.REFEREE,
+}
+
+
+class CheatSpec(GameSpec):
+    game = "cheat"
+    title = "Cheat"
+    actions = (DealerEntropy, SeatEntropy, SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver,
+               PickUpPart, Dispute, Forfeit)
+    roles: ClassVar[Mapping[str, Role]] = _ROLES
+    option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
+        "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),
+        "hands": tuple(str(n) for n in HAND_COUNTS),
+        "window": tuple(str(n) for n in WINDOW_SECONDS),
+    }
+    default_options: ClassVar[Mapping[str, str]] = {"players": "4", "hands": "3", "window": "3"}
+    house_bot = CheatEngineBot
+    random_bot = RandomEngineBot
+    text = text.CheatText
+
+    def __init__(self, options: Optional[Mapping[str, Any]] = None):
+        super().__init__(options)
+        self.n_seats = int(self.options["players"])
+        self.hands = int(self.options["hands"])
+        self.window = int(self.options["window"])
+        self.deal = ZkDeal()
+        # an instance per match: it follows the lines it describes (the class has RULES for `zkbluff rules`)
+        self.text = text.CheatText(self.n_seats, self.hands, self.window)  # type: ignore[assignment,misc]
+
+    # ---- the public side
+    def statements(self) -> list[str]:
+        return [deal_key(self.n_seats), PLAY_KEY, ABSORB_KEY]
+
+    def new_rules(self) -> CheatTable:
+        return CheatTable(self.n_seats, self.hands, self.window, FIRST_DEALER)
+
+    def new_ledger(self) -> Ledger:
+        return Ledger(self.n_seats, hands=[None] * self.n_seats)
+
+    def hand_dealer(self, hand_no: int) -> int:
+        return (FIRST_DEALER + hand_no - 1) % self.n_seats
+
+    def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
+        """Each Cheat action owes at most one proof."""
+        one = self._demand(rules, ledger, seat, action)
+        return [] if one is None else [one]
+
+    def _demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
+        assert isinstance(rules, CheatTable)
+        if isinstance(action, SeatEntropy):
+            if _int_text(action.commitment, "entropy: commitment") >= r:
+                raise MalformedInput("entropy: the commitment must be a field element below r")
+            for name in ("x25519", "pile_x25519"):
+                key = getattr(action, name)
+                if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+                    raise MalformedInput(f"entropy: {name} must be a raw X25519 public key, 64 lowercase hex digits")
+            return None
+        if isinstance(action, SealedDeal):
+            assert ledger.dealer_commitment is not None
+            pinned = {"entropy0_commitment": ledger.dealer_commitment, "board": 0, "round": rules.s.hand_no + 1}
+            for i in range(self.n_seats):
+                pinned[f"entropy{i + 1}_commitment"] = ledger.entropies[i]["commitment"]
+            return ProofDemand(deal_key(self.n_seats), pinned)
+        if isinstance(action, Play):
+            assert seat is not None and ledger.hands[seat] is not None
+            return ProofDemand(PLAY_KEY, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
+                                          "count": action.count})
+        if isinstance(action, OpenedReveal):
+            no = rules.pile_plays[-1]
+            open_play(ledger.plays[no], DECK.mask(action.cards, "reveal"), _int_text(action.salt, "reveal: salt"),
+                      len(action.cards), DECK.size)
+            return None
+        if isinstance(action, HandOver):
+            return None
+        if isinstance(action, Dispute):
+            self._judge_dispute(rules, ledger, seat, action)
+            return None
+        if isinstance(action, PickUpPart):
+            assert seat is not None
+            old = ledger.hands[seat]
+            assert old is not None
+            chunk = rules.pile_plays[PICKUP_SLOTS * action.part:PICKUP_SLOTS * (action.part + 1)]
+            pinned = {"old_hand_commitment": old}
+            for j in range(PICKUP_SLOTS):
+                pinned[f"play{j}_commitment"] = ledger.plays[chunk[j]] if j < len(chunk) else EMPTY_PLAY_COMMITMENT
+            return ProofDemand(ABSORB_KEY, pinned)
+        return None
+
+    @staticmethod
+    def _earlier_plays(rules: CheatTable, sender: int) -> dict[int, int]:
+        """``sender``'s plays in the pile before the called one: play number -> count."""
+        return {no: count for no, (p, count) in zip(rules.pile_plays[:-1], rules.s.pile[:-1]) if p == sender}
+
+    def _judge_dispute(self, rules: CheatTable, ledger: Ledger, seat: Optional[int], action: Dispute) -> None:
+        """A founded dispute passes (the sender forfeits); an unfounded one is refused."""
+        assert seat is not None
+        secret = action.x25519_secret
+        if not isinstance(secret, str) or len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
+            raise MalformedInput("dispute: x25519_secret must be 64 lowercase hex digits")
+        if _x25519_public(secret) != ledger.entropies[seat]["pileX25519"]:
+            raise CommitmentMismatch(f"dispute: the key is not the pile key seat {seat} published on its entropy line")
+        sender = action.sender
+        key = hand_over_key(secret, ledger.entropies[sender]["pileX25519"], ledger.dealer_commitment, seat)
+        try:
+            got = open_sealed(key, hand_over_tag(ledger.dealer_commitment), rules.pile_plays[-1],
+                              ledger.hand_overs[sender])
+            check_openings(got, ledger.plays, self._earlier_plays(rules, sender), sender)
+        except (CommitmentMismatch, MalformedInput):
+            return None  # founded: it does not open, or not to the plays on the table
+        raise IllegalMove(f"dispute: seat {sender}'s hand-over opens every one of its plays; the dispute is unfounded")
+
+    def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
+        self._record(ledger, seat, action, publics[0] if publics else {})
+
+    def _record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
+        if isinstance(action, DealerEntropy):
+            ledger.dealer_commitment = int(action.commitment)
+            ledger.dealer_x25519 = action.x25519
+            ledger.dealer_line = DEALER_LINE
+        elif isinstance(action, SeatEntropy):
+            assert seat is not None
+            ledger.entropies[seat] = {"commitment": int(action.commitment), "handKey": action.hand_key_commitment,
+                                      "x25519": action.x25519, "pileX25519": action.pile_x25519,
+                                      "sealed": action.sealed}
+        elif isinstance(action, SealedDeal):
+            ledger.deals += 1
+            order = deal_order(self.n_seats, self.hand_dealer(ledger.deals))
+            for slot, s in enumerate(order):
+                ledger.hands[s] = publics[f"hand{slot}_commitment"]
+        elif isinstance(action, Play):
+            assert seat is not None
+            ledger.next_play += 1
+            ledger.hands[seat] = publics["new_hand_commitment"]
+            ledger.plays[ledger.next_play] = publics["play_commitment"]
+        elif isinstance(action, PickUpPart):
+            assert seat is not None
+            ledger.hands[seat] = publics["new_hand_commitment"]
+        elif isinstance(action, HandOver):
+            assert seat is not None
+            ledger.hand_overs[seat] = action.sealed
+
+    def clock_due(self, rules: Rules) -> bool:
+        assert isinstance(rules, CheatTable)
+        return not rules.over and rules.stage == Stage.RULES and rules.game.phase == Phase.WINDOW
+
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, Any]]:
+        assert isinstance(rules, CheatTable)
+        if rules.over:
+            return None
+        seat = rules.to_move
+        if rules.stage == Stage.RULES and rules.game.phase == Phase.WINDOW:
+            return CloseWindow(rules.s.play_no), float(self.window)
+        if seat is NO_SEAT:
+            return None
+        if rules.stage == Stage.SEAT_ENTROPY:
+            return Forfeit(seat, "sent no entropy in time"), "idle"
+        if rules.stage == Stage.HAND_OVER:
+            return Forfeit(seat, "withheld the openings of its plays from the picker"), "proof"
+        if rules.stage == Stage.ABSORB:
+            return Forfeit(seat, "did not prove its pick-up in time"), "proof"
+        if rules.game.phase == Phase.TURNOVER:
+            return Forfeit(seat, "did not turn its play over in time"), "proof"
+        return Forfeit(seat, "let its turn time out"), "idle"
+
+    # ---- the seat side
+    def new_private(self) -> dict[str, Any]:
+        own = EntropySecret.fresh()
+        return {"entropy": str(own.entropy), "entropySalt": str(own.salt), "handKey": fresh_hand_key().hex(),
+                "x25519": fresh_hand_key().hex(), "pileX25519": fresh_hand_key().hex(), "matchId": "", "dealerCommitment": "0", "dealerX": "",
+                "dealerLine": 0, "peers": {}, "dealt": 0, "playNo": 0, "hand": 0, "salt": 0,
+                "plays": {}, "commitments": {}, "received": {}, "handOvers": {}}
+
+
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        assert isinstance(rules, CheatTable)
+        if isinstance(intent, Proceed):
+            return self._proceed(private, rules, seat)
+        if isinstance(intent, PlayCards):
+            if not isinstance(intent.cards, (tuple, list)) or isinstance(intent.rank, bool) \
+                    or not isinstance(intent.rank, int):
+                raise MalformedInput(f"play: a rank and a list of card ids, got {intent!r:.80}")
+            mask = DECK.mask(intent.cards, "play")
+            play = Play(intent.rank, len(intent.cards))
+            rules.check(seat, play)
+            if mask & ~private["hand"]:
+                raise IllegalMove("play: you can only play cards from your own hand")
+            new_salt, play_salt = fresh_salt(), fresh_salt()
+            no = rules.s.play_no + 1
+            return Move(play, ({"old_hand": private["hand"], "old_salt": private["salt"], "play": mask,
+                                "play_salt": play_salt, "new_salt": new_salt},),
+                        {"hand": private["hand"] & ~mask, "salt": new_salt, "playNo": no,
+                         "plays": {**private["plays"], str(no): [mask, play_salt]},
+                         "commitments": {**private["commitments"], str(no): commit(mask, play_salt)}})
+        if isinstance(intent, PassTurn):
+            return Move(Pass())
+        if isinstance(intent, CallBluff):
+            call = Call(intent.play)
+            rules.check(seat, call)
+            return Move(call)
+        raise MalformedInput(f"cheat: {intent!r:.80} is not a move (PlayCards, PassTurn, CallBluff or Proceed)")
+
+    def _proceed(self, private: Mapping[str, Any], rules: CheatTable, seat: int) -> Move:
+        """Whatever the table needs from this seat's secrets: its entropy, the turn-over of its
+        called play, its openings for the picker, its pick-up proof."""
+        if rules.to_move != seat:
+            raise IllegalMove(f"seat {seat}: nothing is expected from you now")
+        if rules.stage == Stage.SEAT_ENTROPY:
+            own = EntropySecret(int(private["entropy"]), int(private["entropySalt"]))
+            hand_key = bytes.fromhex(private["handKey"])
+            dealer = _dealer_commit(int(private["dealerCommitment"]), private["dealerLine"])
+            key = channel_key(_x25519(private["x25519"]), bytes.fromhex(private["dealerX"]), private["matchId"], seat)
+            msg = seat_entropy(seat, own, hand_key, key, private["matchId"], dealer, 0.0)
+            return Move(SeatEntropy(str(msg.commitment), msg.hand_key_commitment, _x25519_public(private["x25519"]),
+                                    _x25519_public(private["pileX25519"]), msg.sealed))
+        if rules.stage == Stage.HAND_OVER:
+            called, picker = rules.pile_plays[-1], rules.s.picker
+            assert picker is not None
+            mine = {str(no): private["plays"][str(no)] for no, (p, _) in zip(rules.pile_plays, rules.s.pile)
+                    if p == seat and no != called}
+            key = hand_over_key(private["pileX25519"], private["peers"][str(picker)], private["dealerCommitment"],
+                                picker)
+            sealed = seal(key, hand_over_tag(private["dealerCommitment"]), called, {"plays": mine})
+            return Move(HandOver(sealed))
+        if rules.stage == Stage.ABSORB:
+            return self._pick_up(private, rules)
+        if rules.game.phase == Phase.TURNOVER:
+            mask, salt = private["plays"][str(rules.pile_plays[-1])]
+            return Move(OpenedReveal(tuple(DECK.cards(mask)), str(salt)))
+        raise IllegalMove(f"seat {seat}: choose a move (play, pass or call); nothing runs by itself now")
+
+    def _opening(self, private: Mapping[str, Any], no: int) -> tuple[int, int]:
+        for src in ("plays", "received"):
+            if str(no) in private[src]:
+                mask, salt = private[src][str(no)]
+                return int(mask), int(salt)
+        raise CommitmentMismatch(f"pick-up: no opening of play {no} was received; its player withheld it")
+
+    def hand_over_openings(self, private: Mapping[str, Any], rules: CheatTable, seat: int,
+                           sender: int) -> dict[str, Any]:
+        """The picker opens ``sender``'s hand-over and checks it (:func:`check_openings`)."""
+        sealed = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
+        if sealed is None:
+            raise CommitmentMismatch(f"seat {sender}: no hand-over received")
+        key = hand_over_key(private["pileX25519"], private["peers"][str(sender)], private["dealerCommitment"], seat)
+        got = open_sealed(key, hand_over_tag(private["dealerCommitment"]), rules.pile_plays[-1], sealed)
+        commitments = {int(k): v for k, v in private["commitments"].items()}
+        return check_openings(got, commitments, self._earlier_plays(rules, sender), sender)
+
+    def _pick_up(self, private: Mapping[str, Any], rules: CheatTable) -> Move:
+        seat = rules.to_move
+        assert seat is not None
+        received = dict(private["received"])
+        for sender in rules.handed:
+            try:
+                received.update(self.hand_over_openings(private, rules, seat, sender))
+            except (CommitmentMismatch, MalformedInput):
+                if rules.next_part:
+                    raise
+                return Move(Dispute(sender, private["pileX25519"]))
+        private = {**private, "received": received}
+        part = rules.next_part
+        chunk = rules.pile_plays[PICKUP_SLOTS * part:PICKUP_SLOTS * (part + 1)]
+        counts = dict(zip(rules.pile_plays, (c for _, c in rules.s.pile)))
+        inputs: dict[str, int] = {"old_hand": private["hand"], "old_salt": private["salt"]}
+        hand = private["hand"]
+        for j in range(PICKUP_SLOTS):
+            mask, salt = self._opening(private, chunk[j]) if j < len(chunk) else (0, 0)
+            if j < len(chunk):  # the picker's own check: the opening is the play on the table
+                open_play(int(private["commitments"][str(chunk[j])]), mask, salt, counts[chunk[j]], DECK.size)
+            inputs[f"play{j}"], inputs[f"play{j}_salt"] = mask, salt
+            hand |= mask
+        inputs["new_salt"] = new_salt = fresh_salt()
+        return Move(PickUpPart(rules.s.pile_size, part), (inputs,),
+                    {"hand": hand, "salt": new_salt, "received": received})
+
+    def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
+                     event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
+        return self._seat_receive(private, seat, match_id, event, action, publics[0] if publics else {})
+
+    def _seat_receive(self, private: Mapping[str, Any], seat: int, match_id: str, event: Mapping[str, Any],
+                      action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
+        out = dict(private)
+        if isinstance(action, DealerEntropy):
+            out.update(matchId=match_id, dealerCommitment=action.commitment, dealerX=action.x25519,
+                       dealerLine=event["n"])
+        elif isinstance(action, SeatEntropy):
+            out["peers"] = {**private["peers"], str(event["seat"]): action.pile_x25519}
+        elif isinstance(action, SealedDeal):
+            out["dealt"] = private["dealt"] + 1
+            order = deal_order(self.n_seats, self.hand_dealer(out["dealt"]))
+            slot = order.index(seat)
+            mask, salt = open_hand(bytes.fromhex(private["handKey"]), match_id, event["n"], action.sealed[seat],
+                                   publics[f"hand{slot}_commitment"])
+            out.update(hand=mask, salt=salt, plays={}, received={}, commitments={}, handOvers={})
+        elif isinstance(action, Play):
+            out["playNo"] = private["playNo"] + 1
+            out["commitments"] = {**private["commitments"], str(out["playNo"]): publics["play_commitment"]}
+        elif isinstance(action, OpenedReveal):
+            out["received"] = {**private["received"],
+                               str(private["playNo"]): [DECK.mask(action.cards), _int_text(action.salt, "salt")]}
+        elif isinstance(action, HandOver):  # kept; the picker opens it when it picks up
+            out["handOvers"] = {**private["handOvers"], f"{private['playNo']}:{event['seat']}": action.sealed}
+        return out
+
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> CheatObservation:
+        assert isinstance(rules, CheatTable)
+        return CheatObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
+                                tuple(rules.legal_actions(seat)), tuple(rules.history))
+
+    # ---- the dealer side
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+        assert isinstance(rules, CheatTable)
+        own = EntropySecret(int(dealer["entropy"]), int(dealer["salt"]))
+        if rules.stage == Stage.DEALER_ENTROPY:
+            return Move(DealerEntropy(str(own.commitment), _x25519_public(dealer["x25519"])))
+        hand_no = rules.s.hand_no + 1
+        secrets, hand_keys = [own], {}
+        dealer_commit = _dealer_commit(own.commitment, ledger_line(ledger))
+        for s in range(self.n_seats):
+            e = ledger.entropies[s]
+            key = channel_key(_x25519(dealer["x25519"]), bytes.fromhex(e["x25519"]), match_id, s)
+            msg = EntropyMessage(s, e["commitment"], e["handKey"], e["sealed"], 0.0)
+            secret, hand_keys[s] = open_seat_entropy(key, match_id, dealer_commit, msg)
+            secrets.append(secret)
+        order = deal_order(self.n_seats, self.hand_dealer(hand_no))
+        sizes = deal_sizes(self.n_seats, self.hand_dealer(hand_no))
+        slots = [sizes[s] for s in order]
+        masks, _ = deal_native([x.entropy for x in secrets], hand_no, slots)
+        salts = [fresh_salt() for _ in order]
+        sealed = [""] * self.n_seats
+        for slot, s in enumerate(order):
+            sealed[s] = seal_hand(hand_keys[s], match_id, line, masks[slot], salts[slot])
+        inputs = deal_v2_inputs([(x.entropy, x.salt) for x in secrets], salts, hand_no)
+        return Move(SealedDeal(sizes, tuple(sealed)), (inputs,))
+
+
+def ledger_line(ledger: Ledger) -> int:
+    return ledger.dealer_line

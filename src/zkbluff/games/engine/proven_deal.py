@@ -1,0 +1,489 @@
+"""``ProvenDeal``: the zk dealer's deal in proof, for any card game on the engine.
+
+The dealer (at Proof or Bluff the house) deals every round with ``card.deal.v2``: the
+hands (and a public board) are computed *inside the proof* from entropies committed in an
+order nobody can grind (:mod:`zkbluff.protocol.entropy`), and nothing is revealed after the
+match. The order is written in the transcript, before any card is dealt:
+
+1. ``entropy.dealer`` (the dealer's line): its entropy commitment ``Poseidon(e_D, s_D)``, its
+   X25519 channel key and ``deadline = at + limits.entropy`` (the header's window: the
+   dealer does not choose how long the seats get).
+2. ``entropy.seat`` (each seat's own line, stamped by the deadline): its commitment
+   ``Poseidon(e_i, s_i)`` (null for the dealer's own seat, which contributes no entropy),
+   the SHA-256 commitment of a fresh *hand key*, its X25519 channel key, and sealed to the
+   dealer (AES-256-GCM under the X25519 channel key, bound to the match and the dealer's
+   line) the opening and the hand key. Refused before the dealer's line (``OutOfOrder``)
+   and after the deadline (``LateEntropy``).
+3. ``entropy.forfeit`` (the referee's line, after the deadline): the seats that sent
+   nothing forfeit before any card is dealt; the match ends.
+
+Then each deal action (any action with a ``sealed_hands`` field) carries a ``card.deal.v2``
+proof whose publics the table pins: ``entropy{k}_commitment`` (contributor 0 the dealer,
+then every seat that is not the dealer's, in seat order), ``round`` (the round index:
+every re-deal is its own round) and ``board``. Its hand commitments become the seats'.
+The dealer seals each seat's hand (mask and salt) under that seat's hand key. Each seat
+checks that its own entropy commitment is an input of the proof and that its sealed hand
+opens its hand commitment; if it does not, the seat writes a ``complaint`` line (the sealed
+message and the hand key that opens it) and any verifier finds the dealer at fault: the
+match ends there and ``transcript verify`` exits 1 naming the complaint line
+(:class:`~zkbluff.errors.DealerAtFault`).
+
+Using it in a game (Cheat, Bluffers, ...): hold a ``ProvenDeal(game, n_seats, hands, board,
+dealer_seat)`` as the spec's ``deal``; give the ledger a ``deal`` attribute made by
+:meth:`ProvenDeal.new_public`; in ``demand`` for the deal action return
+:meth:`ProvenDeal.demand`; in ``record`` take the hand commitments from the proof's publics
+(``hand{i}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
+:meth:`ProvenDeal.seat_open`. The deal action needs a ``sealed_hands: tuple[str, ...]`` field.
+The statement ``card.deal.v2`` with the game's deck, hands, board and ``entropies`` must be in
+the statement registry.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets as pysecrets
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Mapping, Optional
+
+from Crypto.PublicKey import ECC
+
+from zkbluff.errors import (
+    CommitmentMismatch, EarlyTimeout, IllegalMove, LateEntropy, MalformedInput, OutOfOrder, UnfoundedComplaint,
+)
+from zkbluff.games.engine.rules import Result
+from zkbluff.games.engine.spec import DealScheme, ProofDemand, Role
+from zkbluff.protocol.entropy import (
+    HAND_KEY_BYTES, DealerCommit, EntropySecret, SeatEntropy, channel_key, check_wrong_hand_complaint,
+    fresh_hand_key, hand_key_commitment, open_hand, open_seat_entropy, seal_hand, seat_entropy,
+)
+from zkbluff.protocol.messages import open_sealed, seal
+from zkbluff.statements.deal import deal_native, deal_v2_statement
+
+SCHEME = "proven-deal.v1"
+TRUST = ("zk dealer: the house deals and could see every hand, but cannot choose them: it committed its "
+         "entropy first, each seat sent its own sealed with a public commitment, and every deal is computed "
+         "inside the proof (card.deal.v2) from the committed entropies; nothing is revealed after the match, so a "
+         "successful bluff stays secret forever; every line is signed by its party")
+
+DEALER_LINE, SEAT_LINE, FORFEIT_LINE, COMPLAINT_LINE = "entropy.dealer", "entropy.seat", "entropy.forfeit", "complaint"
+DEAL_TIMEOUT_LINE = "deal.timeout"
+
+
+@dataclass(frozen=True)
+class DealtHands:
+    """One deal line as the table holds it: its line number, round, the sealed hands and
+    the hand commitments its proof gave."""
+
+    line: int
+    round: int
+    sealed: tuple[str, ...]
+    commitments: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DealPublic:
+    """The deal's public state (in the game's ledger as ``ledger.deal``): the recorded
+    entropy lines, the forfeits, the deals made, a dealer's fault. Immutable: a line that
+    is refused leaves it unchanged."""
+
+    dealer: Optional[dict[str, Any]] = None  # {"line", "at", "commitment", "deadline", "channelKey"}
+    seats: Mapping[int, dict[str, Any]] = field(default_factory=dict)  # seat -> {"line", "at", "commitment", ...}
+    forfeited: tuple[int, ...] = ()
+    deals: tuple[DealtHands, ...] = ()
+    fault: Optional[str] = None
+    fault_line: Optional[int] = None
+
+
+def _field_str(data: Mapping[str, Any], key: str, what: str, nullable: bool = False) -> Optional[int]:
+    from zkbluff.field import r
+
+    v = data.get(key)
+    if v is None and nullable:
+        return None
+    if not isinstance(v, str) or not v.isdigit() or len(v) > 78 or int(v) >= r:
+        raise MalformedInput(f"{what}: {key!r} must be a decimal string of a field element, got {v!r:.40}")
+    return int(v)
+
+
+def _hex(data: Mapping[str, Any], key: str, what: str, n_bytes: Optional[int] = None) -> str:
+    v = data.get(key)
+    if not isinstance(v, str) or len(v) % 2 or not v or any(c not in "0123456789abcdef" for c in v) or \
+            (n_bytes is not None and len(v) != 2 * n_bytes):
+        raise MalformedInput(f"{what}: {key!r} must be {'' if n_bytes is None else 2 * n_bytes} lowercase hex "
+                             f"digits, got {v!r:.40}")
+    return v
+
+
+def _fields(data: Any, expected: set[str], what: str) -> Mapping[str, Any]:
+    if not isinstance(data, dict) or set(data) != expected:
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise MalformedInput(f"{what}: fields {got}, expected {sorted(expected)}")
+    return data
+
+
+def stamp(event: Mapping[str, Any], what: str) -> float:
+    """The line's ``at`` (the maker's stamp, checked against the referee's clock live)."""
+    v = event.get("at")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise MalformedInput(f"{what}: the line needs a time stamp 'at' (seconds >= 0), got {v!r}")
+    return float(v)
+
+
+def _x25519_from_seed(seed_hex: str) -> ECC.EccKey:
+    return ECC.construct(curve="X25519", seed=bytes.fromhex(seed_hex))
+
+
+def _x25519_public(seed_hex: str) -> str:
+    return str(_x25519_from_seed(seed_hex).public_key().export_key(format="raw").hex())
+
+
+class ProvenDeal(DealScheme):
+    """The deal in proof (``card.deal.v2``) behind the entropy commit order; see the module."""
+
+    closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
+    trust: ClassVar[str] = TRUST
+    line_roles: ClassVar[Mapping[str, Role]] = {DEALER_LINE: Role.DEALER, SEAT_LINE: Role.SEAT,
+                                                FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT,
+                                                DEAL_TIMEOUT_LINE: Role.REFEREE}
+
+    def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
+                 dealer_seat: Optional[int] = None, deck: int = 52):
+        if len(hands) != n_seats:
+            raise ValueError(f"{game}: {len(hands)} hand sizes for {n_seats} seats")
+        if dealer_seat is not None and not 0 <= dealer_seat < n_seats:
+            raise ValueError(f"{game}: the dealer's seat {dealer_seat} is not a seat")
+        self.game, self.n_seats, self.hands, self.board, self.deck = game, n_seats, tuple(hands), board, deck
+        self.dealer_seat = dealer_seat
+        #: the seats that contribute entropy, in contributor order after the dealer
+        self.entropy_seats = tuple(s for s in range(n_seats) if s != dealer_seat)
+        self.statement = deal_v2_statement(deck, self.hands, board, entropies=1 + len(self.entropy_seats))
+
+    @property
+    def statement_id(self) -> str:
+        return self.statement.key_id
+
+    # ---------------------------------------------------------------- the header
+    def header(self, dealer: Mapping[str, Any], seat_public: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"scheme": SCHEME, "dealerSeat": self.dealer_seat, "entropySeats": list(self.entropy_seats),
+                "statement": self.statement_id}
+
+    def check_header(self, deal: Any, n_seats: int) -> None:
+        expected = self.header({}, [])
+        if deal != expected:
+            raise MalformedInput(f"header: deal must be {expected}, got {deal!r:.200}")
+
+    def new_public(self) -> DealPublic:
+        return DealPublic()
+
+    # ---------------------------------------------------------------- seat side
+    def seat_secrets(self) -> dict[str, Any]:
+        e = EntropySecret.fresh()
+        return {"entropy": str(e.entropy), "salt": str(e.salt), "handKey": fresh_hand_key().hex(),
+                "x25519": pysecrets.token_bytes(32).hex()}
+
+    def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        return {}  # everything public goes on the seat's own entropy line
+
+    def seat_to_dealer(self, seat: int, secrets: Mapping[str, Any]) -> dict[str, Any]:
+        return {}  # the entropy goes sealed on the seat's line, after the dealer's commitment
+
+    @staticmethod
+    def _own(secrets: Mapping[str, Any]) -> EntropySecret:
+        return EntropySecret(int(secrets["entropy"]), int(secrets["salt"]))
+
+    def seat_line(self, secrets: Mapping[str, Any], seat: int, ledger: Any, match_id: str,
+                  at: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """The seat's ``entropy.seat`` line once the dealer's commitment is recorded and
+        before the seat sent one; None otherwise."""
+        pub: DealPublic = ledger.deal
+        if pub.dealer is None or seat in pub.seats or pub.forfeited or pub.fault:
+            return None
+        d = pub.dealer
+        own_x = _x25519_from_seed(secrets["x25519"])
+        key = channel_key(own_x, bytes.fromhex(d["channelKey"]), match_id, seat)
+        hand_key = bytes.fromhex(secrets["handKey"])
+        commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
+        if seat == self.dealer_seat:  # the dealer's own seat: a hand key, no entropy
+            sealed = seal(key, match_id, d["line"], {"handKey": hand_key.hex()})
+            data = {"commitment": None, "handKeyCommitment": hand_key_commitment(hand_key), "sealed": sealed}
+        else:
+            msg = seat_entropy(seat, self._own(secrets), hand_key, key, match_id, commit_line, at)
+            data = {"commitment": str(msg.commitment), "handKeyCommitment": msg.hand_key_commitment,
+                    "sealed": msg.sealed}
+        data["channelKey"] = _x25519_public(secrets["x25519"])
+        return SEAT_LINE, data
+
+    def seat_open(self, secrets: Mapping[str, Any], seat: int, match_id: str, line: int, sealed: str,
+                  publics: Mapping[str, int]) -> tuple[int, int]:
+        """A seat's checks of a deal line: its own entropy commitment is the proof's input
+        (:class:`IllegalMove` if not), and its sealed hand opens its hand commitment
+        (:class:`CommitmentMismatch` if not: then it complains, :meth:`complaint`).
+        Returns ``(mask, salt)``."""
+        if seat != self.dealer_seat:
+            k = 1 + self.entropy_seats.index(seat)
+            if publics[f"entropy{k}_commitment"] != self._own(secrets).commitment:
+                raise IllegalMove(f"seat {seat}: the deal proof's entropy{k}_commitment is not this seat's")
+        return open_hand(bytes.fromhex(secrets["handKey"]), match_id, line, sealed, publics[f"hand{seat}_commitment"])
+
+    def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+        """The ``complaint`` line's data for a deal line whose sealed hand does not open."""
+        return {"line": event["n"], "sealed": event["data"]["sealed_hands"][seat], "handKey": secrets["handKey"]}
+
+    # ---------------------------------------------------------------- dealer side
+    def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
+                     seat_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        e = EntropySecret.fresh()
+        return {"matchId": match_id, "entropy": str(e.entropy), "salt": str(e.salt),
+                "x25519": pysecrets.token_bytes(32).hex(), "seats": {}}
+
+    def dealer_line(self, dealer: Mapping[str, Any], ledger: Any, header: Mapping[str, Any],
+                    at: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """The dealer's ``entropy.dealer`` line (its first), or None once written."""
+        if ledger.deal.dealer is not None:
+            return None
+        e = EntropySecret(int(dealer["entropy"]), int(dealer["salt"]))
+        return DEALER_LINE, {"commitment": str(e.commitment), "deadline": at + entropy_window(header),
+                             "channelKey": _x25519_public(dealer["x25519"])}
+
+    def dealer_receive(self, dealer: dict[str, Any], ledger: Any, event: Mapping[str, Any]) -> dict[str, Any]:
+        """The dealer opens a seat's sealed entropy (and hand key) from its recorded line."""
+        if event.get("action") != SEAT_LINE:
+            return dealer
+        seat = event["seat"]
+        rec = ledger.deal.seats[seat]
+        d = ledger.deal.dealer
+        key = channel_key(_x25519_from_seed(dealer["x25519"]), bytes.fromhex(rec["channelKey"]), dealer["matchId"], seat)
+        if seat == self.dealer_seat:
+            got = open_sealed(key, dealer["matchId"], d["line"], rec["sealed"])
+            hand_key = bytes.fromhex(_hex(got, "handKey", "sealed hand key", HAND_KEY_BYTES))
+            if hand_key_commitment(hand_key) != rec["handKeyCommitment"]:
+                raise CommitmentMismatch(f"seat {seat}: the sealed hand key does not match its commitment")
+            opened = {"handKey": hand_key.hex()}
+        else:
+            msg = SeatEntropy(seat, rec["commitment"], rec["handKeyCommitment"], rec["sealed"], rec["at"])
+            secret, hand_key = open_seat_entropy(key, dealer["matchId"], DealerCommit(
+                d["commitment"], d["deadline"], d["at"], d["line"]), msg)
+            opened = {"entropy": str(secret.entropy), "salt": str(secret.salt), "handKey": hand_key.hex()}
+        return {**dealer, "seats": {**dealer["seats"], str(seat): opened}}
+
+    def contributors(self, dealer: Mapping[str, Any]) -> list[tuple[int, int]]:
+        """``(entropy, salt)`` in contributor order: the dealer, then the entropy seats."""
+        out = [(int(dealer["entropy"]), int(dealer["salt"]))]
+        for s in self.entropy_seats:
+            o = dealer["seats"][str(s)]
+            out.append((int(o["entropy"]), int(o["salt"])))
+        return out
+
+    def deal_round(self, dealer: Mapping[str, Any], round_no: int, line: int) -> tuple[list[int], int, dict[str, int],
+                                                                                      tuple[str, ...]]:
+        """Round ``round_no``'s deal: ``(hand masks, board mask, proof inputs, sealed hands)``;
+        each seat's hand and a fresh salt sealed under its hand key for ``line``."""
+        from zkbluff.field import r
+
+        ents = self.contributors(dealer)
+        masks, board = deal_native([e for e, _ in ents], round_no, self.hands, self.board, self.deck)
+        salts = [pysecrets.randbelow(r) for _ in range(self.n_seats)]
+        inputs: dict[str, int] = {"round": round_no}
+        for k, (e, s) in enumerate(ents):
+            inputs[f"entropy{k}"], inputs[f"entropy{k}_salt"] = e, s
+        for i in range(self.n_seats):
+            inputs[f"hand{i}_salt"] = salts[i]
+        sealed = tuple(seal_hand(bytes.fromhex(dealer["seats"][str(i)]["handKey"]), dealer["matchId"], line,
+                                 masks[i], salts[i]) for i in range(self.n_seats))
+        return masks, board, inputs, sealed
+
+    # ---------------------------------------------------------------- the table (referee side)
+    def ready(self, ledger: Any) -> bool:
+        """Every seat's entropy line is recorded, nobody forfeited, no fault: cards may be dealt."""
+        pub: DealPublic = ledger.deal
+        return pub.dealer is not None and len(pub.seats) == self.n_seats and not pub.forfeited and not pub.fault
+
+    def demand(self, ledger: Any, round_no: int, board: int, sealed_hands: tuple[str, ...]) -> ProofDemand:
+        """The deal action's proof: ``card.deal.v2`` pinning the recorded entropy
+        commitments in contributor order, the round index and the board."""
+        pub: DealPublic = ledger.deal
+        if not self.ready(ledger):
+            raise IllegalMove("deal: the entropy phase is not complete (no card is dealt before every seat's entropy)")
+        if not isinstance(sealed_hands, tuple) or len(sealed_hands) != self.n_seats:
+            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
+        for i, text in enumerate(sealed_hands):
+            _hex({"s": text}, "s", f"deal: sealed hand {i}")
+        assert pub.dealer is not None
+        pinned = {"entropy0_commitment": pub.dealer["commitment"], "round": round_no, "board": board}
+        for k, s in enumerate(self.entropy_seats, start=1):
+            pinned[f"entropy{k}_commitment"] = pub.seats[s]["commitment"]
+        return ProofDemand(self.statement_id, pinned)
+
+    def observe(self, ledger: Any, line: int, action: Any, publics: list[dict[str, int]]) -> None:
+        """After an accepted game line: a deal line (its ``sealed_hands`` and its
+        ``card.deal.v2`` publics) is recorded, so a complaint can name it."""
+        sealed = getattr(action, "sealed_hands", None)
+        deal = next((p for p in publics if "entropy0_commitment" in p), None)
+        if sealed is None or deal is None:
+            return
+        commitments = tuple(deal[f"hand{i}_commitment"] for i in range(self.n_seats))
+        ledger.deal = replace(ledger.deal, deals=ledger.deal.deals + (
+            DealtHands(line, deal["round"], tuple(sealed), commitments),))
+
+    def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
+        """Check one of the deal's own lines against the recorded state and record it
+        (``ledger.deal`` replaced only when the line is accepted)."""
+        ledger, header = view.ledger, view.header
+        pub: DealPublic = ledger.deal
+        data, n = event.get("data"), event["n"]
+        if pub.forfeited or pub.fault:
+            raise IllegalMove(f"{kind}: the match is over")
+        if kind == DEALER_LINE:
+            d = _fields(data, {"commitment", "deadline", "channelKey"}, "entropy.dealer")
+            at = stamp(event, "entropy.dealer")
+            if pub.dealer is not None:
+                raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
+            window = entropy_window(header)
+            if d["deadline"] != at + window:
+                raise MalformedInput(f"entropy.dealer: deadline {d['deadline']!r} is not {at} + the header's "
+                                     f"entropy window {window}")
+            rec = {"line": n, "at": at, "commitment": _field_str(d, "commitment", "entropy.dealer"),
+                   "deadline": float(d["deadline"]), "channelKey": _hex(d, "channelKey", "entropy.dealer", 32)}
+            ledger.deal = replace(pub, dealer=rec)
+        elif kind == SEAT_LINE:
+            assert seat is not None
+            d = _fields(data, {"commitment", "handKeyCommitment", "sealed", "channelKey"}, "entropy.seat")
+            at = stamp(event, "entropy.seat")
+            if pub.dealer is None:
+                raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
+                                 "(the dealer must be bound first, or it could grind its own)")
+            if seat in pub.seats:
+                raise OutOfOrder(f"seat {seat}: its entropy is already recorded (line {pub.seats[seat]['line']})")
+            if at > pub.dealer["deadline"]:
+                raise LateEntropy(f"seat {seat}: entropy stamped {at}, after the deadline {pub.dealer['deadline']}")
+            commitment = _field_str(d, "commitment", "entropy.seat", nullable=True)
+            if (commitment is None) != (seat == self.dealer_seat):
+                raise IllegalMove(f"seat {seat}: " + ("the dealer's seat contributes no entropy"
+                                                      if seat == self.dealer_seat else "an entropy commitment is due"))
+            rec = {"line": n, "at": at, "commitment": commitment,
+                   "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
+                   "sealed": _hex(d, "sealed", "entropy.seat"), "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
+            ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
+        elif kind == FORFEIT_LINE:
+            d = _fields(data, {"seats", "since", "deadline"}, "entropy.forfeit")
+            at = stamp(event, "entropy.forfeit")
+            if pub.dealer is None:
+                raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
+            missing = [s for s in range(self.n_seats) if s not in pub.seats]
+            if d["since"] != pub.dealer["line"] or d["deadline"] != pub.dealer["deadline"]:
+                raise MalformedInput(f"entropy.forfeit: it relies on line {d['since']!r} and deadline "
+                                     f"{d['deadline']!r}; the dealer's commitment is line {pub.dealer['line']} "
+                                     f"with deadline {pub.dealer['deadline']}")
+            if at <= pub.dealer["deadline"]:
+                raise EarlyTimeout(f"entropy.forfeit: declared at {at}, not after the deadline {pub.dealer['deadline']}")
+            if not missing or d["seats"] != missing:
+                raise IllegalMove(f"entropy.forfeit: names seats {d['seats']!r}; the seats without an entropy line "
+                                  f"are {missing}")
+            ledger.deal = replace(pub, forfeited=tuple(missing))
+        elif kind == COMPLAINT_LINE:
+            assert seat is not None
+            d = _fields(data, {"line", "sealed", "handKey"}, "complaint")
+            dealt = next((x for x in pub.deals if x.line == d["line"]), None)
+            if dealt is None:
+                raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
+            if seat not in pub.seats:
+                raise IllegalMove(f"complaint: seat {seat} has no recorded hand key")
+            fault = check_wrong_hand_complaint(
+                {"type": "complaint.wrongHand", "seat": seat, "line": d["line"], "sealed": d["sealed"],
+                 "handKey": d["handKey"]},
+                match_id=header["matchId"], hand_key_commitment_recorded=pub.seats[seat]["handKeyCommitment"],
+                sealed_on_line=dealt.sealed[seat], hand_commitment=dealt.commitments[seat])
+            ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
+        elif kind == DEAL_TIMEOUT_LINE:
+            d = _fields(data, {"since", "deadline"}, "deal.timeout")
+            at = stamp(event, "deal.timeout")
+            due = self.dealer_due(view)
+            if due is None:
+                raise IllegalMove("deal.timeout: the table does not wait for the dealer's deal")
+            if d != {"since": due[0], "deadline": due[1]}:
+                raise MalformedInput(f"deal.timeout: it relies on line {d['since']!r} and deadline {d['deadline']!r}; "
+                                     f"the transcript gives line {due[0]} and {due[1]}")
+            if at <= due[1]:
+                raise EarlyTimeout(f"deal.timeout: declared at {at}, not after the deadline {due[1]}")
+            what = "no entropy commitment" if pub.dealer is None else "no deal (no hand sent)"
+            ledger.deal = replace(pub, fault=f"{what} by the deadline {due[1]}", fault_line=n)
+        else:  # pragma: no cover - the referee only routes this scheme's kinds here
+            raise MalformedInput(f"unknown deal line {kind!r}")
+
+    def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
+        """The match's end decided by the deal: a forfeit in the entropy phase (the seats
+        that sent nothing place last) or the dealer at fault (its own seat, if any, last)."""
+        pub: DealPublic = ledger.deal
+        if pub.forfeited:
+            who = ", ".join(str(s) for s in pub.forfeited)
+            return Result(tuple(2 if s in pub.forfeited else 1 for s in range(self.n_seats)), scores,
+                          f"seat(s) {who} sent no entropy in time: forfeit before any card was dealt")
+        if pub.fault:
+            return Result(tuple(2 if s == self.dealer_seat else 1 for s in range(self.n_seats)), scores,
+                          f"the dealer is at fault: {pub.fault}")
+        return None
+
+    def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
+        pub: DealPublic = ledger.deal
+        return None if pub.fault is None else (pub.fault_line, pub.fault)  # type: ignore[return-value]
+
+    def dealer_due(self, view: Any) -> Optional[tuple[int, float]]:
+        """``(since, deadline)`` when the table waits for the dealer: its entropy commitment
+        (right after the header) or its deal (the entropy phase complete, no seat to move);
+        since the last line, for ``limits.deal``."""
+        pub: DealPublic = view.ledger.deal
+        waits = pub.dealer is None or (self.ready(view.ledger) and view.rules.to_move is None)
+        if not waits or pub.forfeited or pub.fault or view.over or view.head_at is None:
+            return None
+        limits = view.header.get("limits", {})
+        if "deal" not in limits:
+            return None
+        return view.next_line - 1, view.head_at + float(limits["deal"])
+
+    def deal_deadline(self, view: Any) -> Optional[float]:
+        """The entropy phase's deadline while it waits for seats, or the dealer's deal's."""
+        pub: DealPublic = view.ledger.deal
+        if pub.forfeited or pub.fault:
+            return None
+        if pub.dealer is not None and not self.ready(view.ledger):
+            return float(pub.dealer["deadline"])
+        due = self.dealer_due(view)
+        return None if due is None else due[1]
+
+    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
+        """After the deadline: ``entropy.forfeit`` naming the seats that sent no entropy, or
+        ``deal.timeout`` when the dealer dealt nothing (the dealer at fault)."""
+        pub: DealPublic = view.ledger.deal
+        deadline = self.deal_deadline(view)
+        if deadline is None or now <= deadline:
+            return None
+        if pub.dealer is not None and not self.ready(view.ledger):
+            return FORFEIT_LINE, {"seats": [s for s in range(self.n_seats) if s not in pub.seats],
+                                  "since": pub.dealer["line"], "deadline": deadline}
+        due = self.dealer_due(view)
+        assert due is not None
+        return DEAL_TIMEOUT_LINE, {"since": due[0], "deadline": due[1]}
+
+
+def entropy_window(header: Mapping[str, Any]) -> float:
+    limits = header.get("limits")
+    if not isinstance(limits, dict) or isinstance(limits.get("entropy"), bool) or \
+            not isinstance(limits.get("entropy"), (int, float)) or not limits["entropy"] > 0:
+        raise MalformedInput("header: limits.entropy (the seats' entropy window in seconds) is required by this deal")
+    return float(limits["entropy"])
+
+
+def starting_draw(ledger: Any, modulus: int) -> int:
+    """A public draw fixed by the entropy commitments (SHA-256 of them in contributor order,
+    mod ``modulus``): the dealer's came first, so it cannot steer it; a seat could steer it
+    by re-drawing its salt, but learns nothing about any hand by doing so."""
+    pub: DealPublic = ledger.deal
+    assert pub.dealer is not None
+    parts = [str(pub.dealer["commitment"])] + [str(pub.seats[s]["commitment"]) for s in sorted(pub.seats)
+                                               if pub.seats[s]["commitment"] is not None]
+    digest = hashlib.sha256(("zkbluff:start-draw:v1:" + ":".join(parts)).encode()).digest()
+    return int.from_bytes(digest, "big") % modulus
+
+
+__all__ = ["ProvenDeal", "DealPublic", "DealtHands", "SCHEME", "TRUST", "starting_draw", "entropy_window",
+           "UnfoundedComplaint"]
