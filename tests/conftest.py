@@ -67,6 +67,8 @@ def pyecc():
 
 
 @pytest.fixture(scope="session")
-def match_keys(tmp_path_factory) -> Path:
-    """One proving-key folder for every whole-match test of the session (keys made on first use)."""
-    return tmp_path_factory.mktemp("match-keys")
+def match_keys() -> None:
+    """The keys of every whole-match test: the pinned project keys (``key_folder=None``),
+    which every verifier trusts by default. A test that wants a private key set passes
+    its own folder deliberately (see tests/test_trust_*.py)."""
+    return None

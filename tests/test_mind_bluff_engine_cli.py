@@ -25,7 +25,6 @@ def test_play_against_the_house_bot_with_reviews(tmp_path, monkeypatch, match_ke
     """A person who believes every claim and calls All done at every turn (re-asked on the
     lines a prompt cannot use): each game ends, its review and Truth Replay are printed
     before the next game's consent, and the transcript verifies."""
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "play.jsonl"
     res = CliRunner().invoke(main, ["play", "mind-bluff", "--seed", "5", "--out", str(out)],
                              input="b\nall done\ny\n" * 60)
@@ -47,7 +46,6 @@ def test_play_against_the_house_bot_with_reviews(tmp_path, monkeypatch, match_ke
 
 @pytest.mark.slow
 def test_demo_plays_a_verified_series(tmp_path, monkeypatch, match_keys):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "demo.jsonl"
     res = CliRunner().invoke(main, ["demo", "mind-bluff", "--out", str(out), "--seed", "2"])
     assert res.exit_code == 0, res.output

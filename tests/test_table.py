@@ -356,7 +356,6 @@ def test_out_of_turn_and_bad_moves_lose_nothing(match_keys):
 
 @pytest.mark.parametrize("args, game", [([], CLASSIC), (["five-up-two-down"], FIVE_UP)])
 def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     res = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output and "prove" in res.output
@@ -367,7 +366,6 @@ def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
 
 
 def test_play_command_five_up_scripted(match_keys, tmp_path, monkeypatch):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "f.jsonl"
     script = "Z\n" + "none\na\nc\n" * 80
     res = CliRunner().invoke(main, ["play", "--table", "five-up", "--mode", "casual", "--seed", "4", "--out", str(out)],
@@ -378,7 +376,6 @@ def test_play_command_five_up_scripted(match_keys, tmp_path, monkeypatch):
 
 
 def test_play_command_scripted(match_keys, tmp_path, monkeypatch):
-    monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(match_keys))
     out = tmp_path / "p.jsonl"
     script = "x\n1 1\n9 9\n" + "1\na\n" * 60
     res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "3", "--out", str(out)], input=script)

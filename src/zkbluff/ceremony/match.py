@@ -25,7 +25,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Optional, Sequence
+from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 from Crypto.PublicKey import ECC
 from Crypto.Signature import eddsa
@@ -45,6 +45,16 @@ RECORD_VERSION = 1
 
 
 # ------------------------------------------------------------------ signatures (Ed25519, RFC 8032)
+class SeatSigner(Protocol):
+    """What a contribution is signed with: a seat's raw Ed25519 public key and a signer
+    (:class:`SeatKey`, or the engine's line key wrapped by the table: one key per seat)."""
+
+    @property
+    def public(self) -> bytes: ...
+
+    def sign(self, message: bytes) -> bytes: ...
+
+
 class SeatKey:
     """A seat's Ed25519 signing key (pycryptodome)."""
 
@@ -125,7 +135,7 @@ def check_so_far(mc: MatchCeremony, backend: Optional[Backend] = None) -> None:
         _check_signatures(mc, key_id, [c.contribution_hash for c in zk.contributions])
 
 
-def contribute_phase1(mc: MatchCeremony, seat: int, key: SeatKey, backend: Optional[Backend] = None,
+def contribute_phase1(mc: MatchCeremony, seat: int, key: SeatSigner, backend: Optional[Backend] = None,
                       verify_first: bool = True) -> MatchCeremony:
     """Seat ``seat`` checks the chain so far, then adds its (signed) phase-1 contribution."""
     if mc.phase1_closed:
@@ -154,7 +164,7 @@ def close_phase1(mc: MatchCeremony, backend: Optional[Backend] = None, say: Say 
     return replace(mc, zkeys=zkeys, signatures=sigs)
 
 
-def contribute_phase2(mc: MatchCeremony, seat: int, key: SeatKey, backend: Optional[Backend] = None,
+def contribute_phase2(mc: MatchCeremony, seat: int, key: SeatSigner, backend: Optional[Backend] = None,
                       verify_first: bool = True) -> MatchCeremony:
     """Seat ``seat`` checks everything so far, then adds a signed contribution to every
     statement's key."""
@@ -173,7 +183,7 @@ def contribute_phase2(mc: MatchCeremony, seat: int, key: SeatKey, backend: Optio
     return replace(mc, zkeys=zkeys, signatures=sigs)
 
 
-def _check_seat(mc: MatchCeremony, seat: int, key: SeatKey) -> None:
+def _check_seat(mc: MatchCeremony, seat: int, key: SeatSigner) -> None:
     if not 0 <= seat < len(mc.seat_keys) or mc.seat_keys[seat] != key.public:
         raise MalformedInput(f"seat {seat}: the signing key is not the seat's registered key")
 

@@ -19,6 +19,24 @@ table_option = click.option("--table", type=click.Choice(sorted(TABLE_ALIASES)),
                             help="old name of the game (classic = proof-or-bluff, five-up = five-up-two-down)")
 mode_option = click.option("--mode", default=None, help="the game's mode (proof-or-bluff: casual, standard, casino)")
 
+keys_option = click.option("--keys", "keys", default=None, metavar="DIR|match",
+                           help="the table's keys: the pinned project keys by default; `match`: a per-match "
+                                "ceremony in which every seat contributes before the deal; DIR: a private key "
+                                "set (made there if missing; trusted only because you asked, and said so loudly)")
+
+
+def _keys(keys: Optional[str]) -> dict[str, Any]:
+    """open_match's key arguments for ``--keys``."""
+    from pathlib import Path
+
+    if keys is None:
+        return {}
+    if keys == "match":
+        return {"match_ceremony": True}
+    click.echo(f"WARNING: --keys {keys}: a PRIVATE key set, not the project's pinned keys; a verifier "
+               f"accepts this match only with `--keys {keys}`", err=True)
+    return {"key_folder": Path(keys)}
+
 
 def _game(game: str, table: Optional[str]) -> str:
     return TABLE_ALIASES[table] if table else game
@@ -74,7 +92,8 @@ def rules_cmd(game: str) -> None:
     click.echo(spec_class(game).text.RULES)
 
 
-def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Optional[list[str]] = None) -> int:
+def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Optional[list[str]] = None,
+              keys: Optional[str] = None) -> int:
     import random
     import time
     from pathlib import Path
@@ -96,7 +115,8 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
         return now[0]
 
     tab = open_match(game, options, _names("bot", "house", n_seats), transcript=Path(out),
-                     say=lambda m: click.echo(m), overwrite=True, clock=clock)  # the demo's own output file
+                     say=lambda m: click.echo(m), overwrite=True, clock=clock,
+                     **_keys(keys))  # the demo's own output file
     t_keys = time.perf_counter() - t0
     names = tab.header["seats"]
     click.echo(f"{tab.spec.title}, options {tab.spec.options}; keys ready and dealt in {t_keys:.2f} s; "
@@ -133,13 +153,15 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
         show()
     t_match = time.perf_counter() - t0 - t_keys
     t1 = time.perf_counter()
-    report = verify_transcript(out)
+    report = verify_transcript(out, keys_dir=Path(keys) if keys not in (None, "match") else None)
     t_verify = time.perf_counter() - t1
     prove_total = sum(t.prove_s for t in tab.timings)
     click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
     click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in "
                f"{len(report['keys'])} batches" + (", closing line checked" if tab.spec.deal.closing else
                                                      ", nothing revealed") + f", in {t_verify:.2f} s")
+    for line in report["loud"]:
+        click.echo(line)
     click.echo(f"total {time.perf_counter() - t0:.2f} s")
     return 0
 
@@ -150,13 +172,15 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
 @click.option("--seed", default=7, show_default=True, help="the bots' random seed")
 @mode_option
 @table_option
+@keys_option
 @click.pass_context
 @typed_errors
-def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[str], table: Optional[str]) -> None:
+def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[str], table: Optional[str],
+             keys: Optional[str]) -> None:
     """A whole match of GAME (default proof-or-bluff), house bot against bot seats, with
     real proofs; then the transcript is verified offline. The game's own options follow
     as --NAME VALUE (e.g. cheat: --players 4 --hands 3 --window 3)."""
-    sys.exit(_run_demo(out, seed, _game(game, table), mode, ctx.args))
+    sys.exit(_run_demo(out, seed, _game(game, table), mode, ctx.args, keys))
 
 
 @click.command("play", context_settings=GAME_OPTIONS)
@@ -167,10 +191,11 @@ def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
+@keys_option
 @click.pass_context
 @typed_errors
 def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional[str], seed: Optional[int],
-             out: Optional[str], resume: Optional[str]) -> None:
+             out: Optional[str], resume: Optional[str], keys: Optional[str]) -> None:
     """You (seat 0) against the house bot (and more bots where the game seats more) in the
     terminal. The game's own options follow as --NAME VALUE (e.g. cheat: --players 4
     --hands 3 --window 3). Ctrl-C leaves a transcript that can be verified and resumed."""
@@ -185,14 +210,14 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     say = lambda m: click.echo(m, err=True)  # noqa: E731
     if resume:
         path = Path(resume)
-        tab = resume_match(path, say=say)
+        tab = resume_match(path, say=say, key_folder=_keys(keys).get("key_folder"))
     else:
         match_id = secrets.token_hex(6)
         path = Path(out or f"zkbluff-{match_id}.jsonl")
         game = _game(game, table)
         options = _options(game, mode, ctx.args)
         tab = open_match(game, options, _names("you", "house", _n_seats(game, options)), transcript=path,
-                         match_id=match_id, say=say)
+                         match_id=match_id, say=say, **_keys(keys))
     spec = tab.spec
     names = tab.header["seats"]
     click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
@@ -275,4 +300,5 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
                    f"`zkbluff play --resume {path}` continues it.")
         sys.exit(130)
-    click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+    private = f" --keys {keys}" if keys not in (None, "match") else ""
+    click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")

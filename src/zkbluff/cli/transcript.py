@@ -13,39 +13,37 @@ def transcript_group() -> None:
 
 @transcript_group.command("verify")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--trusted-keys", is_flag=True, help="require the table's keys to be the ones in your key cache")
+@click.option("--keys", "keys_dir", type=click.Path(exists=True, file_okay=False), metavar="DIR",
+              help="also trust the private key set in DIR (reported loudly); by default only the pinned "
+                   "project keys and a verified per-match ceremony's keys are trusted")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT:HEX",
               help="a seat's known Ed25519 public key; the header must list it (repeatable)")
 @typed_errors
-def transcript_verify(file: str, trusted_keys: bool, seat_keys: tuple[str, ...]) -> None:
-    """Dispatch on the header's game; check every signature, replay the rules,
-    batch-verify every proof, check the closing line. Exit 0 valid, 1 with the first bad
-    line, 2 malformed (an unknown game included)."""
+def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...]) -> None:
+    """Dispatch on the header's game; check every key is trusted, every signature, replay
+    the rules, batch-verify every proof, check the closing line. Exit 0 valid, 1 with the
+    first bad line (an untrusted key: line 1), 2 malformed (an unknown game included)."""
+    from pathlib import Path
+
     from zkbluff.games.engine.verifier import verify_transcript
 
-    trusted = None
-    if trusted_keys:
-        from zkbluff.errors import MalformedInput
-        from zkbluff.statements import all_statements
-        from zkbluff.statements.keys import verifying_key
-
-        trusted = {}
-        for k in all_statements():
-            try:
-                trusted[k] = verifying_key(k, create=False)
-            except MalformedInput:  # a key we do not have is simply not trusted
-                pass
     known: dict[int, str] = {}
     for item in seat_keys:
         seat, _, key = item.partition(":")
         if not seat.isdigit() or not key:
             raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
         known[int(seat)] = key
-    report = verify_transcript(file, trusted, known)
+    report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
+    for line in report["loud"]:
+        click.echo(line, err=True)
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:
         click.echo("note: the match is not finished")
-    if not trusted_keys:
-        click.echo("keys: the table's own (" + ", ".join(f"{k} {v}" for k, v in report["keys"].items())
-                   + "); --trusted-keys checks them against yours")
+    sources = sorted(set(report["key_sources"].values()))
+    click.echo("keys trusted: " + ", ".join(
+        f"{s} ({sum(v == s for v in report['key_sources'].values())})" for s in sources)
+        + "; " + ", ".join(f"{k} {v}" for k, v in report["keys"].items()))
+    if report["loud"]:
+        click.echo(f"WARNING: {len(report['loud'])} key(s) trusted only because you passed --keys {keys_dir}: "
+                   "the proofs are only as good as that key set's setup")

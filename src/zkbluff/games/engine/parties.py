@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
+from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
@@ -27,15 +28,34 @@ from zkbluff.statements.keys import load_keys
 
 
 class Prover:
-    """A party's prover: the proving keys it loaded (public material) and the backend."""
+    """A party's prover: the proving keys it loaded (public material) and the backend,
+    and the keys this party trusts when it checks a line (:meth:`trust`).
+
+    Keys: the pinned project keys by default; ``key_folder``: a private key set, used and
+    trusted deliberately (loudly); ``match_keys``: the proving keys of a per-match
+    ceremony this party has verified (``{statement: ProvingKey}``), trusted as such."""
 
     def __init__(self, key_folder: Optional[Path] = None, backend: Any = None,
-                 say: Optional[Callable[[str], None]] = None):
+                 say: Optional[Callable[[str], None]] = None,
+                 match_keys: Optional[Mapping[str, ProvingKey]] = None):
         self.key_folder, self.backend, self.say = key_folder, backend, say
+        self.match_keys = dict(match_keys or {})
         self.last_seconds = 0.0
 
     def key(self, statement: str) -> ProvingKey:
+        if statement in self.match_keys:
+            return self.match_keys[statement]
         return load_keys(statement, self.key_folder, say=self.say)
+
+    def trust(self) -> TrustContext:
+        """The keys this party accepts in a header: pinned, plus its private folder (made
+        before the header is read) or the per-match keys it verified."""
+        ctx = TrustContext.default()
+        if self.key_folder is not None:
+            ctx = ctx.with_private_keys(self.key_folder)
+        if self.match_keys:
+            ctx = ctx.with_match_keys({k: pk.vk.fingerprint() for k, pk in self.match_keys.items()})
+        return ctx
 
     def prove(self, statement: str, inputs: Mapping[str, int], match_id: str, line: int, prev: str,
               signer: Optional[int]) -> dict[str, Any]:
@@ -66,7 +86,7 @@ class _Party:
         """Check and apply a public line to this party's own view (signatures, rules and
         proofs, verified at once: no party takes another's word for a line)."""
         if self.view is None:
-            self.view = Referee(event, verify_now=True)
+            self.view = Referee(event, verify_now=True, trust=getattr(self, "prover", Prover()).trust())
             return None, []
         return self.view.apply(event)
 
@@ -282,7 +302,7 @@ class RefereeParty(_Party):
         self.private = private if private is not None else spec.new_referee_private()
 
     def header(self, match_id: str, joins: list[dict[str, Any]], hello: Mapping[str, Any],
-               keys: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+               keys: Mapping[str, dict[str, Any]], ceremony: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
         joins = sorted(joins, key=lambda j: j["seat"])
         if [j["seat"] for j in joins] != list(range(self.spec.n_seats)):
             raise MalformedInput(f"expected joins from seats 0..{self.spec.n_seats - 1}")
@@ -293,6 +313,8 @@ class RefereeParty(_Party):
                         "seats": [j["publicKey"] for j in joins]},
             "keys": dict(keys), "deal": hello["deal"], "limits": self.limit_table(),
         }
+        if ceremony is not None:  # a per-match ceremony's record: its digest and folder beside the transcript
+            data["ceremony"] = dict(ceremony)
         return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data,
                                     "at": self.clock()})
 
@@ -305,7 +327,7 @@ class RefereeParty(_Party):
             if isinstance(at, (int, float)) and not isinstance(at, bool) and abs(at - now) > STAMP_TOLERANCE:
                 raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}")
         if self.view is None:
-            self.view = Referee(event, verify_now=True)
+            self.view = Referee(event, verify_now=True, trust=self.prover.trust())
             out: tuple[Any, list[dict[str, int]]] = (None, [])
         else:
             out = self.view.apply(event)

@@ -14,6 +14,14 @@ typed data, the rules, each proof envelope against what the table holds.
 A line carries ``proofs`` (a list of envelopes, in the order the spec demands) exactly when
 its action owes proofs.
 
+Keys: the header's verifying keys are accepted only under the referee's
+:class:`~zkbluff.ceremony.trust.TrustContext` (by default the pinned project keys; a
+per-match ceremony's keys or a deliberate private key set only when the caller adds
+them): any other key refuses the header (:class:`~zkbluff.errors.UntrustedKey`, exit 1),
+so no proof is ever checked under a key the verifier does not trust. A header may carry
+``ceremony`` (the digest of a per-match ceremony record, :mod:`zkbluff.ceremony.match`);
+the caller verifies that record and adds its keys to the context.
+
 Time. A line may carry ``at``: its maker's stamp in seconds (the live referee refuses one
 that is not its own clock's reading, within :data:`STAMP_TOLERANCE`); stamps never go
 backwards. The header may carry ``limits`` (seconds per limit name). A timeout (the line
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
+from zkbluff.ceremony.trust import Trust, TrustContext, check_key
 import math
 
 from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, ZkbluffError
@@ -44,7 +53,9 @@ from zkbluff.protocol.transcript import GENESIS, canonical, line_hash
 from zkbluff.statements import get_statement
 
 HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "keys", "deal"}
-OPTIONAL_HEADER_FIELDS = {"limits"}
+#: optional header fields: ``limits`` (seconds per limit name); ``ceremony`` names a per-match
+#: ceremony record (``--keys match``)
+OPTIONAL_HEADER_FIELDS = {"limits", "ceremony"}
 END = "end"
 #: how far (seconds) a live line's stamp may be from the referee's clock
 STAMP_TOLERANCE = 5.0
@@ -76,7 +87,8 @@ class Referee:
     """Public state of one match and the check of every line. ``verify_now``: verify each
     proof as it comes (the live table); otherwise collect them into :attr:`batch`."""
 
-    def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True):
+    def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True,
+                 trust: Optional[TrustContext] = None):
         if header_event.get("n") != 1 or header_event.get("prev") != GENESIS \
                 or header_event.get("action") != "header" or header_event.get("seat") is not None:
             raise MalformedInput("the first line must be the header (line 1, seat null)")
@@ -112,6 +124,9 @@ class Referee:
         if not isinstance(keys, dict) or set(keys) != set(self.spec.statements()):
             raise MalformedInput(f"header: expected keys for {sorted(self.spec.statements())}")
         self.vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
+        ctx = trust if trust is not None else TrustContext.default()
+        #: why each key is trusted (``Trust.loud`` set for a private key set)
+        self.trust: dict[str, Trust] = {k: check_key(k, self.vks[k], ctx) for k in sorted(self.vks)}
         self.spec.deal.check_header(data["deal"], self.spec.n_seats)
         self.rules = self.spec.new_rules()
         self.ledger = self.spec.new_ledger()

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
+from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
+from zkbluff.protocol.signing import SigningKey
+from zkbluff.statements.keys import load_keys
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.registry import spec_for
@@ -45,6 +48,9 @@ class Table:
         self.writer = writer
         self.persist = persist
         self.timings: list[MoveTiming] = []
+        #: the header's ``ceremony`` (a per-match ceremony's digest and record folder), if any
+        self.ceremony: Optional[dict[str, str]] = None
+        self.ceremony_timing: Optional["CeremonyTiming"] = None
 
     # ---- the public state, as the referee holds it
     @property
@@ -89,7 +95,7 @@ class Table:
         keys = {k: self.dealer.prover.key(k).vk.to_json() for k in self.spec.statements()}
         if self.persist is not None:  # the parties' secrets are saved before the header that names them
             self.persist(self)
-        header = self.publish(self.referee.header(match_id, joins, hello, keys))
+        header = self.publish(self.referee.header(match_id, joins, hello, keys, self.ceremony))
         self.advance()
         return header
 
@@ -216,28 +222,134 @@ def _saver(transcript: Path) -> Callable[[Table], None]:
     return save
 
 
+class _CeremonySigner:
+    """A party's line-signing key as the ceremony's seat key (raw bytes in and out)."""
+
+    def __init__(self, key: SigningKey):
+        self._key = key
+        self._public = bytes.fromhex(key.public_hex)
+
+    @property
+    def public(self) -> bytes:
+        return self._public
+
+    def sign(self, message: bytes) -> bytes:
+        return bytes.fromhex(self._key.sign(message))
+
+
+def ceremony_record_path(transcript: Path) -> Path:
+    """Where a match's per-match ceremony record lives: a folder beside its transcript."""
+    return transcript.with_name(f"{transcript.name}.ceremony")
+
+
+@dataclass
+class CeremonyTiming:
+    """Seconds per seat: its contributions (``phase1_s``, ``phase2_s``: every statement)
+    and its checks of everything before it (``check1_s``, ``check2_s``); ``close_s``
+    builds the initial keys from phase 1 (once, deterministic); ``verify_s`` is a third
+    party's check of the finished record."""
+    phase1_s: list[float]
+    phase2_s: list[float]
+    check1_s: list[float]
+    check2_s: list[float]
+    close_s: float
+    verify_s: float
+    power: int
+
+
+def run_match_ceremony(spec: Any, match_id: str, seats: Sequence[Seat], backend: Any = None,
+                       say: Optional[Callable[[str], None]] = None) -> tuple[Any, CeremonyTiming]:
+    """Before the deal: each seat in turn checks the chain so far and contributes to phase
+    1, then (phase 1 closed) checks everything and contributes to phase 2 of every
+    statement the match uses, signing each contribution with its line key. Returns the
+    ceremony, verified as a third party would (every seat's contribution present), and
+    the times."""
+    import time
+
+    from zkbluff.ceremony import match as mm
+    from zkbluff.curve import get_backend
+    from zkbluff.statements import get_statement
+
+    be = backend or get_backend()
+    circuits = {k: get_statement(k).build()[0] for k in spec.statements()}
+    mc = mm.start_match_ceremony(match_id, [bytes.fromhex(s.public_key) for s in seats], circuits)
+    t_ = {"p1": [], "p2": [], "c1": [], "c2": []}  # type: dict[str, list[float]]
+
+    def timed(key: str, f: Callable[[], Any]) -> Any:
+        t = time.perf_counter()
+        out = f()
+        t_[key].append(time.perf_counter() - t)
+        return out
+
+    for s in seats:
+        timed("c1", lambda: mm.check_so_far(mc, be))
+        mc = timed("p1", lambda: mm.contribute_phase1(mc, s.seat, _CeremonySigner(s.key), be, verify_first=False))
+    t = time.perf_counter()
+    mc = mm.close_phase1(mc, be)
+    close_s = time.perf_counter() - t
+    for s in seats:
+        timed("c2", lambda: mm.check_so_far(mc, be))
+        mc = timed("p2", lambda: mm.contribute_phase2(mc, s.seat, _CeremonySigner(s.key), be, verify_first=False))
+    t = time.perf_counter()
+    mm.verify_match_ceremony(mc, be)
+    timing = CeremonyTiming(t_["p1"], t_["p2"], t_["c1"], t_["c2"], close_s, time.perf_counter() - t, mc.ptau.power)
+    if say:
+        worst = max(a + b for a, b in zip(timing.phase1_s, timing.phase2_s))
+        say(f"per-match ceremony: {len(seats)} seats, phase 1 at 2^{timing.power}, {len(circuits)} keys; "
+            f"a seat's contributions {worst:.2f} s (phase 1 {max(timing.phase1_s):.2f} s, phase 2 "
+            f"{max(timing.phase2_s):.2f} s), its checks before them {max(timing.check2_s):.2f} s; initial keys "
+            f"{close_s:.2f} s; the whole record verified in {timing.verify_s:.2f} s")
+    return mc, timing
+
+
 def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optional[Sequence[str]] = None,
                transcript: Optional[Path] = None, match_id: Optional[str] = None, key_folder: Optional[Path] = None,
                backend: Any = None, clock: Optional[Callable[[], float]] = None,
                limits: Optional[TimeLimits] = None, say: Optional[Callable[[str], None]] = None,
-               overwrite: bool = False) -> Table:
-    """A new match with every party in this process; each makes its own key and secrets."""
+               overwrite: bool = False, match_ceremony: bool = False) -> Table:
+    """A new match with every party in this process; each makes its own key and secrets.
+
+    Keys: the pinned project keys; ``key_folder``: a private key set (made there if
+    missing; every party trusts it, deliberately); ``match_ceremony``: a per-match
+    ceremony before the deal (:func:`run_match_ceremony`), its record saved beside the
+    transcript (:func:`ceremony_record_path`) and named in the header."""
+    from zkbluff.ceremony import match as mm
+
     spec = spec_for(game, options)
     names = list(names or [f"seat {i}" for i in range(spec.n_seats)])
     if len(names) != spec.n_seats:
         raise MalformedInput(f"{game}: {spec.n_seats} seats, got {len(names)} names")
+    if match_ceremony and key_folder is not None:
+        raise MalformedInput("keys: a per-match ceremony or a private key folder, not both")
+    match_id = match_id or new_match_id()
+    if key_folder is not None:  # the private set exists before any party reads the header
+        for k in spec.statements():
+            load_keys(k, Path(key_folder), say=say)
+    match_pks: dict[str, Any] = {}
 
     def prover() -> Prover:  # one per party
-        return Prover(key_folder, backend, say)
+        return Prover(key_folder, backend, say, match_pks)
 
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
+    seats = [Seat(spec, i, names[i], prover(), clock=clock) for i in range(spec.n_seats)]
+    ceremony = None
+    if match_ceremony:
+        mc, timing = run_match_ceremony(spec, match_id, seats, backend, say)
+        match_pks.update({k: zk.pk for k, zk in mc.zkeys.items()})
+        for s in seats:
+            s.prover = prover()
+        record = ceremony_record_path(Path(transcript) if transcript else Path(f"{match_id}.jsonl"))
+        digest = mm.save(mc, record) if transcript else mm.record_digest(mc)
+        ceremony = {"digest": digest, "record": record.name}
     referee = RefereeParty(spec, prover=prover(), **kwargs)
     dealer = Dealer(spec, prover(), clock=clock)
-    seats = [Seat(spec, i, names[i], prover(), clock=clock) for i in range(spec.n_seats)]
     writer = TranscriptWriter(transcript, overwrite=overwrite)
     table = Table(referee, dealer, seats, writer, _saver(Path(transcript)) if transcript else None)
+    table.ceremony = ceremony
+    if match_ceremony:
+        table.ceremony_timing = timing
     table.start(match_id)
     return table
 
@@ -260,8 +372,19 @@ def resume_match(transcript: Path, key_folder: Optional[Path] = None, backend: A
         except (OSError, ValueError) as exc:
             raise MalformedInput(f"cannot resume without the {party}'s secrets ({path}): {exc}") from None
 
+    match_pks: dict[str, Any] = {}
+    if isinstance(header, dict) and "ceremony" in header:  # each party re-checks the match's ceremony
+        from zkbluff.ceremony import match as mm
+        from zkbluff.games.engine.verifier import match_trust
+        from zkbluff.statements import get_statement
+
+        match_trust(transcript, header, TrustContext.default(), backend)
+        circuits = {k: get_statement(k).build()[0] for k in sorted(header["keys"])}
+        mc = mm.load(ceremony_record_path(transcript), circuits, header["ceremony"]["digest"])
+        match_pks = {k: zk.pk for k, zk in mc.zkeys.items()}
+
     def prover() -> Prover:
-        return Prover(key_folder, backend, say)
+        return Prover(key_folder, backend, say, match_pks)
 
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:

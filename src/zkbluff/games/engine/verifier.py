@@ -7,42 +7,92 @@ context bound to its line), checks the closing line of the deal, and verifies ev
 proof in one batch per key. Reports the first bad line by number. A transcript whose
 complaint line was upheld (the dealer sent a hand that does not open its commitment)
 verifies to the end and then raises :class:`DealerAtFault` naming the complaint line.
+
+Keys (:mod:`zkbluff.ceremony.trust`): by default only the pinned project keys are
+trusted; a header naming a per-match ceremony (``ceremony``: the record's digest and its
+folder beside the transcript) adds that match's keys once the record verifies and holds a
+contribution from every seat the header lists; ``keys_dir`` adds a deliberate private key
+set (reported loudly). Any other key: :class:`TranscriptError` on line 1 naming the
+statement and the key ("untrusted key").
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Mapping, Optional, Union
 
+from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (
-    CommitmentMismatch, DealerAtFault, IllegalMove, InvalidProof, MalformedInput, TranscriptError,
-    UnfoundedComplaint,
+    CommitmentMismatch, DealerAtFault, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError,
+    UnfoundedComplaint, UntrustedKey,
 )
 from zkbluff.games.engine.referee import Referee
-from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.transcript import parse_chain, read_lines
 
 
-def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, VerifyingKey]] = None,
-                      seat_keys: Optional[Mapping[int, str]] = None) -> dict[str, Any]:
+def ceremony_folder(transcript: Path, header: Mapping[str, Any]) -> Path:
+    """The folder of the per-match ceremony record the header names (beside the transcript)."""
+    record = header["ceremony"].get("record") if isinstance(header.get("ceremony"), dict) else None
+    if not isinstance(record, str) or not record or "/" in record or "\\" in record or record.startswith("."):
+        raise MalformedInput(f"header: ceremony.record must be a folder name beside the transcript, got {record!r:.60}")
+    return transcript.parent / record
+
+
+def match_trust(transcript: Path, header: Mapping[str, Any], ctx: TrustContext,
+                backend: Any = None) -> TrustContext:
+    """``ctx`` plus the keys of the per-match ceremony the header names, once its record
+    (beside the transcript) is the one the header's digest names, is for this match and
+    these seats, verifies, and holds a contribution signed by every seat the header lists.
+    Raises :class:`InvalidCeremony` (exit 1) or :class:`MalformedInput`."""
+    from zkbluff.ceremony import match as mm
+    from zkbluff.statements import get_statement
+
+    cer = header["ceremony"]
+    digest = cer.get("digest") if isinstance(cer, dict) else None
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise MalformedInput(f"header: ceremony.digest must be 64 hex digits, got {digest!r:.80}")
+    keys = header.get("keys")
+    if not isinstance(keys, dict):
+        raise MalformedInput("header: keys must be an object")
+    circuits = {k: get_statement(k).build()[0] for k in sorted(keys)}
+    mc = mm.load(ceremony_folder(transcript, header), circuits, digest)
+    if mc.match_id != header.get("matchId"):
+        raise InvalidCeremony(f"the ceremony record is for match {mc.match_id!r:.40}, not {header.get('matchId')!r:.40}")
+    seats = header.get("parties", {}).get("seats") if isinstance(header.get("parties"), dict) else None
+    if not isinstance(seats, list) or [k.hex() for k in mc.seat_keys] != [str(k).lower() for k in seats]:
+        raise InvalidCeremony("the ceremony record's seat keys are not the seats the header lists")
+    return ctx.with_match_keys(mm.verify_match_ceremony(mc, backend))
+
+
+def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = None,
+                      seat_keys: Optional[Mapping[int, str]] = None, keys_dir: Optional[Path] = None,
+                      backend: Any = None) -> dict[str, Any]:
     """Verify a transcript file; return a summary. Raises :class:`TranscriptError` (exit
     1) naming the first bad line, or :class:`MalformedInput` (exit 2).
 
-    ``trusted_keys``: the verifying keys the statements must use. ``seat_keys``: public
-    keys a seat is known by (seat number → hex); the header must list them, so a house
-    that rewrote a whole match under fresh seat keys is caught."""
+    ``trust``: the keys accepted (default: the pinned project keys); ``keys_dir``: a
+    private key set given deliberately (``--keys DIR``), reported in ``loud``. A header
+    naming a per-match ceremony adds its keys once the record verifies. ``seat_keys``:
+    public keys a seat is known by (seat number → hex); the header must list them, so a
+    house that rewrote a whole match under fresh seat keys is caught."""
+    path = Path(path)
     lines = read_lines(path)
     if not lines:
         raise MalformedInput(f"transcript {path}: empty")
+    ctx = trust if trust is not None else TrustContext.default()
+    if keys_dir is not None:
+        ctx = ctx.with_private_keys(Path(keys_dir))
     referee: Optional[Referee] = None
     for event in parse_chain(lines):
         n = event["n"]
         try:
             if referee is None:
-                referee = Referee(event, verify_now=False)
-                if trusted_keys is not None:
-                    for key_id, vk in referee.vks.items():
-                        if key_id not in trusted_keys or trusted_keys[key_id].fingerprint() != vk.fingerprint():
-                            raise TranscriptError(f"the table's key for {key_id} is not a trusted key", line=1)
+                data = event.get("data")
+                header: dict[str, Any] = data if isinstance(data, dict) else {}
+                try:
+                    header_ctx = match_trust(path, header, ctx, backend) if "ceremony" in header else ctx
+                    referee = Referee(event, verify_now=False, trust=header_ctx)
+                except (UntrustedKey, InvalidCeremony) as exc:
+                    raise TranscriptError(str(exc), line=1) from None
                 for seat, key in (seat_keys or {}).items():
                     if not 0 <= seat < len(referee.seat_keys) or referee.seat_keys[seat] != key.lower():
                         raise TranscriptError(f"the header does not list {key[:16]}… as seat {seat}'s key", line=1)
@@ -75,4 +125,6 @@ def verify_transcript(path: Union[str, Path], trusted_keys: Optional[dict[str, V
         "draw": result is not None and len(winners) == len(result.placements),
         "summary": referee.spec.summary(result, referee.seat_names),
         "keys": {k: vk.fingerprint()[:16] for k, vk in referee.vks.items()},
+        "key_sources": {k: t.source for k, t in referee.trust.items()},
+        "loud": [t.loud for t in referee.trust.values() if t.loud],
     }
