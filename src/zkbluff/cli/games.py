@@ -132,67 +132,165 @@ def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple
     sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options)))
 
 
+def _check_resume_files(path: "Path") -> None:
+    """Before resuming: every party's secrets file beside the transcript is a JSON object
+    whose signing key is the one the transcript's header names (another match's file, or
+    one of the wrong shape, is refused before anything is shown)."""
+    import json
+
+    from zkbluff.errors import MalformedInput
+    from zkbluff.games.engine.table import secrets_path
+    from zkbluff.protocol.signing import SigningKey
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+
+    events = list(parse_chain(read_lines(path)))
+    if not events or events[0]["action"] != "header":
+        raise MalformedInput(f"{path}: the first line must be the header")
+    parties = events[0]["data"].get("parties") or {}
+    expected = {"referee": parties.get("referee"), "dealer": parties.get("dealer")}
+    for i, pub in enumerate(parties.get("seats") or []):
+        expected[f"seat{i}"] = pub
+    for party, public in expected.items():
+        file = secrets_path(path, party)
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MalformedInput(f"cannot resume: {file} is missing (each party's secrets are kept beside "
+                                 f"the transcript)") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise MalformedInput(f"cannot resume: {file} is not JSON ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("key"), str):
+            raise MalformedInput(f"cannot resume: {file} is not a secrets file (expected a JSON object with a "
+                                 f"'key'), got {type(data).__name__}")
+        try:
+            mine = SigningKey.from_secret_hex(data["key"]).public_hex
+        except Exception:  # noqa: BLE001  (any unreadable key is the same malformed file)
+            raise MalformedInput(f"cannot resume: {file} holds no readable signing key") from None
+        if public is not None and mine != public:
+            raise MalformedInput(f"cannot resume: {file} belongs to another match (its key is not the "
+                                 f"{party}'s in {path})")
+
+
+def _terminal_style() -> tuple[bool, bool]:
+    """(suit symbols, colour) for stdout: symbols where its encoding has them, colour where
+    it is a terminal and NO_COLOR is not set."""
+    import os
+
+    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    try:
+        "♣♦♥♠".encode(enc)
+        symbols = True
+    except (LookupError, UnicodeEncodeError):
+        symbols = False
+    colour = symbols and sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return symbols, bool(colour)
+
+
 @click.command("play")
 @game_argument
 @mode_option
 @option_option
 @table_option
-@click.option("--seed", default=None, type=int, help="the house bots' seed (a match replays exactly)")
+@click.option("--seed", default=None, type=int,
+              help="for practice: every party's randomness (deal entropy, salts, match id) and the house bots "
+                   "come from this number, so the same seed and the same moves replay the same match. "
+                   "Not fair: anyone who knows the seed knows the cards")
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
+@click.option("--plain", is_flag=True, help="draw cards in plain letters (4h, 10s), no symbols or colour")
 @typed_errors
 def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Optional[str], seed: Optional[int],
-             out: Optional[str], resume: Optional[str]) -> None:
-    """You (seat 0) against house bots in the terminal. Ctrl-C leaves a transcript that can
-    be verified and resumed."""
+             out: Optional[str], resume: Optional[str], plain: bool) -> None:
+    """You (seat 0) against house bots in the terminal. `zkbluff rules GAME` explains the
+    game. Ctrl-C leaves a transcript that can be verified and resumed; each party's secrets
+    are kept beside it in TRANSCRIPT.PARTY.secrets.json (readable by you only)."""
+    import contextlib
+    import copy
+    import os
     import secrets
     from pathlib import Path
 
+    from zkbluff.cli.common import seeded_randomness
     from zkbluff.errors import IllegalMove, MalformedInput
     from zkbluff.games.engine.table import open_match, resume_match
 
+    if resume and (table or mode or options or out or game != DEFAULT_GAME):
+        raise MalformedInput("--resume continues the match as its transcript says: give no GAME, --table, "
+                             "--mode, -o or --out with it")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
-    if resume:
-        path = Path(resume)
-        tab = resume_match(path, say=say)
-    else:
-        match_id = secrets.token_hex(6)
-        path = Path(out or f"zkbluff-{match_id}.jsonl")
-        game = _game(game, table)
-        opts = _options(mode, options)
-        names = _names(spec_class(game)(opts).n_seats, "you", "house")
-        tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
-    spec = tab.spec
-    names = tab.header["seats"]
-    click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
-    click.echo(tab.header["trust"])
-    base = seed if seed is not None else secrets.randbits(32)
-    human = 0
-    houses = {i: spec.house_bot(base + i) for i in range(spec.n_seats) if i != human}
-    shown = len(tab.writer.events)
-
-    def ask(text: str) -> str:
-        return str(click.prompt(text, default="", show_default=False))
-
-    try:
-        while not tab.over:
-            seat = tab.to_move
-            assert seat is not None
-            if seat == human:
-                try:
-                    tab.move(seat, spec.text.prompt(tab.observation(seat), ask, click.echo, names))
-                except (MalformedInput, IllegalMove) as exc:
-                    click.echo(f"  not allowed: {exc}")
-                    continue
-            else:
-                tab.move(seat, houses[seat].act(tab.observation(seat)))
-            for e in tab.writer.events[shown:]:
-                if e["action"] not in ("header", spec.deal.closing):
-                    click.echo("  " + spec.text.describe(e, names))
+    os.umask(0o077)  # the secrets files beside the transcript: readable by their owner only
+    randomness = seeded_randomness(seed) if seed is not None and not resume else contextlib.nullcontext()
+    with randomness:
+        if resume:
+            path = Path(resume)
+            _check_resume_files(path)
+            tab = resume_match(path, say=say)
+        else:
+            if seed is not None:
+                click.echo(f"practice match: seed {seed} fixes every party's randomness, so it replays exactly; "
+                           f"it is not a fair match (whoever knows the seed knows the cards)")
+            match_id = secrets.token_hex(6)
+            path = Path(out or f"zkbluff-{match_id}.jsonl")
+            game = _game(game, table)
+            opts = _options(mode, options)
+            names = _names(spec_class(game)(opts).n_seats, "you", "house")
+            tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
+            os.chmod(path, 0o644)  # the transcript is public: anyone may verify it
+        spec = tab.spec
+        names = tab.header["seats"]
+        if hasattr(spec.text, "configure"):
+            spec.text.configure(*((False, False) if plain else _terminal_style()))
+        click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
+        click.echo(tab.header["trust"])
+        click.echo(f"(`zkbluff rules {spec.game}` explains the game)")
+        base = seed if seed is not None else secrets.randbits(32)
+        human = 0
+        houses = {i: spec.house_bot(base + i) for i in range(spec.n_seats) if i != human}
+        if resume:
             shown = len(tab.writer.events)
-    except (KeyboardInterrupt, EOFError, click.Abort):
-        click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
-                   f"`zkbluff play --resume {path}` continues it.")
-        sys.exit(130)
+            if tab.over:
+                end = [e for e in tab.writer.events if e["action"] == "end"]
+                click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
+                click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+                return
+        else:
+            shown = 0
+
+        def ask(text: str) -> str:
+            return str(click.prompt(text, default="", show_default=False))
+
+        def show(before: Any) -> None:
+            nonlocal shown
+            after = tab.state
+            for e in tab.writer.events[shown:]:
+                if e["action"] in ("header", spec.deal.closing):
+                    continue
+                click.echo("  " + spec.text.describe(e, names))
+                if before is not None and hasattr(spec.text, "outcome"):
+                    for extra in spec.text.outcome(e, before, after, names):
+                        click.echo("    " + extra)
+                    before = None  # only the move's own line changed the state we compare
+            shown = len(tab.writer.events)
+
+        try:
+            show(None)
+            while not tab.over:
+                seat = tab.to_move
+                assert seat is not None
+                before = copy.deepcopy(tab.state)
+                if seat == human:
+                    try:
+                        intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
+                        tab.move(seat, intent)
+                    except (MalformedInput, IllegalMove) as exc:
+                        click.echo(f"  not allowed: {exc}")
+                        continue
+                else:
+                    tab.move(seat, houses[seat].act(tab.observation(seat)))
+                show(before)
+        except (KeyboardInterrupt, EOFError, click.Abort):
+            click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
+                       f"`zkbluff play --resume {path}` continues it.")
+            sys.exit(2)
     click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
