@@ -101,3 +101,19 @@ def seeded_randomness(seed: int) -> Iterator[None]:
     finally:
         for name, fn in saved.items():
             setattr(secrets, name, fn)
+
+
+def load_keys_with_progress(key_ids: list[str], what: str = "proving keys") -> None:
+    """Load (or make, the first time) the keys a command will need, with a progress bar on
+    a terminal: key loading on a slow backend takes seconds to minutes, and a person should
+    see it move. Off a terminal it prints nothing; the keys land in the shared in-memory
+    cache, so the provers that ask for them next get them at once."""
+    from zkbluff.curve import get_backend
+    from zkbluff.statements.keys import load_keys
+
+    quiet = not sys.stderr.isatty()
+    label = f"{what} ({get_backend().name} backend)"
+    with click.progressbar(key_ids, label=label, file=sys.stderr, show_pos=True,
+                           item_show_func=lambda k: k or "", hidden=quiet) as bar:
+        for key_id in bar:
+            load_keys(key_id, say=(lambda m: None) if not quiet else (lambda m: click.echo(m, err=True)))

@@ -3,11 +3,12 @@ text (rules page, event lines, prompts) comes from its folder; nothing here know
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any, Optional
 
 import click
 
-from zkbluff.cli.common import typed_errors
+from zkbluff.cli.common import load_keys_with_progress, typed_errors
 from zkbluff.games.registry import GAMES, spec_class
 
 DEFAULT_GAME = "proof-or-bluff"
@@ -79,6 +80,7 @@ def _run_demo(out: str, seed: int, game: str, options: Optional[dict[str, Any]])
     n_seats = cls(options).n_seats  # a bad option is refused before anything is printed
     click.echo(f"zkbluff demo: a match of {cls.title}, house bots in all {n_seats} seats, real Groth16 proofs "
                f"(backend {get_backend().name}), every line signed by its party")
+    load_keys_with_progress(cls(options).statements())
     tab = open_match(game, options, _names(n_seats, "bot", "house"), transcript=Path(out),
                      say=lambda m: click.echo(m), overwrite=True)  # the demo's own output file
     t_keys = time.perf_counter() - t0
@@ -132,7 +134,7 @@ def demo_cmd(game: str, out: str, seed: int, mode: Optional[str], options: tuple
     sys.exit(_run_demo(out, seed, _game(game, table), _options(mode, options)))
 
 
-def _check_resume_files(path: "Path") -> None:
+def _check_resume_files(path: Path) -> None:
     """Before resuming: every party's secrets file beside the transcript is a JSON object
     whose signing key is the one the transcript's header names (another match's file, or
     one of the wrong shape, is refused before anything is shown)."""
@@ -169,6 +171,14 @@ def _check_resume_files(path: "Path") -> None:
         if public is not None and mine != public:
             raise MalformedInput(f"cannot resume: {file} belongs to another match (its key is not the "
                                  f"{party}'s in {path})")
+
+
+def _header_keys(path: Path) -> list[str]:
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+
+    for event in parse_chain(read_lines(path)):
+        return list((event["data"].get("keys") or {}).keys())
+    return []
 
 
 def _terminal_style() -> tuple[bool, bool]:
@@ -225,6 +235,7 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
         if resume:
             path = Path(resume)
             _check_resume_files(path)
+            load_keys_with_progress(list(_header_keys(path)))
             tab = resume_match(path, say=say)
         else:
             if seed is not None:
@@ -234,7 +245,9 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
             path = Path(out or f"zkbluff-{match_id}.jsonl")
             game = _game(game, table)
             opts = _options(mode, options)
-            names = _names(spec_class(game)(opts).n_seats, "you", "house")
+            new_spec = spec_class(game)(opts)
+            names = _names(new_spec.n_seats, "you", "house")
+            load_keys_with_progress(new_spec.statements())
             tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
             os.chmod(path, 0o644)  # the transcript is public: anyone may verify it
         spec = tab.spec
