@@ -340,3 +340,31 @@ def test_rules_cover_both_tables_modes_and_scoring():
     page = (ROOT / "docs" / "rules" / "proof-or-bluff.md").read_text()
     for needed in ("Classic", "5 Up 2 Down", "casual", "standard", "casino", "zkbluff rules"):
         assert needed in page, needed
+
+
+def test_working_shows_elapsed_time_on_a_terminal_only(monkeypatch):
+    import io
+    import sys
+    import time
+
+    from zkbluff.cli.common import working
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty = Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    with working("proving", after=0.2):
+        time.sleep(0.5)
+    assert "proving … 0 s" in tty.getvalue() and tty.getvalue().endswith("\r")
+    quick = Tty()
+    monkeypatch.setattr(sys, "stderr", quick)
+    with working("proving", after=0.5):
+        pass
+    assert quick.getvalue() == ""  # done before the threshold: nothing shown
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    with working("proving", after=0.0):
+        time.sleep(0.2)
+    assert piped.getvalue() == ""

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import click
 
-from zkbluff.cli.common import load_keys_with_progress, typed_errors
+from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
 from zkbluff.games.registry import GAMES, spec_class
 
 DEFAULT_GAME = "proof-or-bluff"
@@ -248,7 +248,8 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
             new_spec = spec_class(game)(opts)
             names = _names(new_spec.n_seats, "you", "house")
             load_keys_with_progress(new_spec.statements())
-            tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
+            with working("dealing: the dealer proves the deal"):
+                tab = open_match(game, opts, names, transcript=path, match_id=match_id, say=say)
             os.chmod(path, 0o644)  # the transcript is public: anyone may verify it
         spec = tab.spec
         names = tab.header["seats"]
@@ -295,12 +296,14 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
                 if seat == human:
                     try:
                         intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
-                        tab.move(seat, intent)
+                        with working("your client proves your move"):
+                            tab.move(seat, intent)
                     except (MalformedInput, IllegalMove) as exc:
                         click.echo(f"  not allowed: {exc}")
                         continue
                 else:
-                    tab.move(seat, houses[seat].act(tab.observation(seat)))
+                    with working(f"{names[seat]} moves and proves"):
+                        tab.move(seat, houses[seat].act(tab.observation(seat)))
                 show(before)
         except (KeyboardInterrupt, EOFError, click.Abort):
             click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "

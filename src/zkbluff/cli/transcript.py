@@ -41,7 +41,10 @@ def transcript_verify(file: str, trusted_keys: bool, seat_keys: tuple[str, ...])
         if not seat.isdigit() or not key:
             raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
         known[int(seat)] = key
-    report = verify_transcript(file, trusted, known)
+    from zkbluff.cli.common import working
+
+    with working(f"verifying {file}: signatures, rules, proofs"):
+        report = verify_transcript(file, trusted, known)
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:
