@@ -28,8 +28,14 @@ def typed_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except ZkbluffError as exc:
             fail(str(exc), exc.exit_code)
+        except BrokenPipeError:  # the reader went away (`| head`): nothing more to say
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError as exc:  # a file that cannot be read or written: malformed input, exit 2
-            fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc}", 2)
         except (EOFError, click.Abort):  # stdin closed (or Ctrl-C) at a prompt: a usage error
             fail("no input (standard input closed)", 2)
 
