@@ -368,3 +368,11 @@ def test_working_shows_elapsed_time_on_a_terminal_only(monkeypatch):
     with working("proving", after=0.0):
         time.sleep(0.2)
     assert piped.getvalue() == ""
+
+
+def test_play_prompt_messages_have_no_internal_prefix(tmp_path):
+    _, res = _play(tmp_path, "many", ["--seed", "7"], "1 2 3 4 5\n")
+    refused = [ln for ln in res.output.splitlines() if "not allowed" in ln]
+    assert refused and "play 1 to 4 cards" in refused[0] and "play:" not in refused[0]
+    _, ok = _play(tmp_path, "one", ["--seed", "7"], "1\n")
+    assert "you play 1 card face down" in ok.output and "not allowed" not in ok.output

@@ -2,6 +2,7 @@
 text (rules page, event lines, prompts) comes from its folder; nothing here knows a game."""
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -299,7 +300,8 @@ def play_cmd(game: str, mode: Optional[str], options: tuple[str, ...], table: Op
                         with working("your client proves your move"):
                             tab.move(seat, intent)
                     except (MalformedInput, IllegalMove) as exc:
-                        click.echo(f"  not allowed: {exc}")
+                        # the rules' messages start with the action's name ("play: ..."): not for a person
+                        click.echo(f"  not allowed: {re.sub(r'^[a-z_]+: ', '', str(exc))}")
                         continue
                 else:
                     with working(f"{names[seat]} moves and proves"):

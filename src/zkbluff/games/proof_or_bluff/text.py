@@ -252,10 +252,10 @@ can continue; never share them."""
     def outcome(cls, line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
         kind, seat = line["action"], line["seat"]
         if kind == "accept" and before.claim is not None:
-            out = f"the cards stay on the pile (now {after.pile})"
+            stay = f"the cards stay on the pile (now {after.pile})"
             if after.end_reason == "":
-                out += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(names[seat], 'plays')} next"
-            return [out]
+                stay += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(names[seat], 'plays')} next"
+            return [stay]
         if kind == "prove" and seat is not None:
             claimant, challenger = seat, 1 - seat
             c, ch = names[claimant], names[challenger]
@@ -265,12 +265,10 @@ can continue; never share them."""
             else:
                 head = (f"{verb(c, 'was')} caught bluffing: "
                         f"{score_change(ch, before.scores[challenger], after.scores[challenger])}")
-            out = [head]
             tail = f"the pile of {before.pile} card{'s' if before.pile != 1 else ''} is discarded"
             if after.end_reason == "":
                 tail += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(ch, 'plays')} next"
-            out.append(tail)
-            return out
+            return [head, tail]
         return []
 
     @staticmethod
@@ -292,7 +290,10 @@ can continue; never share them."""
         say("Your hand: " + "  ".join(f"{i + 1}:{card_label(c)}" for i, c in enumerate(hand)))
         text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (numbers or names, e.g. '1 3' or "
                    f"'{SHORT_RANK_LABELS[DECK.rank_of(hand[0])]}{SUITS[hand[0] // 13]}')")
-        return PlayCards(parse_cards(text, hand))
+        cards = parse_cards(text, hand)
+        if len(cards) > MAX_PLAY:
+            raise MalformedInput(f"play 1 to {MAX_PLAY} cards at a time; you named {len(cards)}")
+        return PlayCards(cards)
 
 
 class FiveUpText(_Text):
