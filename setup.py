@@ -3,10 +3,35 @@
 The C extension zkbluff._fr_native (src/zkbluff/_native/fr.c) needs only a C compiler
 and the Python headers. zkbluff.field falls back to its pure-Python kernels when the
 extension is absent, and ZKBLUFF_FIELD=native makes its absence an error.
+
+The registry an install carries: build_py copies circuits/manifest.json (and any pinned
+keys under circuits/keys/) into the package as zkbluff/registry/, where
+``zkbluff.statements.keys.registry_dir()`` finds them without a checkout. The .r1cs files
+(tens of MB) stay out: no installed command reads them (keys are made from the code, and
+``zkbluff circuits check`` on an install compares the manifest only, and says so).
 """
+import shutil
+from pathlib import Path
+
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
+
+
+class build_py_with_registry(build_py):
+    def run(self) -> None:
+        super().run()
+        source = Path(__file__).resolve().parent / "circuits"
+        target = Path(self.build_lib) / "zkbluff" / "registry"
+        if not (source / "manifest.json").exists():
+            return  # building from an sdist without circuits/: nothing to carry
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / "manifest.json", target / "manifest.json")
+        if (source / "keys").is_dir():
+            shutil.copytree(source / "keys", target / "keys", dirs_exist_ok=True)
+
 
 setup(
+    cmdclass={"build_py": build_py_with_registry},
     ext_modules=[
         Extension(
             "zkbluff._fr_native",

@@ -56,7 +56,7 @@ def test_statement_cli_flow(tmp_path, key_dir):
     (tmp_path / "pub.json").write_text(json.dumps(pub))
     assert run(main, ["verify", name, f"{t}/pub.json", f"{t}/proof.json"]).exit_code == 1
     # inputs that satisfy no witness: refused naming the constraint
-    (tmp_path / "bad.json").write_text(json.dumps({"choice": 2, "choice_salt": 1, "claim": 2, "verdict": 0}))
+    (tmp_path / "bad.json").write_text(json.dumps({"choice": 2, "choice_salt": 1, "claim": 2, "verdict": 0, "context": 0}))
     res = run(main, ["witness", name, f"{t}/bad.json", f"{t}/w2.wtns"])
     assert res.exit_code == 1 and "verdict" in res.output
     (tmp_path / "junk.json").write_text(json.dumps({"choice": "two"}))

@@ -14,7 +14,7 @@ from zkbluff.cli import server as server_cli
 from zkbluff.cli.common import typed_errors  # noqa: F401  (for extra command groups)
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="zkbluff")
 def main() -> None:
     """Provably fair bluff games: commitments, commit-reveal randomness, Groth16 proofs."""

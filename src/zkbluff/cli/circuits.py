@@ -30,35 +30,98 @@ def circuits_list() -> None:
                    f"  public: {', '.join(stmt.public)}\n  private: {', '.join(stmt.private)}")
 
 
+def _installed_copy(folder) -> bool:
+    """True for the registry an install carries inside the package (``zkbluff/registry``):
+    never written by ``circuits build``."""
+    from pathlib import Path
+
+    import zkbluff
+
+    package = Path(zkbluff.__file__).resolve().parent
+    try:
+        Path(folder).resolve().relative_to(package)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_manifest(folder) -> dict:
+    """The registry's manifest, or MalformedInput (exit 2) naming what is wrong."""
+    import json
+
+    from zkbluff.errors import MalformedInput
+
+    if not folder.is_dir():
+        raise MalformedInput(f"{folder}: no such registry folder (expected a folder with manifest.json)")
+    path = folder / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        entries = {e["id"]: e for e in manifest["statements"]}
+    except FileNotFoundError:
+        raise MalformedInput(f"{path}: no manifest (expected the one `zkbluff circuits build` writes)") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise MalformedInput(f"{path}: not JSON ({exc})") from None
+    except (KeyError, TypeError):
+        raise MalformedInput(f'{path}: expected {{"statements": [{{"id": ...}}, ...]}}') from None
+    return entries
+
+
 @circuits_group.command("build")
 @click.option("--dir", "folder", type=click.Path(file_okay=False), default=None,
-              help="where to write (default: the repository's circuits/)")
+              help="where to write (default: the checkout's circuits/)")
+@typed_errors
 def circuits_build(folder: str | None) -> None:
     """Write one .r1cs per statement and manifest.json."""
     from pathlib import Path
 
+    from zkbluff.errors import MalformedInput
     from zkbluff.statements.keys import build_registry
 
     out = Path(folder) if folder else _circuits_folder()
+    if folder is None and _installed_copy(out):
+        raise MalformedInput(f"no source checkout here: the registry an install carries ({out}) is not rebuilt in "
+                             f"place; run this in a checkout, or give --dir FOLDER to write one elsewhere")
     entries = build_registry(out)
     click.echo(f"wrote {len(entries)} circuits and manifest.json to {out}")
 
 
 @circuits_group.command("check")
-@click.option("--dir", "folder", type=click.Path(file_okay=False), default=None)
+@click.option("--dir", "folder", type=click.Path(file_okay=False), default=None,
+              help="the registry to check (default: the checkout's circuits/, else the installed copy)")
+@typed_errors
 def circuits_check(folder: str | None) -> None:
-    """Exit 1 if the code and the committed circuits/ differ (a lock-file check)."""
+    """Exit 1 if the code and the committed circuits/ differ (a lock-file check); an install
+    carries the manifest without the .r1cs files, and then only the manifest is compared."""
     from pathlib import Path
 
-    from zkbluff.statements.keys import check_registry
+    from zkbluff.statements import all_statements
+    from zkbluff.statements.keys import check_registry, manifest_entry
 
     out = Path(folder) if folder else _circuits_folder()
-    problems = check_registry(out)
+    recorded = _read_manifest(out)
+    has_r1cs = any(out.glob("*.r1cs"))
+    if has_r1cs:
+        problems = check_registry(out)
+    else:
+        problems = []
+        code = all_statements()
+        for key_id, stmt in code.items():
+            entry = manifest_entry(stmt)
+            if key_id not in recorded:
+                problems.append(f"{key_id}: not in the manifest")
+            elif recorded[key_id] != entry:
+                diff = [k for k in entry if recorded[key_id].get(k) != entry[k]]
+                problems.append(f"{key_id}: the manifest differs in {', '.join(diff)}")
+        problems += [f"{k}: in the manifest but no longer in the code" for k in recorded if k not in code]
     for p in problems:
         click.echo(p, err=True)
     if problems:
         sys.exit(1)
-    click.echo(f"circuits/ matches the code ({out})")
+    if has_r1cs:
+        click.echo(f"circuits/ matches the code ({out})")
+    else:
+        click.echo(f"the manifest matches the code: {len(recorded)} statements, constraint counts and "
+                   f"fingerprints ({out}); no .r1cs files here (an install carries none), so they were not compared")
 
 
 @circuits_group.command("setup")
@@ -87,7 +150,9 @@ def circuits_export(name: str, verification_key: str) -> None:
     """Write NAME's verification key as snarkjs JSON (for `snarkjs groth16 verify`)."""
     from zkbluff.statements.keys import verifying_key
 
-    write_json(verification_key, verifying_key(name, create=False).to_json())
+    vk = verifying_key(name, create=False)
+    write_json(verification_key, vk.to_json())
+    click.echo(f"wrote the verification key of {name} to {verification_key} (fingerprint {vk.fingerprint()[:16]})")
 
 
 def _statement_inputs(stmt, path: str) -> dict:
@@ -104,6 +169,9 @@ def _statement_inputs(stmt, path: str) -> dict:
             except ValueError:
                 raise MalformedInput(f"input {k!r}: expected a decimal or 0x-hex integer, got {v!r}") from None
         out[k] = v
+    if "context" in stmt.public and "context" not in out:
+        raise MalformedInput("inputs: missing 'context' (the value the proof is bound to: a match's context, "
+                             "or 0 for a proof bound to nothing; give it explicitly)")
     return out
 
 
@@ -142,6 +210,7 @@ def prove_cmd(name: str, inputs: str, proof: str, public: str) -> None:
     pk = load_keys(stmt.key_id, say=lambda m: click.echo(m, err=True))
     write_json(proof, prove(pk, w).to_json())
     write_json(public, public_to_json(w[1: 1 + system.n_public]))
+    click.echo(f"wrote the proof to {proof} and its {system.n_public} public inputs to {public}")
 
 
 @click.command("verify")

@@ -1,10 +1,11 @@
 """What every command group shares: typed errors to exit codes, JSON files, progress."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
-from typing import Any, Callable, NoReturn, Optional, TypeVar
+from typing import Any, Callable, Iterator, NoReturn, Optional, TypeVar
 
 import click
 
@@ -27,8 +28,16 @@ def typed_errors(fn: F) -> F:
             return fn(*args, **kwargs)
         except ZkbluffError as exc:
             fail(str(exc), exc.exit_code)
+        except BrokenPipeError:  # the reader went away (`| head`): nothing more to say
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(0)
         except OSError as exc:  # a file that cannot be read or written: malformed input, exit 2
-            fail(f"{exc.filename or ''}: {exc.strerror or exc}", 2)
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc}", 2)
+        except (EOFError, click.Abort):  # stdin closed (or Ctrl-C) at a prompt: a usage error
+            fail("no input (standard input closed)", 2)
 
     return wrapper  # type: ignore[return-value]
 
@@ -69,3 +78,81 @@ def write_json(path: str, obj: Any) -> None:
 
 def emit(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=1, ensure_ascii=False))
+
+
+@contextlib.contextmanager
+def seeded_randomness(seed: int) -> Iterator[None]:
+    """For practice matches (``zkbluff play --seed``): while inside, the ``secrets``
+    module's draws (every party's deal entropy and salts, match ids, proof blinding) come
+    from one generator seeded with ``seed``, so the same seed and the same moves replay
+    the same match. It changes no derivation; it only makes the parties' entropy known,
+    which is exactly why a seeded match is not a fair one."""
+    import random
+    import secrets
+
+    rng = random.Random(seed)
+    patches: dict[str, Any] = {
+        "randbelow": lambda n: rng.randrange(n),
+        "randbits": rng.getrandbits,
+        "token_bytes": lambda n=32: rng.randbytes(32 if n is None else n),
+        "token_hex": lambda n=32: rng.randbytes(32 if n is None else n).hex(),
+        "choice": rng.choice,
+        "SystemRandom": lambda: rng,
+    }
+    saved = {name: getattr(secrets, name) for name in patches}
+    for name, fn in patches.items():
+        setattr(secrets, name, fn)
+    try:
+        yield
+    finally:
+        for name, fn in saved.items():
+            setattr(secrets, name, fn)
+
+
+def load_keys_with_progress(key_ids: list[str], what: str = "proving keys") -> None:
+    """Load (or make, the first time) the keys a command will need, with a progress bar on
+    a terminal: key loading on a slow backend takes seconds to minutes, and a person should
+    see it move. Off a terminal it prints nothing; the keys land in the shared in-memory
+    cache, so the provers that ask for them next get them at once."""
+    from zkbluff.curve import get_backend
+    from zkbluff.statements.keys import load_keys
+
+    quiet = not sys.stderr.isatty()
+    label = f"{what} ({get_backend().name} backend)"
+    with click.progressbar(key_ids, label=label, file=sys.stderr, show_pos=True,
+                           item_show_func=lambda k: k or "", hidden=quiet) as bar:
+        for key_id in bar:
+            load_keys(key_id, say=(lambda m: None) if not quiet else (lambda m: click.echo(m, err=True)))
+
+
+@contextlib.contextmanager
+def working(label: str, after: float = 1.0) -> Iterator[None]:
+    """Show ``label`` with the seconds elapsed on a terminal's stderr while the block runs,
+    once it has taken longer than ``after`` seconds (a proof on a slow backend, the deal);
+    the line is cleared when the block ends. Off a terminal it shows nothing."""
+    import threading
+    import time
+
+    if not sys.stderr.isatty():
+        yield
+        return
+    stop = threading.Event()
+    t0 = time.perf_counter()
+    width = len(label) + 12
+
+    def tick() -> None:
+        if stop.wait(after):
+            return
+        while True:
+            click.echo(f"\r{label} … {time.perf_counter() - t0:.0f} s", err=True, nl=False)
+            if stop.wait(0.5):
+                break
+        click.echo("\r" + " " * width + "\r", err=True, nl=False)
+
+    thread = threading.Thread(target=tick, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -2,12 +2,14 @@
 text (rules page, event lines, prompts) comes from its folder; nothing here knows a game."""
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 from typing import Any, Optional
 
 import click
 
-from zkbluff.cli.common import typed_errors
+from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
 from zkbluff.games.registry import GAMES, spec_class
 
 DEFAULT_GAME = "proof-or-bluff"
@@ -183,122 +185,237 @@ def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[
     sys.exit(_run_demo(out, seed, _game(game, table), mode, ctx.args, keys))
 
 
+def _check_resume_files(path: Path) -> None:
+    """Before resuming: every party's secrets file beside the transcript is a JSON object
+    whose signing key is the one the transcript's header names (another match's file, or
+    one of the wrong shape, is refused before anything is shown)."""
+    import json
+
+    from zkbluff.errors import MalformedInput
+    from zkbluff.games.engine.table import secrets_path
+    from zkbluff.protocol.signing import SigningKey
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+
+    events = list(parse_chain(read_lines(path)))
+    if not events or events[0]["action"] != "header":
+        raise MalformedInput(f"{path}: the first line must be the header")
+    parties = events[0]["data"].get("parties") or {}
+    expected = {"referee": parties.get("referee"), "dealer": parties.get("dealer")}
+    for i, pub in enumerate(parties.get("seats") or []):
+        expected[f"seat{i}"] = pub
+    for party, public in expected.items():
+        file = secrets_path(path, party)
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise MalformedInput(f"cannot resume: {file} is missing (each party's secrets are kept beside "
+                                 f"the transcript)") from None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise MalformedInput(f"cannot resume: {file} is not JSON ({exc})") from None
+        if not isinstance(data, dict) or not isinstance(data.get("key"), str):
+            raise MalformedInput(f"cannot resume: {file} is not a secrets file (expected a JSON object with a "
+                                 f"'key'), got {type(data).__name__}")
+        try:
+            mine = SigningKey.from_secret_hex(data["key"]).public_hex
+        except Exception:  # noqa: BLE001  (any unreadable key is the same malformed file)
+            raise MalformedInput(f"cannot resume: {file} holds no readable signing key") from None
+        if public is not None and mine != public:
+            raise MalformedInput(f"cannot resume: {file} belongs to another match (its key is not the "
+                                 f"{party}'s in {path})")
+
+
+def _header_keys(path: Path) -> list[str]:
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+
+    for event in parse_chain(read_lines(path)):
+        return list((event["data"].get("keys") or {}).keys())
+    return []
+
+
+def _terminal_style() -> tuple[bool, bool]:
+    """(suit symbols, colour) for stdout: symbols where its encoding has them, colour where
+    it is a terminal and NO_COLOR is not set."""
+    import os
+
+    enc = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    try:
+        "♣♦♥♠".encode(enc)
+        symbols = True
+    except (LookupError, UnicodeEncodeError):
+        symbols = False
+    colour = symbols and sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return symbols, bool(colour)
+
+
 @click.command("play", context_settings=GAME_OPTIONS)
 @game_argument
 @mode_option
 @table_option
-@click.option("--seed", default=None, type=int, help="the house bot's seed (a match replays exactly)")
+@click.option("--seed", default=None, type=int,
+              help="for practice: every party's randomness (deal entropy, salts, match id) and the house bots "
+                   "come from this number, so the same seed and the same moves replay the same match. "
+                   "Not fair: anyone who knows the seed knows the cards")
 @click.option("--out", default=None, help="transcript file (default: zkbluff-<match>.jsonl)")
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
+@click.option("--plain", is_flag=True, help="draw cards in plain letters (4h, 10s), no symbols or colour")
 @keys_option
 @click.pass_context
 @typed_errors
 def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional[str], seed: Optional[int],
-             out: Optional[str], resume: Optional[str], keys: Optional[str]) -> None:
+             out: Optional[str], resume: Optional[str], plain: bool, keys: Optional[str]) -> None:
     """You (seat 0) against the house bot (and more bots where the game seats more) in the
-    terminal. The game's own options follow as --NAME VALUE (e.g. cheat: --players 4
-    --hands 3 --window 3). Ctrl-C leaves a transcript that can be verified and resumed."""
+    terminal. `zkbluff rules GAME` explains the game. The game's own options follow as
+    --NAME VALUE (e.g. cheat: --players 4 --hands 3 --window 3). Ctrl-C leaves a transcript
+    that can be verified and resumed; each party's secrets are kept beside it in
+    TRANSCRIPT.PARTY.secrets.json (readable by you only)."""
+    import contextlib
+    import copy
+    import os
     import random
     import secrets
     import time
-    from pathlib import Path
 
+    from zkbluff.cli.common import seeded_randomness
     from zkbluff.errors import IllegalMove, MalformedInput
     from zkbluff.games.engine.table import open_match, resume_match
 
+    if resume and (table or mode or ctx.args or out or game != DEFAULT_GAME):
+        raise MalformedInput("--resume continues the match as its transcript says: give no GAME, --table, "
+                             "--mode, game options or --out with it")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
-    if resume:
-        path = Path(resume)
-        tab = resume_match(path, say=say, key_folder=_keys(keys).get("key_folder"))
-    else:
-        match_id = secrets.token_hex(6)
-        path = Path(out or f"zkbluff-{match_id}.jsonl")
-        game = _game(game, table)
-        options = _options(game, mode, ctx.args)
-        tab = open_match(game, options, _names("you", "house", _n_seats(game, options)), transcript=path,
-                         match_id=match_id, say=say, **_keys(keys))
-    spec = tab.spec
-    names = tab.header["seats"]
-    click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
-    click.echo(tab.header["trust"])
-    base = seed if seed is not None else secrets.randbits(32)
-    bots = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}
-    rng = random.Random(base)
-    human = 0
-    shown = len(tab.writer.events)
-    for e in tab.writer.events:  # the game's text follows every line in order (it may keep the public state)
-        spec.text.describe(e, names)
-
-    def ask(text: str) -> str:
-        return str(click.prompt(text, default="", show_default=False))
-
-    def ask_until(deadline: float) -> Any:
-        """``ask`` that gives up ("" answered) when the referee's clock reaches ``deadline``."""
-        def timed(text: str) -> str:
-            import select
-
-            try:
-                stdin = sys.stdin.fileno()
-            except (AttributeError, OSError, ValueError):
-                return ask(text)  # not a terminal (a script): no time limit to enforce here
-            click.echo(f"{text} ", nl=False)
-            ready, _, _ = select.select([stdin], [], [], max(0.0, deadline - tab.referee.clock()))
-            if not ready:
-                click.echo("")
-                return ""
-            return sys.stdin.readline().strip()
-        return timed
-
-    def waiting() -> None:
-        """The table waits on the clock (a calling window): bots answer after a human-like
-        delay, you answer by typing before the deadline; nobody: the window closes."""
-        deadline = tab.referee.deadline
-        start = tab.referee.clock()
-        first: Optional[tuple[float, int, Any]] = None
-        for s in _waiting_seats(tab, rng):
-            if s != human:
-                intent = bots[s].act(tab.observation(s))
-                if intent is not None:
-                    at = start + (deadline - start) * rng.uniform(0.3, 0.9)
-                    first = min(first or (at, s, intent), (at, s, intent), key=lambda x: x[0])
-        until = deadline if first is None else first[0]
-        if tab.rules.legal_actions(human):
-            intent = spec.text.prompt(tab.observation(human), ask_until(until), click.echo, names)
-            if intent is not None:
-                tab.move(human, intent)
-                return
-        wait = until - tab.referee.clock()
-        if wait > 0:
-            time.sleep(wait)
-        if first is not None and tab.referee.clock() < deadline:
-            tab.move(first[1], first[2])
+    os.umask(0o077)  # the secrets files beside the transcript: readable by their owner only
+    randomness = seeded_randomness(seed) if seed is not None and not resume else contextlib.nullcontext()
+    with randomness:
+        if resume:
+            path = Path(resume)
+            _check_resume_files(path)
+            load_keys_with_progress(list(_header_keys(path)))
+            tab = resume_match(path, say=say, key_folder=_keys(keys).get("key_folder"))
         else:
-            tab.poll()
+            if seed is not None:
+                click.echo(f"practice match: seed {seed} fixes every party's randomness, so it replays exactly; "
+                           f"it is not a fair match (whoever knows the seed knows the cards)")
+            match_id = secrets.token_hex(6)
+            path = Path(out or f"zkbluff-{match_id}.jsonl")
+            game = _game(game, table)
+            options = _options(game, mode, ctx.args)
+            new_spec = spec_class(game)(options)
+            load_keys_with_progress(new_spec.statements())
+            with working("dealing: the dealer proves the deal"):
+                tab = open_match(game, options, _names("you", "house", new_spec.n_seats), transcript=path,
+                                 match_id=match_id, say=say, **_keys(keys))
+            os.chmod(path, 0o644)  # the transcript is public: anyone may verify it
+        spec = tab.spec
+        names = tab.header["seats"]
+        if hasattr(spec.text, "configure"):
+            spec.text.configure(*((False, False) if plain else _terminal_style()))
+        click.echo(f"{spec.title}, {', '.join(f'{k} {v}' for k, v in spec.options.items())}; transcript {path}")
+        click.echo(tab.header["trust"])
+        click.echo(f"(`zkbluff rules {spec.game}` explains the game)")
+        base = seed if seed is not None else secrets.randbits(32)
+        bots = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}
+        rng = random.Random(base)
+        human = 0
+        shown = len(tab.writer.events)
+        for e in tab.writer.events:  # the game's text follows every line in order (it may keep the public state)
+            spec.text.describe(e, names)
+        if resume and tab.over:
+            end = [e for e in tab.writer.events if e["action"] == "end"]
+            click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
+            click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+            return
+        if not resume:
+            shown = 0
 
-    try:
-        while not tab.over:
-            seat = tab.to_move
-            if seat is None:
+        def ask(text: str) -> str:
+            return str(click.prompt(text, default="", show_default=False))
+
+        def ask_until(deadline: float) -> Any:
+            """``ask`` that gives up ("" answered) when the referee's clock reaches ``deadline``."""
+            def timed(text: str) -> str:
+                import select
+
                 try:
-                    waiting()
-                except (MalformedInput, IllegalMove) as exc:
-                    click.echo(f"  not allowed: {exc}")
-            elif seat == human:
-                try:
-                    tab.move(seat, spec.text.prompt(tab.observation(seat), ask, click.echo, names))
-                except (MalformedInput, IllegalMove) as exc:
-                    click.echo(f"  not allowed: {exc}")
-                    continue
+                    stdin = sys.stdin.fileno()
+                except (AttributeError, OSError, ValueError):
+                    return ask(text)  # not a terminal (a script): no time limit to enforce here
+                click.echo(f"{text} ", nl=False)
+                ready, _, _ = select.select([stdin], [], [], max(0.0, deadline - tab.referee.clock()))
+                if not ready:
+                    click.echo("")
+                    return ""
+                return sys.stdin.readline().strip()
+            return timed
+
+        def waiting() -> None:
+            """The table waits on the clock (a calling window): bots answer after a human-like
+            delay, you answer by typing before the deadline; nobody: the window closes."""
+            deadline = tab.referee.deadline
+            start = tab.referee.clock()
+            first: Optional[tuple[float, int, Any]] = None
+            for s in _waiting_seats(tab, rng):
+                if s != human:
+                    intent = bots[s].act(tab.observation(s))
+                    if intent is not None:
+                        at = start + (deadline - start) * rng.uniform(0.3, 0.9)
+                        first = min(first or (at, s, intent), (at, s, intent), key=lambda x: x[0])
+            until = deadline if first is None else first[0]
+            if tab.rules.legal_actions(human):
+                intent = spec.text.prompt(tab.observation(human), ask_until(until), click.echo, names)
+                if intent is not None:
+                    tab.move(human, intent)
+                    return
+            wait = until - tab.referee.clock()
+            if wait > 0:
+                time.sleep(wait)
+            if first is not None and tab.referee.clock() < deadline:
+                tab.move(first[1], first[2])
             else:
-                tab.move(seat, bots[seat].act(tab.observation(seat)))
+                tab.poll()
+
+        def show(before: Any) -> None:
+            nonlocal shown
+            after = tab.state
             for e in tab.writer.events[shown:]:
-                if e["action"] not in ("header", spec.deal.closing):
-                    click.echo("  " + spec.text.describe(e, names))
+                if e["action"] in ("header", spec.deal.closing):
+                    continue
+                click.echo("  " + spec.text.describe(e, names))
+                if before is not None and hasattr(spec.text, "outcome"):
+                    for extra in spec.text.outcome(e, before, after, names):
+                        click.echo("    " + extra)
+                    before = None  # only the move's own line changed the state we compare
             shown = len(tab.writer.events)
-    except (KeyboardInterrupt, EOFError, click.Abort):
-        click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
-                   f"`zkbluff play --resume {path}` continues it.")
-        sys.exit(130)
+
+        def not_allowed(exc: Exception) -> None:
+            # the rules' messages start with the action's name ("play: ..."): not for a person
+            click.echo(f"  not allowed: {re.sub(r'^[a-z_]+: ', '', str(exc))}")
+
+        try:
+            show(None)
+            while not tab.over:
+                seat = tab.to_move
+                before = copy.deepcopy(tab.state)
+                if seat is None:
+                    try:
+                        waiting()
+                    except (MalformedInput, IllegalMove) as exc:
+                        not_allowed(exc)
+                elif seat == human:
+                    try:
+                        intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
+                        with working("your client proves your move"):
+                            tab.move(seat, intent)
+                    except (MalformedInput, IllegalMove) as exc:
+                        not_allowed(exc)
+                        continue
+                else:
+                    with working(f"{names[seat]} moves and proves"):
+                        tab.move(seat, bots[seat].act(tab.observation(seat)))
+                show(before)
+        except (KeyboardInterrupt, EOFError, click.Abort):
+            click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
+                       f"`zkbluff play --resume {path}` continues it.")
+            sys.exit(2)
     private = f" --keys {keys}" if keys not in (None, "match") else ""
     click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")

@@ -48,6 +48,7 @@ def groth16_prove(proving_key: str, witness: str, proof: str, public: str) -> No
     pr = prove(pk, w)
     write_json(proof, pr.to_json())
     write_json(public, public_to_json(w[1: 1 + pk.n_public]))
+    click.echo(f"wrote the proof to {proof} and its {pk.n_public} public inputs to {public}")
 
 
 @groth16_group.command("verify")

@@ -33,7 +33,10 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
         if not seat.isdigit() or not key:
             raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
         known[int(seat)] = key
-    report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
+    from zkbluff.cli.common import working
+
+    with working(f"verifying {file}: signatures, rules, proofs"):
+        report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
     for line in report["loud"]:
         click.echo(line, err=True)
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "

@@ -9,13 +9,17 @@ rank's cards), a last play that would otherwise end the match, and claims whose
 estimated chance of being true (a hypergeometric estimate over the cards it cannot see)
 is low, with a little seeded jitter so it is not predictable.
 
-5 Up 2 Down house bot: claims its true matches, sometimes one more; challenges claims
-whose named ranks are unlikely (or impossible) given the board and its own cards.
+5 Up 2 Down house bot: claims its true matches, sometimes one more. It always challenges
+a claim that is impossible given the board and its own cards; otherwise it weighs the
+chance that the named ranks are in the claimer's two cards *given that they chose to
+claim them* (a Bayes step with the claimer's bluff rate, estimated from the challenges it
+has seen settled) and challenges with a probability that grows with the expected gain of
+challenging over accepting, so a plausible claim is sometimes let through.
 """
 from __future__ import annotations
 
 import random
-from math import comb
+from math import comb, exp
 from typing import Optional
 
 from zkbluff.games.proof_or_bluff.moves import (
@@ -133,14 +137,35 @@ class ClassicHouseBot:
 class FiveUpHouseBot:
     """The house's policy at 5 Up 2 Down."""
 
-    def __init__(self, seed: Optional[int] = None, boldness: float = 0.25):
+    def __init__(self, seed: Optional[int] = None, boldness: float = 0.25, temperature: float = 1.5):
         self.rng = random.Random(seed)
         self.boldness = boldness
+        self.temperature = temperature
+        self.lies_seen = 0  # challenges of mine settled with a lie
+        self.truths_seen = 0  # ... and with a true claim
+        self._pending: Optional[tuple[int, int]] = None  # (my seat, their score) when I challenged
+
+    def bluff_rate(self) -> float:
+        """The claimer's estimated bluff rate (a Beta(1, 2) prior updated by what was seen)."""
+        return (self.lies_seen + 1) / (self.lies_seen + self.truths_seen + 3)
+
+    def _learn(self, obs: FiveUpObservation) -> None:
+        """The first observation after a challenge of mine shows how it was settled: the
+        claimer's score went up only if the claim was true."""
+        if self._pending is None or obs.state.phase == PROVE:
+            return
+        seat, their_before = self._pending
+        if obs.state.scores[1 - seat] > their_before:
+            self.truths_seen += 1
+        else:
+            self.lies_seen += 1
+        self._pending = None
 
     def act(self, obs: FiveUpObservation) -> FiveUpIntent:
         s = obs.state
         if s.phase == PROVE:
             return ProveClaim()
+        self._learn(obs)
         board_cards = DECK.cards(s.board)
         hand = obs.hand
         if obs.legal and isinstance(obs.legal[0], Claim):
@@ -163,10 +188,18 @@ class FiveUpHouseBot:
                 - sum(1 for c in hand if DECK.rank_of(c) == rank)
             p_all *= _hypergeom_at_least(k, FIVE_UP_HAND, left, unseen)
         if p_all == 0.0:
-            return Challenge()
-        # EV of challenging vs accepting, from my side (their gain is my loss)
+            return self._challenge(obs)  # impossible from what I hold and see
+        # they chose to claim: an honest player claims what they hold, a bluffer at rate b
+        b = self.bluff_rate()
+        p_true = p_all / (p_all + b * (1 - p_all))
+        # expected score difference (mine minus theirs) of each answer
         one = len(named) == 1
         accept_ev = -(1 if one else 3)
-        challenge_ev = p_all * -(2 if one else 4) + (1 - p_all) * (2 if one else 3)
-        jitter = self.rng.uniform(-0.3, 0.3)
-        return Challenge() if challenge_ev + jitter > accept_ev else Accept()
+        challenge_ev = p_true * -(2 if one else 4) + (1 - p_true) * 2 * len(named)
+        gain = (challenge_ev - accept_ev) / self.temperature
+        p_challenge = 1 / (1 + exp(-gain))
+        return self._challenge(obs) if self.rng.random() < p_challenge else Accept()
+
+    def _challenge(self, obs: FiveUpObservation) -> Challenge:
+        self._pending = (obs.seat, obs.state.scores[1 - obs.seat])
+        return Challenge()

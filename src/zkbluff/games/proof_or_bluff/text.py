@@ -10,32 +10,151 @@ from zkbluff.games.proof_or_bluff.moves import (
     ClassicIntent, ClassicObservation, FiveUpIntent, FiveUpObservation, PlayCards, ProveClaim,
 )
 from zkbluff.games.proof_or_bluff.rules import (
-    DECK, FIVE_UP_TARGETS, MAX_NAMES, MAX_PLAY, MODES, PROVE, Accept, Challenge, Claim, rank_name,
+    CLASSIC_MAX_ROUNDS, DECK, FIVE_UP_MAX_ROUNDS, FIVE_UP_TARGETS, MAX_NAMES, MAX_PLAY, MODES, PROVE, Accept,
+    Challenge, Claim, board_ranks, rank_name,
 )
+
+MODE_TABLE = "\n".join(
+    f"  {m.name:<9} classic: {m.hand_size} cards a hand, first to {m.target} points;  "
+    f"5 Up 2 Down: first to {FIVE_UP_TARGETS[m.name]} points" for m in MODES.values())
 
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
 
+SUITS = "cdhs"  # card id // 13, the seed-002 poker convention
+SUIT_SYMBOLS = "♣♦♥♠"
+SUIT_WORDS = ("clubs", "diamonds", "hearts", "spades")
+SHORT_RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+
+class Style:
+    """How cards are drawn: suit symbols and colour where the terminal has them (the CLI
+    decides and calls :meth:`_Text.configure`), else plain letters ("10h", "Kc")."""
+    symbols = False
+    colour = False
+
+
+def card_label(card: int) -> str:
+    """A card for a person: "10♥" (red where colour is on) or "10h" plain; "10" not "T"."""
+    rank, suit = SHORT_RANK_LABELS[card % 13], card // 13
+    if not Style.symbols:
+        return rank + SUITS[suit]
+    label = rank + SUIT_SYMBOLS[suit]
+    if Style.colour and suit in (1, 2):
+        return f"\x1b[31m{label}\x1b[0m"
+    return label
+
+
+def by_rank(cards: Sequence[int]) -> list[int]:
+    """Cards sorted by rank (2 .. Ace), then suit, so same-rank cards sit together."""
+    return sorted(cards, key=lambda c: (c % 13, c // 13))
+
 
 def _cards(cards: Sequence[int]) -> str:
-    return " ".join(DECK.card_name(c) for c in cards)
+    return " ".join(card_label(c) for c in by_rank(cards))
 
 
 def _scores(scores: Sequence[int]) -> str:
     return "–".join(str(x) for x in scores)
 
 
+def parse_card(token: str, hand: Sequence[int]) -> int:
+    """A card a person typed: its number in the hand shown ("3"), or its name in any case
+    ("4h", "4H", "10h", "Th", "4♥"); it must be in ``hand``."""
+    t = token.strip()
+    if t.isdigit():
+        i = int(t)
+        if not 1 <= i <= len(hand):
+            raise MalformedInput(f"card numbers are 1 to {len(hand)}, got {t!r}")
+        return hand[i - 1]
+    suit_char = t[-1:].lower()
+    symbol = {sym: SUITS[i] for i, sym in enumerate(SUIT_SYMBOLS)}
+    suit_char = symbol.get(t[-1:], suit_char)
+    rank_text = t[:-1].upper()
+    if suit_char not in SUITS or not rank_text:
+        raise MalformedInput(f"{t!r} is not a card: give its number in your hand or its name, e.g. 4h, 10h, Kc")
+    rank_text = {"10": "T"}.get(rank_text, rank_text)
+    short = DECK.short_ranks.upper()
+    if len(rank_text) != 1 or rank_text not in short:
+        raise MalformedInput(f"{t!r} is not a card: the rank is one of 2-10, J, Q, K, A")
+    card = SUITS.index(suit_char) * 13 + short.index(rank_text)
+    if card not in hand:
+        raise MalformedInput(f"{card_label(card)} is not in your hand")
+    return card
+
+
+def parse_cards(text: str, hand: Sequence[int]) -> tuple[int, ...]:
+    """Cards by number or name, separated by spaces or commas; each at most once."""
+    picked: list[int] = []
+    for tok in text.replace(",", " ").split():
+        card = parse_card(tok, hand)
+        if card in picked:
+            raise MalformedInput(f"{card_label(card)} is listed twice")
+        picked.append(card)
+    if not picked:
+        raise MalformedInput("name at least one card (its number or its name, e.g. '1 3' or '4h 4c')")
+    return tuple(picked)
+
+
+def verb(who: str, third_person: str) -> str:
+    """``who`` and the verb agreeing with it: "you play", "house plays"."""
+    if who != "you":
+        return f"{who} {third_person}"
+    if third_person.endswith(("ches", "shes", "sses", "xes")):
+        return f"you {third_person[:-2]}"
+    irregular = {"has": "have", "was": "were", "is": "are", "ran": "ran"}
+    if third_person in irregular:
+        return f"you {irregular[third_person]}"
+    return f"you {third_person[:-1] if third_person.endswith('s') else third_person}"
+
+
+def possessive(who: str) -> str:
+    return "your" if who == "you" else f"{who}'s"
+
+
+def points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
+def score_change(who: str, before: int, after: int, penalty: int = 0) -> str:
+    """A score change in words: "you gain 3 points (now 3)", "house loses 1 point (had 4,
+    now 3)", "you lose 1 point (you had 0, so it stays 0)". ``penalty`` is the nominal loss,
+    for a score the floor at 0 kept from falling."""
+    had = "you had" if who == "you" else "had"
+    if after > before:
+        return f"{verb(who, 'gains')} {points(after - before)} (now {after})"
+    lost = max(before - after, penalty)
+    if lost == 0:
+        return f"{possessive(who)} score stays {after}"
+    if after == before - lost:
+        return f"{verb(who, 'loses')} {points(lost)} ({had} {before}, now {after})"
+    return f"{verb(who, 'loses')} {points(lost)} ({had} {before}, so it stays {after}: a score never goes below 0)"
+
+
 def _respond(ask: Ask) -> ClassicIntent:
-    answer = ask("[a]ccept or [c]hallenge (Proof or Bluff!)").strip().lower()
-    if answer in ("a", "accept"):
+    raw = ask("[a]ccept or [c]hallenge (Proof or Bluff!)")
+    answer = raw.strip().lower()
+    if answer in ("a", "accept", "acc"):
         return Accept()
-    if answer in ("c", "challenge"):
+    if answer in ("c", "challenge", "ch", "bluff", "proof or bluff", "proof or bluff!"):
         return Challenge()
-    raise MalformedInput(f"answer a or c, got {answer!r}")
+    raise MalformedInput(f"answer a (accept) or c (challenge), got {raw!r}")
+
+
+def _names_seat(text: str, names: Sequence[str]) -> str:
+    """An end reason with "seat N" replaced by the seat's name."""
+    for i, name in enumerate(names):
+        text = text.replace(f"seat {i} ", f"{name} ")
+    return text
 
 
 class _Text:
     RULES = ""
+
+    @classmethod
+    def configure(cls, symbols: bool, colour: bool) -> None:
+        """Suit symbols and colour where the terminal has them (the CLI decides)."""
+        Style.symbols, Style.colour = symbols, colour and symbols
 
     @classmethod
     def who(cls, line: Mapping[str, Any], names: Sequence[str]) -> str:
@@ -49,44 +168,79 @@ class _Text:
             return f"match {d['matchId']}: " + " vs ".join(d["seats"])
         if kind == "end":
             winners = [i for i, p in enumerate(d["placements"]) if p == 1]
-            head = f"{names[winners[0]]} wins" if len(winners) == 1 else "draw"
-            return f"{head} ({d['reason']}; scores {_scores(d['scores'])})"
+            head = verb(names[winners[0]], "wins") if len(winners) == 1 else "a draw"
+            return f"{head}: {_names_seat(d['reason'], names)}; final scores {_scores(d['scores'])}"
         if kind == "timeout":
-            return f"{names[d['seat']]} ran out of time ({d['limit']})"
+            return f"{verb(names[d['seat']], 'ran')} out of time ({d['limit']})"
         if kind == "entropy.dealer":
             return "the dealer commits to its entropy (first: it cannot re-draw it later)"
         if kind == "entropy.seat":
-            return (f"{who} commits to its entropy, sealed to the dealer" if d.get("commitment") is not None
-                    else f"{who} (the dealer's seat) sends its hand key")
+            return (f"{verb(who, 'commits')} to its entropy, sealed to the dealer" if d.get("commitment") is not None
+                    else f"{verb(who, 'sends')} its hand key (the dealer's seat)")
         if kind == "entropy.forfeit":
             return f"seat(s) {', '.join(names[s] for s in d['seats'])} sent no entropy in time: forfeit"
         if kind == "complaint":
-            return f"{who} complains: the hand sealed on line {d['line']} does not open its commitment"
-        if kind in ("accept", "challenge"):
-            return f"{who} {kind}s" + (" (Proof or Bluff!)" if kind == "challenge" else "")
+            return f"{verb(who, 'complains')}: the hand sealed on line {d['line']} does not open its commitment"
+        if kind == "accept":
+            return verb(who, "accepts")
+        if kind == "challenge":
+            return verb(who, "challenges") + " (Proof or Bluff!)"
         return cls._describe(kind, d, who)
 
     @classmethod
     def _describe(cls, kind: str, d: Mapping[str, Any], who: str) -> str:
         return f"{who} {kind}"
 
+    @classmethod
+    def outcome(cls, line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
+        """What a line changed, in words (scores, the pile, who moves next): the CLI
+        prints these under the line's own description. ``before``/``after`` are the public
+        states around the move."""
+        return []
+
 
 class ClassicText(_Text):
-    RULES = f"""Proof or Bluff (classic table, two players)
+    RULES = f"""Proof or Bluff: two tables, three modes
 
-Each player is dealt a hand ({MODES['casual'].hand_size} cards in Casual, {MODES['standard'].hand_size} in Standard
-and Casino). The required rank starts where the dealt seed says and moves up by one after
-every claim (2, 3, ... King, Ace, 2 ...). On your turn place 1 to {MAX_PLAY} cards face down and
-claim "that many of the required rank" - truthfully or not. There is no pass.
-The other player accepts (the cards stay on the pile, the rank moves on, they play next)
-or challenges: "Proof or Bluff!". Your client then proves, with a zero-knowledge proof,
-whether every played card was of the rank, without showing the cards. A caught bluff
-gives the challenger 3 points; a wrong challenge costs the challenger 1 (never below 0).
-The pile is discarded after a challenge and the challenger plays next.
-Empty your hand with an accepted (or truthfully proven) play to win; caught on your last
-play, both hands are dealt again. First to the target wins ({', '.join(f'{m.name} {m.target}' for m in MODES.values())}).
-Every card, hand and claim is committed and every move proven: `zkbluff transcript verify`
-checks a finished match without seeing anyone's cards."""
+THE CLASSIC TABLE (two players; `zkbluff play proof-or-bluff`)
+Each player is dealt a hand ({MODES['casual'].hand_size} cards in Casual, {MODES['standard'].hand_size} in Standard and Casino).
+The required rank starts where the deal says and moves up by one after every claim
+(2, 3, ... 10, Jack, Queen, King, Ace, then 2 again). On your turn place 1 to {MAX_PLAY} cards
+face down and claim "that many of the required rank" - truthfully or not. There is no pass.
+The other player then either
+  accepts: the cards stay on the pile, the rank moves on, and the accepter plays next; or
+  challenges ("Proof or Bluff!"): the claimer's client proves, with a zero-knowledge
+  proof, whether every played card was of the rank, without showing the cards.
+Scoring: a caught bluff gives the challenger 3 points; a wrong challenge (the claim was
+true) costs the challenger 1 point (a score never goes below 0). After a challenge the
+pile is discarded, the rank moves on, and the challenger plays next.
+Going out: empty your hand with a play that is accepted, or challenged and proven true,
+and you win the match. Caught bluffing on your last play: the round ends and both hands
+are dealt again (after {CLASSIC_MAX_ROUNDS} such rounds the match is a draw).
+Winning: go out, or be first to the target score.
+
+5 UP 2 DOWN (two players; `zkbluff play five-up-two-down`)
+Each round five cards are dealt face up (the board) and each player gets two hidden
+cards. In turn, each player names none, one or {MAX_NAMES} board ranks that their hidden cards
+match (a rank may be named twice: two Kings in hand against a King on the board). The
+other player accepts or challenges; the claimer's client then proves with a
+zero-knowledge proof how many named ranks were lies, showing no card.
+Scoring:  accepted claim: 1 point for one name, 3 for two.
+          challenged and true: 2 points for one name, 4 for two.
+          challenged with any lie: the claim is void; the liar loses 1 point per lie
+          (never below 0) and the challenger gains 1 per lie.
+          a claim of none scores nothing and cannot be challenged.
+Scores are checked at the end of each round (after both claims): the first player at or
+above the target, and ahead, wins. After {FIVE_UP_MAX_ROUNDS} rounds the higher score wins; a tie is a draw.
+
+MODES (`--mode` or `-o mode=...`; default standard)
+{MODE_TABLE}
+
+Fairness: every card, hand and claim is committed and every move proven; `zkbluff
+transcript verify FILE` checks a finished match without seeing anyone's cards. Your
+own secrets (your hand, salts and signing key) are kept beside the transcript in
+FILE.seat0.secrets.json (readable by you only) so that `zkbluff play --resume FILE`
+can continue; never share them."""
 
     @classmethod
     def _describe(cls, kind: str, d: Mapping[str, Any], who: str) -> str:
@@ -94,10 +248,35 @@ checks a finished match without seeing anyone's cards."""
             start = d.get("starting_rank")
             return f"round {d['round']} dealt" + (f", starting rank {rank_name(start)}" if start is not None else "")
         if kind == "play":
-            return f"{who} plays {d['count']} card(s): \"{d['count']} × {rank_name(d['rank'])}\""
+            n = d["count"]
+            return f"{verb(who, 'plays')} {n} card{'s' if n != 1 else ''} face down: \"{n} × {rank_name(d['rank'])}\""
         if kind == "prove":
-            return f"{who} proves the claim: {'TRUE' if d['verdict'] else 'BLUFF'}"
+            return f"{possessive(who)} client proves the claim: " + \
+                ("TRUE (every card was of the rank)" if d["verdict"] else "a BLUFF (not every card was of the rank)")
         return super()._describe(kind, d, who)
+
+    @classmethod
+    def outcome(cls, line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
+        kind, seat = line["action"], line["seat"]
+        if kind == "accept" and before.claim is not None:
+            stay = f"the cards stay on the pile (now {after.pile})"
+            if after.end_reason == "":
+                stay += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(names[seat], 'plays')} next"
+            return [stay]
+        if kind == "prove" and seat is not None:
+            claimant, challenger = seat, 1 - seat
+            c, ch = names[claimant], names[challenger]
+            if line["data"]["verdict"]:
+                head = (f"{possessive(ch)} challenge failed: "
+                        f"{score_change(ch, before.scores[challenger], after.scores[challenger], 1)}")
+            else:
+                head = (f"{verb(c, 'was')} caught bluffing: "
+                        f"{score_change(ch, before.scores[challenger], after.scores[challenger])}")
+            tail = f"the pile of {before.pile} card{'s' if before.pile != 1 else ''} is discarded"
+            if after.end_reason == "":
+                tail += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(ch, 'plays')} next"
+            return [head, tail]
+        return []
 
     @staticmethod
     def prompt(obs: ClassicObservation, ask: Ask, say: Say, names: Sequence[str]) -> ClassicIntent:
@@ -109,45 +288,56 @@ checks a finished match without seeing anyone's cards."""
             return ProveClaim()
         if s.claim is not None:
             _, count, rank = s.claim
-            say(f"{names[other]} claims: {count} × {rank_name(rank)}")
+            say(f"{names[other]} claims: {count} × {rank_name(rank)}   (you hold "
+                f"{sum(1 for c in obs.hand if DECK.rank_of(c) == rank)} of that rank)")
             return _respond(ask)
-        say(f"Required rank: {rank_name(s.required_rank)}   pile: {s.pile}   scores you {s.scores[seat]} – "
-            f"{names[other]} {s.scores[other]}   {names[other]} holds {s.hand_sizes[other]}")
-        hand = obs.hand
-        say("Your hand: " + "  ".join(f"{i + 1}:{DECK.card_name(c)}" for i, c in enumerate(hand)))
-        text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (numbers, e.g. '1 3')")
-        try:
-            idx = [int(x) - 1 for x in text.replace(",", " ").split()]
-        except ValueError:
-            raise MalformedInput(f"give the numbers of the cards, e.g. '1 3', got {text!r}") from None
-        if any(not 0 <= i < len(hand) for i in idx):
-            raise MalformedInput(f"card numbers are 1 to {len(hand)}, got {text!r}")
-        return PlayCards(tuple(hand[i] for i in idx))
+        say(f"Required rank: {rank_name(s.required_rank)}   pile: {s.pile}   scores: you {s.scores[seat]}, "
+            f"{names[other]} {s.scores[other]} (target {s.target})   {names[other]} holds {s.hand_sizes[other]}")
+        hand = by_rank(obs.hand)
+        say("Your hand: " + "  ".join(f"{i + 1}:{card_label(c)}" for i, c in enumerate(hand)))
+        text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (numbers or names, e.g. '1 3' or "
+                   f"'{SHORT_RANK_LABELS[DECK.rank_of(hand[0])]}{SUITS[hand[0] // 13]}')")
+        cards = parse_cards(text, hand)
+        if len(cards) > MAX_PLAY:
+            raise MalformedInput(f"play 1 to {MAX_PLAY} cards at a time; you named {len(cards)}")
+        return PlayCards(cards)
 
 
 class FiveUpText(_Text):
-    RULES = f"""5 Up 2 Down (two players)
-
-Each round five cards are dealt face up (the board) and each player gets two hidden
-cards. In turn, each player names none, one or {MAX_NAMES} board ranks that their hidden cards
-match (a rank may be named twice: two Kings in hand against a King on the board). The other
-player accepts (1 point for one match, 3 for two) or challenges; the claimer's client
-then proves with a zero-knowledge proof how many named ranks were lies, showing no card.
-A true claim challenged scores 2 (one) or 4 (two); a claim with any lie is void: the liar
-loses a point per lie (never below 0) and the challenger gains one per lie. A claim of
-none scores nothing and cannot be challenged. Scores are checked at the end of each round:
-first to the target wins ({', '.join(f'{k} {v}' for k, v in FIVE_UP_TARGETS.items())}); after ten rounds the higher
-score wins, a tie is a draw."""
+    RULES = ClassicText.RULES
 
     @classmethod
     def _describe(cls, kind: str, d: Mapping[str, Any], who: str) -> str:
         if kind == "deal":
             return f"round {d['round']} dealt, board {_cards(DECK.cards(d['board']))}"
         if kind == "claim":
-            return f"{who} claims {', '.join(rank_name(n) for n in d['names']) or 'no match'}"
+            named = ", ".join(rank_name(n) for n in d["names"])
+            return f"{verb(who, 'claims')} " + (f"a match for {named}" if named else "no match")
         if kind == "prove":
-            return f"{who} proves the claim: {d['lies']} lie(s)"
+            lies = d["lies"]
+            return f"{possessive(who)} client proves the claim: " + \
+                ("no lie" if lies == 0 else f"{lies} lie{'s' if lies != 1 else ''}")
         return super()._describe(kind, d, who)
+
+    @classmethod
+    def outcome(cls, line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
+        kind, seat = line["action"], line["seat"]
+        if kind == "accept" and before.claim is not None:
+            claimant = before.claim[0]
+            c = names[claimant]
+            return [f"the claim stands: {score_change(c, before.scores[claimant], after.scores[claimant])}"]
+        if kind == "prove" and seat is not None:
+            claimant, challenger = seat, 1 - seat
+            c, ch = names[claimant], names[challenger]
+            if line["data"]["lies"] == 0:
+                return [f"{possessive(ch)} challenge failed, the claim was true: "
+                        f"{score_change(c, before.scores[claimant], after.scores[claimant])}"]
+            lies = line["data"]["lies"]
+            return [f"the claim is void: {score_change(c, before.scores[claimant], after.scores[claimant], lies)}; "
+                    f"{score_change(ch, before.scores[challenger], after.scores[challenger])}"]
+        if kind == "claim" and not line["data"]["names"]:
+            return ["a claim of none scores nothing"]
+        return []
 
     @staticmethod
     def prompt(obs: FiveUpObservation, ask: Ask, say: Say, names: Sequence[str]) -> FiveUpIntent:
@@ -156,12 +346,22 @@ score wins, a tie is a draw."""
         if s.phase == PROVE:
             say("You were challenged: your client proves the claim.")
             return ProveClaim()
-        say(f"Board: {_cards(DECK.cards(s.board))}   your cards: {_cards(obs.hand)}   scores you {s.scores[seat]} – "
-            f"{names[other]} {s.scores[other]}")
+        say(f"Board: {_cards(DECK.cards(s.board))}   your cards: {_cards(obs.hand)}   scores: you {s.scores[seat]}, "
+            f"{names[other]} {s.scores[other]} (target {s.target})")
         if s.claim is not None:
-            say(f"{names[other]} claims: {', '.join(rank_name(n) for n in s.claim[1])}")
+            say(f"{names[other]} claims a match for: {', '.join(rank_name(n) for n in s.claim[1])}")
             return _respond(ask)  # type: ignore[return-value]
+        on_board = sorted(board_ranks(s.board))
         text = ask("Name the board ranks you match (e.g. 'K 7', 'K K', or 'none')").strip()
-        if text.lower() in ("", "none"):
+        if text.lower() in ("", "none", "0", "-"):
             return Claim(())
-        return Claim(tuple(sorted(DECK.parse_rank(tok) for tok in text.replace(",", " ").split())))
+        named = []
+        for tok in text.replace(",", " ").split():
+            rank = DECK.parse_rank(tok)
+            if rank not in on_board:
+                raise MalformedInput(f"{rank_name(rank)} is not on the board; the board's ranks are "
+                                     f"{', '.join(rank_name(r) for r in on_board)}")
+            named.append(rank)
+        if len(named) > MAX_NAMES:
+            raise MalformedInput(f"name at most {MAX_NAMES} ranks, got {len(named)}")
+        return Claim(tuple(sorted(named)))
