@@ -306,3 +306,20 @@ def test_a_seat_notices_a_line_in_its_name_that_it_did_not_make(match_keys):
     me._pending = None  # as if this seat had never sent it (its key used elsewhere)
     with pytest.raises(CommitmentMismatch, match="did not make it"):
         me.receive(line)
+
+
+def test_every_partys_secrets_file_is_readable_by_its_owner_only(tmp_path):
+    """demo, play and the server all save through the table: 0600 whatever the umask."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "m.jsonl"
+        tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=path)
+        files = sorted(tmp_path.glob("m.jsonl.*.secrets.json"))
+        assert len(files) == 4 and tab.writer.events  # referee, dealer and both seats
+        for f in files:
+            assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
+    finally:
+        os.umask(old)

@@ -217,7 +217,10 @@ def _saver(transcript: Path) -> Callable[[Table], None]:
         for party, data in _party_files(table):
             path = secrets_path(transcript, party)
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # readable by its owner only
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(json.dumps(data))
+            os.chmod(tmp, 0o600)  # also when the file existed with looser bits
             os.replace(tmp, path)
     return save
 
