@@ -84,7 +84,7 @@ def step(tab: Table, clock: Clock, bots: list[Any], rng: random.Random) -> None:
             if intent is not None:
                 tab.move(s, intent)
                 return
-        clock.now = tab.referee.deadline
+        clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
         assert tab.poll() is not None
         return
     tab.move(seat, bots[seat].act(tab.observation(seat)))

@@ -129,10 +129,10 @@ def pile_table(tmp_path_factory):
     lie = next(c for c in hands[0] if DECK.rank_of(c) != rank)
     before_ali = dict(tab.seats[1].private)
     tab.move(1, PlayCards(rank, (hands[1][0],)))
-    clock.now = tab.referee.deadline
+    clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
     tab.poll()
     tab.move(2, PlayCards(rank, (hands[2][0],)))
-    clock.now = tab.referee.deadline
+    clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
     tab.poll()
     tab.move(0, PlayCards(rank, (lie,)))
     tab.move(1, CallBluff(tab.rules.s.play_no))
@@ -215,7 +215,7 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
     hands = [DECK.cards(s.private["hand"]) for s in tab.seats]
     rank = DECK.rank_of(hands[1][0])
     tab.move(1, PlayCards(rank, (hands[1][0],)))
-    clock.now = tab.referee.deadline
+    clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
     tab.poll()
     lie = next(c for c in hands[2] if DECK.rank_of(c) != rank)
     tab.move(2, PlayCards(rank, (lie,)))
@@ -314,7 +314,7 @@ def test_a_withheld_opening_forfeits_the_hand():
     hands = [DECK.cards(s.private["hand"]) for s in tab.seats]
     rank = DECK.rank_of(hands[1][0])
     tab.move(1, PlayCards(rank, (hands[1][0],)))
-    clock.now = tab.referee.deadline
+    clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
     tab.poll()
     lie = next(c for c in hands[2] if DECK.rank_of(c) != rank)
     tab.move(2, PlayCards(rank, (lie,)))
@@ -341,7 +341,7 @@ def test_a_rewritten_line_is_refused(tmp_path):
     tab, clock = new_table(3, path=path)
     hand = DECK.cards(tab.seats[1].private["hand"])
     tab.move(1, PlayCards(DECK.rank_of(hand[0]), (hand[0],)))
-    clock.now = tab.referee.deadline
+    clock.now = tab.referee.deadline + 0.01  # a timeout comes after its deadline
     tab.poll()
     events = [json.loads(x) for x in path.read_text().splitlines()]
     assert verify_transcript(path)["lines"] == len(events)

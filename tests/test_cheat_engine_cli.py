@@ -28,7 +28,7 @@ def test_play_cheat_with_bots_then_verify_and_resume(tmp_path):
     script = "\n1\n7 1\nx\n" * 2  # windows let pass, plays, an opening, a bad answer (asked again)
     res = CliRunner().invoke(main, ["play", "cheat", "--players", "3", "--hands", "3", "--window=1", "--seed", "2",
                                     "--out", str(out)], input=script)
-    assert res.exit_code in (0, 130), res.output
+    assert res.exit_code in (0, 2), res.output  # 2: the scripted input ran out (EOF), transcript intact
     assert "not allowed" in res.output and "adds its entropy" in res.output and "deals the whole deck" in res.output
     header = json.loads(out.read_text().splitlines()[0])["data"]
     assert header["options"] == {"players": "3", "hands": "3", "window": "1"} and len(header["seats"]) == 3
@@ -36,7 +36,7 @@ def test_play_cheat_with_bots_then_verify_and_resume(tmp_path):
     assert res.exit_code == 0 and "cheat" in res.output
     n = len(out.read_text().splitlines())
     resumed = CliRunner().invoke(main, ["play", "--resume", str(out)], input="\n1\n7 1\n")
-    assert resumed.exit_code in (0, 130), resumed.output
+    assert resumed.exit_code in (0, 2), resumed.output
     assert len(out.read_text().splitlines()) > n
     assert CliRunner().invoke(main, ["transcript", "verify", str(out)]).exit_code == 0
     lines = out.read_text().splitlines()

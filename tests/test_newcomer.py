@@ -292,7 +292,9 @@ def test_seed_replays_a_match_and_says_it_is_practice(tmp_path):
     assert "practice" in first.output and "not a fair match" in first.output
     assert _hands(first.output) and _hands(first.output) == _hands(again.output)
     assert _hands(first.output) != _hands(other.output)
-    assert first.exit_code == 2 and first.output.rstrip().splitlines()[-1].startswith("stopped.")
+    assert first.exit_code == again.exit_code and first.output == again.output.replace(
+        str(tmp_path / "b.jsonl"), str(tmp_path / "a.jsonl"))  # the whole session replays
+    assert first.exit_code == 0 or first.output.rstrip().splitlines()[-1].startswith("stopped.")
 
 
 def test_eof_exits_2_and_secrets_are_private(tmp_path):

@@ -33,7 +33,10 @@ def test_check_fails_when_files_differ(tmp_path):
 
 @pytest.fixture()
 def key_dir(tmp_path, monkeypatch):
+    from zkbluff.statements import keys as keys_mod
+
     monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(tmp_path / "keys"))
+    monkeypatch.setattr(keys_mod, "_LOADED", {})  # a fresh install: nothing in memory either
     return tmp_path / "keys"
 
 

@@ -16,7 +16,17 @@ DEFAULT_GAME = "proof-or-bluff"
 #: the old ``--table`` names of Proof or Bluff's two tables
 TABLE_ALIASES = {"classic": "proof-or-bluff", "five-up": "five-up-two-down"}
 
-game_argument = click.argument("game", type=click.Choice(sorted(GAMES)), default=DEFAULT_GAME, required=False)
+def _known_game(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A registered game (looked up when the command runs, so any registered game works)."""
+    from zkbluff.games.engine.registry import games
+
+    if value not in games():
+        raise click.BadParameter(f"unknown game {value!r}; known: {', '.join(sorted(games()))}")
+    return value
+
+
+game_argument = click.argument("game", default=DEFAULT_GAME, required=False, callback=_known_game,
+                               metavar=f"[GAME: {'|'.join(sorted(GAMES))}]")
 table_option = click.option("--table", type=click.Choice(sorted(TABLE_ALIASES)), default=None, hidden=True,
                             help="old name of the game (classic = proof-or-bluff, five-up = five-up-two-down)")
 mode_option = click.option("--mode", default=None, help="the game's mode (proof-or-bluff: casual, standard, casino)")
@@ -90,8 +100,12 @@ def _waiting_seats(tab: Any, rng: Any) -> list[int]:
 @click.command("rules")
 @game_argument
 def rules_cmd(game: str) -> None:
-    """The rules of GAME in plain words."""
-    click.echo(spec_class(game).text.RULES)
+    """The rules of GAME in plain words, and its options (given as --NAME VALUE)."""
+    cls = spec_class(game)
+    click.echo(cls.text.RULES)
+    if cls.option_values:
+        click.echo("\noptions: " + "; ".join(f"{k}: {', '.join(v)} (default {cls.default_options.get(k, '-')})"
+                                              for k, v in cls.option_values.items()))
 
 
 def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Optional[list[str]] = None,
@@ -109,7 +123,7 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
     cls = spec_class(game)
     options = _options(game, mode, extra)
     n_seats = _n_seats(game, options)
-    click.echo(f"zkbluff demo: a match of {cls.title}, house bot against {n_seats - 1} bot seat(s), real Groth16 "
+    click.echo(f"zkbluff demo: a match of {cls.title}, house bots in all {n_seats} seats, real Groth16 "
                f"proofs (backend {get_backend().name}), every line signed by its party")
     now = [0.0]  # the referee's clock, run by the demo: a wait on it (a calling window) passes at once
 
