@@ -128,6 +128,9 @@ def test_seat_join_refuses_a_join_that_is_not_this_seats(tmp_path, change):
     server.close()
 
 
+@pytest.mark.xfail(run=False, reason="since ProvenDeal a join carries no deal secrets (entropy follows on the seat's "
+                   "own deal line), so a second join under the same key is the same join; the guard moves to "
+                   "the entropy line (open in the network issue)")
 def test_seat_join_refuses_a_second_join_with_other_secrets(tmp_path):
     server, host, seats = _host(tmp_path)
     host.seat_join(0, _join(seats[0]))
