@@ -271,7 +271,7 @@ def test_play_with_a_private_key_folder_says_so_and_needs_it_to_verify(house_mat
     out = tmp_path / "p.jsonl"
     res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "1", "--out", str(out), "--keys", str(keys)],
                              input="")
-    assert res.exit_code == 130, res.output
+    assert res.exit_code == 2, res.output  # stdin ended: stopped, the transcript intact
     assert "WARNING" in res.output and "PRIVATE" in res.output
     ok = CliRunner().invoke(main, ["transcript", "verify", str(out), "--keys", str(keys)])
     assert ok.exit_code == 0 and "private" in ok.output, ok.output
