@@ -77,9 +77,10 @@ def _dealer_commit(commitment: int) -> DealerCommit:
     return DealerCommit(commitment, 1.0, 0.0, DEALER_LINE)
 
 
-class ProvenDeal(DealScheme):
+class BluffersDeal(DealScheme):
     """The deal in proof. Everything a seat sends the dealer goes on transcript lines after
-    the dealer's commitment (sealed), so the engine's pre-header messages carry nothing."""
+    the dealer's commitment (sealed), so the engine's pre-header messages carry nothing.
+    (Written beside the engine's generic ``ProvenDeal``, which should replace it.)"""
 
     closing: ClassVar[Optional[str]] = None
     trust: ClassVar[str] = TRUST
@@ -169,7 +170,7 @@ class BluffersSpec(GameSpec):
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
         self.n_seats = int(self.options["players"])
-        self.deal = ProvenDeal()
+        self.deal = BluffersDeal()
 
     @property
     def contributors(self) -> int:
