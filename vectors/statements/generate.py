@@ -475,9 +475,11 @@ def stmt_constraint_name(stmt: Statement, index: int) -> str:
 
 # ----------------------------------------------------------------------------- snarkjs's check
 
-def snarkjs_job(docs: dict[str, dict], workdir: Path, folder: Path = ROOT) -> dict:
-    """The batch for snarkjs_check.cjs: every proof case to verify, every witness case
-    written as a .wtns to check against its committed .r1cs. Ids are ``statement#tcId``."""
+def snarkjs_job(docs: dict[str, dict], workdir: Path, folder: Path = ROOT,
+                keep: Callable[[dict, dict], bool] = lambda doc, case: True) -> dict:
+    """The batch for snarkjs_check.cjs: every proof case (that ``keep(doc, case)``) to
+    verify, every witness case written as a .wtns to check against its committed .r1cs.
+    Ids are ``statement#tcId``."""
     from zkbluff.circuit.formats import write_wtns
 
     verify_jobs, wtns_jobs = [], []
@@ -485,6 +487,8 @@ def snarkjs_job(docs: dict[str, dict], workdir: Path, folder: Path = ROOT) -> di
         stmt = all_statements()[key_id]
         vk_path = str(folder / doc["verificationKey"]["file"])
         for case in doc["tests"]:
+            if not keep(doc, case):
+                continue
             cid = f"{key_id}#{case['tcId']}"
             if case["kind"] == "proof":
                 verify_jobs.append({"id": cid, "vk": vk_path, "public": case["public"], "proof": case["proof"]})
