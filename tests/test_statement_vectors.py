@@ -283,3 +283,37 @@ def test_snarkjs_wtns_check_agrees_with_the_large_witnesses(snarkjs, tmp_path):
     verdicts = run_snarkjs(snarkjs, docs, tmp_path, large)
     assert sum(len(d["tests"]) for d in docs.values()) == len(verdicts) > 0
     assert gen.compare_snarkjs(docs, verdicts) == []
+
+
+# ----------------------------------------------------------------------------- rebuilding
+
+def test_a_rebuild_keeps_inputs_that_still_build_and_only_those():
+    stmt = all_statements()["value.choice.v1"]
+    doc = DOCS["value.choice.v1"]
+    inputs, other = gen.kept_inputs(stmt, doc)
+    assert gen.inputs_to_json(inputs) == doc["inputs"] and str(other) == doc["otherContext"]
+    gone = copy.deepcopy(doc)
+    del gone["inputs"]["choice_salt"]  # the statement's inputs changed under the file
+    assert gen.kept_inputs(stmt, gone) is None
+    assert gen.kept_inputs(stmt, None) is None
+
+
+@pytest.mark.slow
+def test_a_rekeyed_statement_is_proved_again_from_its_inputs(tmp_path, monkeypatch):
+    from zkbluff.groth16 import Proof, public_from_json, verify
+    from zkbluff.statements.keys import verifying_key
+
+    monkeypatch.setattr(gen.tempfile, "gettempdir", lambda: str(tmp_path))  # no scratch proofs from earlier
+    stmt = all_statements()["value.choice.v1"]
+    old = copy.deepcopy(DOCS["value.choice.v1"])
+    old["verificationKey"]["fingerprint"] = "0" * 64  # as after a new ceremony
+    assert not gen.reusable(stmt, old)
+    said = []
+    inputs, other, a, b = gen.prove_fresh(stmt, said.append, old)
+    assert said == ["proving value.choice.v1 under its pinned key"]
+    assert gen.inputs_to_json(inputs) == old["inputs"]
+    assert a != gen.valid_proofs(old)[0]  # a new proof, for the same public inputs
+    vk = verifying_key("value.choice.v1")
+    verify(vk, public_from_json(old["public"]), Proof.from_json(a))
+    other_public = stmt.public_values({**inputs, "context": other})
+    verify(vk, other_public, Proof.from_json(b))

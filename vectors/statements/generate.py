@@ -23,6 +23,7 @@ import hashlib
 import importlib.util
 import json
 import random
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -43,9 +44,6 @@ CIRCUITS = ROOT / "circuits"
 GENERATOR = "vectors/statements/generate.py"
 SCHEMA_VERSION = 1
 ALGORITHM = "zkbluff-statement-groth16-bn254"
-#: at most this many public inputs get a "changed" proof case and a lying-witness case
-#: each (all of them when a statement has no more; else an even spread, first and last kept)
-MAX_PUBLIC_CASES = 8
 #: at most this many private inputs get a tampered-witness case
 MAX_PRIVATE_CASES = 4
 
@@ -84,6 +82,19 @@ def spread(n: int, cap: int) -> list[int]:
     if n <= cap:
         return list(range(n))
     return sorted({round(i * (n - 1) / (cap - 1)) for i in range(cap)})
+
+
+def chosen_publics(names: list[str]) -> list[int]:
+    """The public inputs that get a "changed" proof case and a lying-witness case each:
+    every one, except that of a numbered family of more than two (``commitment0`` ..
+    ``commitment51``, ``entropy0_commitment`` ..) only the first and the last."""
+    families: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        families.setdefault(re.sub(r"[0-9]+", "#", name), []).append(i)
+    keep = set()
+    for members in families.values():
+        keep.update(members if len(members) <= 2 else (members[0], members[-1]))
+    return sorted(keep)
 
 
 def flip(v: int) -> int:
@@ -222,7 +233,7 @@ def assemble(stmt: Statement, inputs: dict, other_context: int, proof_a: dict, p
          "proof": proof_a, "result": "valid"})
     add({"kind": "proof", "comment": "valid proof of the same inputs in otherContext", "flags": ["Valid"],
          "public": pub(public_b), "proof": proof_b, "result": "valid"})
-    for i in spread(len(names), MAX_PUBLIC_CASES):
+    for i in chosen_publics(names):
         changed = list(public_a)
         changed[i] = flip(changed[i])
         add({"kind": "proof", "comment": f"public input {i} ({names[i]}) changed", "flags": ["WrongPublicInput"],
@@ -252,7 +263,7 @@ def assemble(stmt: Statement, inputs: dict, other_context: int, proof_a: dict, p
              "tamper": {"wire": wire, "name": system.wire_names[wire], "value": str(w[wire])},
              "result": "invalid", "failingConstraint": {"index": j, "name": system.constraint_names[j]}})
 
-    for i in spread(len(names), MAX_PUBLIC_CASES):
+    for i in chosen_publics(names):
         v = public_a[i]
         tampered(1 + i, ["LyingPublic"], f"the witness claims {names[i]} = {flip(v)}; the inputs give {v}"
                  if v < 1 << 64 else f"the witness claims another {names[i]} (low bit flipped) than the inputs give")
@@ -323,7 +334,7 @@ def build_all(committed: dict[str, dict], prove_missing: bool,
             problems.append(f"{key_id}: {'no vector file' if not doc else 'circuit or pinned key changed'} "
                             f"(run `make vectors`)")
         else:
-            material[key_id] = prove_fresh(stmt, say)
+            material[key_id] = prove_fresh(stmt, say, doc)
     ids = list(material)
     docs = {}
     for n, key_id in enumerate(ids):
@@ -336,7 +347,21 @@ def build_all(committed: dict[str, dict], prove_missing: bool,
     return docs, problems
 
 
-def prove_fresh(stmt: Statement, say: Callable[[str], None]) -> tuple[dict, int, dict, dict]:
+def kept_inputs(stmt: Statement, doc: Optional[dict]) -> Optional[tuple[dict, int]]:
+    """A changed statement's (or re-keyed one's) committed inputs, if they still build a
+    witness: kept, so that a new key or a reworked circuit changes only what it must."""
+    if not doc or "inputs" not in doc:
+        return None
+    try:
+        inputs = inputs_from_json(doc["inputs"])
+        built(stmt, inputs)
+        return inputs, int(doc["otherContext"])
+    except (ZkbluffError, KeyError, ValueError, TypeError):
+        return None
+
+
+def prove_fresh(stmt: Statement, say: Callable[[str], None],
+                doc: Optional[dict] = None) -> tuple[dict, int, dict, dict]:
     from zkbluff.groth16 import prove
     from zkbluff.statements.keys import load_keys
 
@@ -348,7 +373,7 @@ def prove_fresh(stmt: Statement, say: Callable[[str], None]) -> tuple[dict, int,
         saved = json.loads(scratch.read_text())
     except (OSError, ValueError):
         saved = {}
-    inputs, other = fresh_inputs(stmt)
+    inputs, other = kept_inputs(stmt, doc) or fresh_inputs(stmt)
     if tag in saved and saved[tag]["inputs"] == inputs_to_json(inputs):
         a, b = saved[tag]["proofs"]
         return inputs, other, a, b
