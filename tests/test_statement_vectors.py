@@ -4,6 +4,7 @@ a hand-edited verdict fails."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import importlib.util
 import json
 import re
@@ -285,6 +286,28 @@ def test_snarkjs_wtns_check_agrees_with_the_large_witnesses(snarkjs, tmp_path):
     assert gen.compare_snarkjs(docs, verdicts) == []
 
 
+def test_the_cli_computes_the_witness_and_the_verdicts(tmp_path):
+    """What the README tells an implementer: `zkbluff witness` gives the .wtns whose hash is
+    witnessSha256, `zkbluff verify` reaches each proof case's result."""
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+
+    run = CliRunner().invoke
+    key_id = "card.claim.v1@deck=52"
+    doc = DOCS[key_id]
+    (tmp_path / "in.json").write_text(json.dumps(doc["inputs"]))
+    res = run(main, ["witness", key_id, str(tmp_path / "in.json"), str(tmp_path / "w.wtns")])
+    assert res.exit_code == 0, res.output
+    assert hashlib.sha256((tmp_path / "w.wtns").read_bytes()).hexdigest() == doc["witnessSha256"]
+    for tc in (1, first(doc, "WrongPublicInput"), first(doc, "ProofForAnotherContext")):
+        case = doc["tests"][tc - 1]
+        (tmp_path / "public.json").write_text(json.dumps(case["public"]))
+        (tmp_path / "proof.json").write_text(json.dumps(case["proof"]))
+        res = run(main, ["verify", key_id, str(tmp_path / "public.json"), str(tmp_path / "proof.json")])
+        assert res.exit_code == (0 if case["result"] == "valid" else 1), (tc, res.output)
+
+
 # ----------------------------------------------------------------------------- rebuilding
 
 def test_a_rebuild_keeps_inputs_that_still_build_and_only_those():
@@ -303,7 +326,7 @@ def test_a_rekeyed_statement_is_proved_again_from_its_inputs(tmp_path, monkeypat
     from zkbluff.groth16 import Proof, public_from_json, verify
     from zkbluff.statements.keys import verifying_key
 
-    monkeypatch.setattr(gen.tempfile, "gettempdir", lambda: str(tmp_path))  # no scratch proofs from earlier
+    monkeypatch.setattr(gen, "scratch_path", lambda: tmp_path / "scratch.json")  # no proofs from earlier builds
     stmt = all_statements()["value.choice.v1"]
     old = copy.deepcopy(DOCS["value.choice.v1"])
     old["verificationKey"]["fingerprint"] = "0" * 64  # as after a new ceremony

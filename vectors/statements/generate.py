@@ -347,6 +347,12 @@ def build_all(committed: dict[str, dict], prove_missing: bool,
     return docs, problems
 
 
+def scratch_path() -> Path:
+    """Where a build keeps the proofs it made until the files are written (an interrupted
+    build resumes from it; keyed by circuit and key fingerprints)."""
+    return Path(tempfile.gettempdir()) / "zkbluff-statement-vector-proofs.json"
+
+
 def kept_inputs(stmt: Statement, doc: Optional[dict]) -> Optional[tuple[dict, int]]:
     """A changed statement's (or re-keyed one's) committed inputs, if they still build a
     witness: kept, so that a new key or a reworked circuit changes only what it must."""
@@ -365,8 +371,7 @@ def prove_fresh(stmt: Statement, say: Callable[[str], None],
     from zkbluff.groth16 import prove
     from zkbluff.statements.keys import load_keys
 
-    # proofs made by an interrupted build are kept in a scratch file (keyed by circuit and key)
-    scratch = Path(tempfile.gettempdir()) / "zkbluff-statement-vector-proofs.json"
+    scratch = scratch_path()
     vk = VerifyingKey.from_json(json.loads((ROOT / vk_rel(stmt.key_id)).read_text()))
     tag = f"{stmt.key_id}|{registry_entry(stmt.key_id)['fingerprint']}|{vk.fingerprint()}"
     try:
