@@ -209,6 +209,8 @@ def test_a_file_edited_by_hand_fails(tmp_path):
         problems = gen.check_doc(json.loads(path.read_text()))
         assert len(problems) == 1 and f"tcId {tc} " in problems[0], problems
         assert any(f"tcId {tc}" in p for p in gen.diff({key_id: bad}, {key_id: doc}))
+        rebuilt, _ = gen.build_all({**DOCS, key_id: bad}, prove_missing=False, only=[key_id])
+        assert gen.diff({key_id: bad}, rebuilt) == gen.diff({key_id: bad}, {key_id: doc})
     moved = copy.deepcopy(doc)
     case = moved["tests"][witness_case - 1]
     case["failingConstraint"]["index"] += 1

@@ -290,10 +290,11 @@ def assemble(stmt: Statement, inputs: dict, other_context: int, proof_a: dict, p
 
 
 def valid_proofs(doc: dict) -> tuple[dict, dict]:
-    """Proofs A (the inputs) and B (otherContext) of a vector file: its two valid proof cases."""
-    valid = [t["proof"] for t in doc["tests"] if t["kind"] == "proof" and t["result"] == "valid"]
+    """Proofs A (the inputs) and B (otherContext) of a vector file: its two proof cases
+    flagged Valid, in order (found by flag, so a hand-edited result still shows as a diff)."""
+    valid = [t["proof"] for t in doc["tests"] if t["kind"] == "proof" and t["flags"] == ["Valid"]]
     if len(valid) != 2:
-        raise MalformedInput(f"{doc.get('statement')}: expected 2 valid proof cases, got {len(valid)}")
+        raise MalformedInput(f"{doc.get('statement')}: expected 2 proof cases flagged Valid, got {len(valid)}")
     return valid[0], valid[1]
 
 
@@ -317,11 +318,11 @@ def reusable(stmt: Statement, doc: Optional[dict]) -> bool:
             and doc.get("verificationKey", {}).get("fingerprint") == vk.fingerprint())
 
 
-def build_all(committed: dict[str, dict], prove_missing: bool,
-              say: Callable[[str], None] = print) -> tuple[dict[str, dict], list[str]]:
-    """Every registered statement's document; reuses the committed inputs and proofs where
-    they fit. Without ``prove_missing`` a statement that would need new proofs is
-    reported instead of proved."""
+def build_all(committed: dict[str, dict], prove_missing: bool, say: Callable[[str], None] = print,
+              only: Optional[list[str]] = None) -> tuple[dict[str, dict], list[str]]:
+    """Every registered statement's document (or those in ``only``); reuses the committed
+    inputs and proofs where they fit. Without ``prove_missing`` a statement that would
+    need new proofs is reported instead of proved."""
     problems: list[str] = []
     material: dict[str, tuple[dict, int, dict, dict]] = {}
     for key_id, stmt in all_statements().items():
@@ -338,6 +339,8 @@ def build_all(committed: dict[str, dict], prove_missing: bool,
     ids = list(material)
     docs = {}
     for n, key_id in enumerate(ids):
+        if only is not None and key_id not in only:
+            continue
         foreign = ids[(n + 1) % len(ids)]
         inputs, other, a, b = material[key_id]
         docs[key_id] = assemble(all_statements()[key_id], inputs, other, a, b, foreign, material[foreign][2])
