@@ -41,7 +41,7 @@ MIN_SEATS, MAX_SEATS = 2, 4
 POINTS = {2: (5, 1), 3: (8, 4, 1), 4: (10, 6, 3, 1)}
 AUTO_REASONS = ("timeout", "dropped")
 #: BN254's scalar field order r: commitments and shares are below it (the rules import no
-#: crypto; tests/test_bluffers_engine.py checks this equals zkbluff.field.r)
+#: crypto; tests/games/bluffers/test_bluffers_engine.py checks this equals zkbluff.field.r)
 FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 
 

@@ -4,8 +4,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from repo_root import REPO_ROOT
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "zkbluff"
+SRC = REPO_ROOT / "src" / "zkbluff"
 
 #: DESIGN.md's layers, top first; within games: the engine (and the shared decks), then
 #: each game's folder, then the registry that names them
@@ -105,3 +106,48 @@ def test_the_layer_check_can_fail():
     assert layer_of("zkbluff.games.engine.referee") < layer_of("zkbluff.games.proof_or_bluff.spec")
     assert layer_of("zkbluff.games.proof_or_bluff.spec") < layer_of("zkbluff.games.registry")
     assert layer_of("zkbluff.games.registry") < layer_of("zkbluff.bots.arena") < layer_of("zkbluff.cli.games")
+
+
+# ------------------------------------------------------------------ the tests' own layout
+TESTS = REPO_ROOT / "tests"
+#: folders of tests that are about the checkout as a whole, not one subpackage
+NOT_A_SUBPACKAGE = {"repo"}
+
+
+def layout_problems(tests: Path, src: Path) -> list[str]:
+    """Tests mirror src/zkbluff: every test file sits in tests/<subpackage>/..., the folder
+    names a subpackage or module that exists (or is a whole-checkout folder), and no two test files share
+    a name (pytest imports them by basename, without packages)."""
+    out, seen = [], {}
+    for path in sorted(tests.rglob("test_*.py")):
+        rel = path.relative_to(tests)
+        if len(rel.parts) == 1:
+            out.append(f"{rel} sits flat in tests/: move it to the folder of the subpackage it tests")
+            continue
+        folder = rel.parent
+        if folder.parts[0] not in NOT_A_SUBPACKAGE and not (src / folder).is_dir() \
+                and not (src / folder).with_suffix(".py").is_file():
+            out.append(f"{rel}: tests/{folder} mirrors no src/zkbluff/{folder}")
+        if path.name in seen:
+            out.append(f"{rel} and {seen[path.name]} share a file name")
+        seen[path.name] = rel
+    return out
+
+
+def test_tests_mirror_the_source_tree():
+    assert layout_problems(TESTS, SRC) == []
+
+
+def test_the_layout_check_can_fail(tmp_path):
+    """Its negative twins: a flat test, a folder mirroring nothing, a name used twice."""
+    src = tmp_path / "src"
+    (src / "games" / "cheat").mkdir(parents=True)
+    tests = tmp_path / "tests"
+    for rel in ("test_flat.py", "games/cheat/test_a.py", "nosuch/test_b.py", "games/test_a.py"):
+        (tests / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tests / rel).write_text("")
+    problems = layout_problems(tests, src)
+    assert any("test_flat.py sits flat" in p for p in problems)
+    assert any("tests/nosuch mirrors no" in p for p in problems)
+    assert any("share a file name" in p for p in problems)
+    assert not any(p.startswith("games/cheat/test_a.py:") for p in problems)

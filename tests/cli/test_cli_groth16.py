@@ -6,7 +6,7 @@ from zkbluff.circuit import build
 from zkbluff.circuit.formats import write_r1cs, write_wtns
 from zkbluff.cli import main
 
-from test_groth16 import cube
+from sample_circuits import cube
 
 
 def test_setup_prove_verify(tmp_path):

@@ -10,8 +10,9 @@ from zkbluff.errors import CommitmentMismatch, MalformedInput, OutcomeMismatch, 
 from zkbluff.fair import card_proof, replay, verify_card_proof, verify_record
 from zkbluff.fair.schemes import hand_value, hole_positions, match_stream, poker_deck
 from zkbluff.fair.stream import SPAN, DrawStream
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 VECTORS = json.loads((ROOT / "vectors" / "fair" / "vectors.json").read_text(encoding="utf-8"))
 
 

@@ -14,9 +14,9 @@ from zkbluff.groth16.zkey import read_proving_key, write_zkey
 from pathlib import Path
 
 from nodetools import circom_witness, compile_circom, run
-from test_circuit_interop import CIRCOM_SOURCE
-from test_groth16 import hash_preimage
+from sample_circuits import CIRCOM_SOURCE, hash_preimage
 from zkbluff.gadgets.native import poseidon
+from repo_root import REPO_ROOT
 
 pytestmark = pytest.mark.interop
 
@@ -168,7 +168,7 @@ def test_snarkjs_checks_statement_files_and_proofs(snarkjs, tmp_path, monkeypatc
     t = str(tmp_path)
     run_cli = CliRunner().invoke
     assert run_cli(main, ["witness", stmt.key_id, f"{t}/in.json", f"{t}/w.wtns"]).exit_code == 0
-    r1cs_path = Path(__file__).resolve().parent.parent / "circuits" / (file_stem(stmt.key_id) + ".r1cs")
+    r1cs_path = REPO_ROOT / "circuits" / (file_stem(stmt.key_id) + ".r1cs")
     res = run(snarkjs + ["wtns", "check", str(r1cs_path), f"{t}/w.wtns"], check=False)
     assert "WITNESS IS CORRECT" in res.stdout
     assert run_cli(main, ["prove", stmt.key_id, f"{t}/in.json", f"{t}/proof.json", f"{t}/pub.json"]).exit_code == 0

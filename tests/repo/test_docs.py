@@ -6,8 +6,9 @@ import pytest
 
 from zkbluff.curve import _BACKENDS, get_backend
 from zkbluff.errors import BackendUnavailable, InvalidProof
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_readme_library_example_runs():

@@ -11,8 +11,9 @@ from zkbluff.games.bluffers.rules import (
     Play, Reconnect, Reveal, Share,
 )
 from zkbluff.games.bluffers.text import RULES_TEXT, card_name, claim_words, describe
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_rules_md_is_the_rules_text():

@@ -7,8 +7,9 @@ from click.testing import CliRunner
 
 from zkbluff.cli import main
 from zkbluff.statements.keys import build_registry, check_registry
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_committed_circuits_match_the_code():

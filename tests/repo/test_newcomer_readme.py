@@ -11,8 +11,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from zkbluff.cli import main
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO_ROOT
 SKIP = ("play", "demo", "rules", "transcript", "circuits setup", "circuits check")  # tested elsewhere / slow
 
 

@@ -8,8 +8,9 @@ import pytest
 from zkbluff.errors import InvalidProof, MalformedInput
 from zkbluff.gadgets.native import poseidon
 from zkbluff.groth16 import Proof, VerifyingKey, public_from_json, verify
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 POSEIDON = json.loads((ROOT / "vectors" / "poseidon" / "vectors.json").read_text())
 GROTH16 = json.loads((ROOT / "vectors" / "groth16" / "vectors.json").read_text())
 

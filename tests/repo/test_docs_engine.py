@@ -7,8 +7,9 @@ from click.testing import CliRunner
 from zkbluff.cli import main
 from zkbluff.games.engine.spec import GameSpec
 from zkbluff.games.registry import GAMES
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_every_spec_member_the_recipe_names_exists():

@@ -15,8 +15,9 @@ from zkbluff.games.mind_bluff.rules import (
     StartGame,
 )
 from zkbluff.games.mind_bluff.text import RULES, describe, rules_text
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_names_and_dialogue_are_untrusted_text():

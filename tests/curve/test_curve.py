@@ -10,18 +10,9 @@ from zkbluff.curve import (
 from zkbluff.curve import codec
 from zkbluff.errors import BackendUnavailable, MalformedInput
 from zkbluff.field import p, r
+from sample_circuits import non_subgroup_g2
 
 scalars = st.integers(min_value=0, max_value=r - 1)
-
-
-def non_subgroup_g2(seed=1):
-    """A point on the twist that is not in G2 (the twist has cofactor 2p - r)."""
-    rng = random.Random(seed)
-    while True:
-        x = (rng.randrange(p), rng.randrange(p))
-        y = fq2_sqrt(fq2_add(fq2_mul(fq2_mul(x, x), x), B2))
-        if y is not None:
-            return (x, y)
 
 
 @settings(max_examples=15)

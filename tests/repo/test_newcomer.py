@@ -20,8 +20,9 @@ from zkbluff.games.proof_or_bluff.rules import RESPOND, Accept, Challenge, FiveU
 from zkbluff.games.proof_or_bluff.text import ClassicText, FiveUpText
 from zkbluff.statements import get_statement
 from statement_inputs import valid_inputs
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO_ROOT
 
 
 def run(args, **kw):

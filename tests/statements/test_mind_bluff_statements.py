@@ -14,6 +14,7 @@ from zkbluff.gadgets.native import commit, poseidon
 from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
 from zkbluff.statements import get_statement
 from zkbluff.statements.values import start_draw_native
+from repo_root import REPO_ROOT
 
 CHOICE = get_statement("value.choice.v1")
 STEP = get_statement("value.counter_step.v1")
@@ -211,7 +212,7 @@ def test_snarkjs_checks_the_draw_witness_and_verifies_our_draw_proof(snarkjs, mc
     from nodetools import run
     from zkbluff.circuit.formats import write_wtns
 
-    r1cs = Path(__file__).resolve().parent.parent / "circuits" / "value.start_draw.v1.r1cs"
+    r1cs = REPO_ROOT / "circuits" / "value.start_draw.v1.r1cs"
     system, witness = DRAW.build(draw())
     write_wtns(tmp_path / "w.wtns", witness)
     assert "WITNESS IS CORRECT" in run(snarkjs + ["wtns", "check", str(r1cs), str(tmp_path / "w.wtns")]).stdout

@@ -1,8 +1,9 @@
 from pathlib import Path
 
 from zkbluff.statements import all_statements
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 def test_statement_catalog_matches_the_code():

@@ -40,7 +40,7 @@ from zkbluff.protocol.transcript import canonical
 from zkbluff.statements import get_statement
 from zkbluff.statements.keys import load_keys
 
-from test_ceremony_trust import simulate
+from sample_circuits import simulate
 
 CLASSIC = "proof-or-bluff"
 

@@ -12,6 +12,7 @@ from zkbluff.field import r
 from zkbluff.gadgets import native
 
 from nodetools import circom_witness, compile_circom, node_eval, run
+from sample_circuits import CIRCOM_SOURCE
 
 pytestmark = pytest.mark.interop
 
@@ -62,24 +63,6 @@ def test_snarkjs_reads_our_r1cs_and_wtns(snarkjs, tmp_path):
     write_wtns(tmp_path / "bad.wtns", bad)
     res = run(snarkjs + ["wtns", "check", str(tmp_path / "c.r1cs"), str(tmp_path / "bad.wtns")], check=False)
     assert "WITNESS IS CORRECT" not in res.stdout
-
-
-CIRCOM_SOURCE = """
-pragma circom 2.0.0;
-include "circomlib/circuits/poseidon.circom";
-template T() {
-    signal input a;
-    signal input b;
-    signal output h;
-    signal output m;
-    component p = Poseidon(2);
-    p.inputs[0] <== a;
-    p.inputs[1] <== b;
-    h <== p.out;
-    m <== a * b;
-}
-component main {public [a]} = T();
-"""
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from zkbluff.groth16.setup import _setup, _Toxic
 from zkbluff.statements import get_statement
 from zkbluff.statements.keys import load_keys, pinned_vk
 
-from test_groth16 import cube
+from sample_circuits import cube, simulate
 
 CLAIM = "card.claim.v1@deck=52"
 SIX_OF_DIAMONDS = 4 + 13 * 1  # rank index 4 is "6", suit 1 is diamonds
@@ -33,19 +33,6 @@ RANK_TWO = sum(1 << (0 + 13 * s) for s in range(4))
 
 
 # ------------------------------------------------------------------ the Groth16 simulator
-def simulate(system, tau: int, alpha: int, beta: int, gamma: int, delta: int, public: list[int]) -> Proof:
-    """A valid-looking proof for any public inputs, made from the trapdoor alone:
-    A = [a], B = [b], C = [(a b - alpha beta - sum x_i (beta A_i + alpha B_i + C_i)(tau)) / delta]."""
-    be = get_backend()
-    A, B, C = polynomials_at(system, domain_for(system).lagrange_at(tau))
-    x = [1] + list(public)
-    acc = sum(xi * (beta * A[i] + alpha * B[i] + C[i]) for i, xi in enumerate(x)) % r
-    a, b = secrets.randbelow(r - 1) + 1, secrets.randbelow(r - 1) + 1
-    c = (a * b - alpha * beta - acc) * pow(delta, -1, r) % r
-    del gamma  # cancels: IC_i carries 1/gamma, the pairing with [gamma]_2 removes it
-    return Proof(be.g1_mul(G1_GENERATOR, a), be.g2_mul(G2_GENERATOR, b), be.g1_mul(G1_GENERATOR, c))
-
-
 @pytest.fixture(scope="module")
 def false_claim():
     """The public inputs of a false claim: 6 of diamonds played, claimed as a "2", verdict TRUE."""

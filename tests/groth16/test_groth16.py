@@ -14,23 +14,7 @@ from zkbluff.groth16 import (
 )
 from zkbluff.groth16.setup import _setup, _Toxic
 from zkbluff.groth16.zkey import proving_key_from_bytes, proving_key_to_bytes, zkey_from_bytes, zkey_to_bytes
-
-
-def cube(cs, inputs):
-    out = cs.public("out", inputs and inputs["out"])
-    x = cs.private_unchecked("x", inputs and inputs["x"])
-    x2 = cs.mul(x, x, "x2")
-    x3 = cs.mul(x2, x, "x3")
-    cs.enforce_equal(x3 + x + 5, out, "result")
-
-
-def hash_preimage(cs, inputs):
-    h = cs.public("h", inputs and inputs["h"])
-    k = cs.public("k", inputs and inputs["k"])
-    a = cs.private_unchecked("a", inputs and inputs["a"])
-    b = cs.private_unchecked("b", inputs and inputs["b"])
-    cs.enforce_equal(poseidon(cs, [a, b]), h, "hash")
-    cs.mul(a, k, "bind_k")  # k enters a constraint
+from sample_circuits import cube, hash_preimage
 
 
 class DlogBackend:
@@ -176,7 +160,7 @@ def test_malformed_input_rejected_before_pairing(mcl, hash_keys):
         verify(pk.vk, public, Proof(proof.a, ((x1, x0), (y1, y0)), proof.c))  # G2 coordinates swapped
     with pytest.raises(MalformedInput, match="Fq2"):
         verify(pk.vk, public, Proof(proof.a, ((x0 + p, x1), (y0, y1)), proof.c))  # a coordinate not reduced
-    from test_curve import non_subgroup_g2
+    from sample_circuits import non_subgroup_g2
     with pytest.raises(MalformedInput, match="subgroup"):
         verify(pk.vk, public, Proof(proof.a, non_subgroup_g2(), proof.c))
 

@@ -12,7 +12,7 @@ from zkbluff.circuit.formats import write_r1cs
 from zkbluff.cli import main
 from zkbluff.statements.keys import registry_dir
 
-from test_groth16 import cube
+from sample_circuits import cube
 
 BEACON = "0x" + "ab" * 32
 

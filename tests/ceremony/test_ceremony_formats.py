@@ -27,7 +27,7 @@ from zkbluff.errors import InvalidCeremony, MalformedInput
 from zkbluff.groth16 import prove, verify
 
 from nodetools import node_eval, run
-from test_groth16 import cube
+from sample_circuits import cube
 
 BEACON = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20"
 

@@ -22,9 +22,10 @@ from zkbluff.groth16 import prove, verify
 from zkbluff.statements import all_statements, get_statement
 from zkbluff.statements.keys import check_registry, load_keys, registry_circuits, registry_dir
 
-from test_groth16 import cube, hash_preimage
+from sample_circuits import cube, hash_preimage
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO_ROOT
 
 
 # ------------------------------------------------------------------ the committed ceremony
