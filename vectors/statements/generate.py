@@ -14,7 +14,7 @@ afresh (under the pinned project key) only for a new or changed statement; they 
 checked (zkbluff and snarkjs verify them), never regenerated in CI.
 
 Run from the repository root (make vectors). The loader and checks are
-tests/test_statement_vectors.py; snarkjs's side is snarkjs_check.cjs beside this file.
+tests/repo/test_statement_vectors.py; snarkjs's side is snarkjs_check.cjs beside this file.
 """
 from __future__ import annotations
 
@@ -190,10 +190,8 @@ def fresh_inputs(stmt: Statement) -> tuple[dict, int]:
     """Valid inputs for a new statement (tests/statement_inputs.py, seeded by the key id)
     and another context. Only a build for a new or changed statement calls this: a
     committed file keeps its inputs."""
-    found = sorted((ROOT / "tests").rglob("statement_inputs.py"))
-    if not found:
-        raise SystemExit("tests/**/statement_inputs.py not found: it makes valid inputs for new statements")
-    spec = importlib.util.spec_from_file_location("zkbluff_vector_statement_inputs", found[0])
+    spec = importlib.util.spec_from_file_location("zkbluff_vector_statement_inputs",
+                                                  ROOT / "tests" / "statement_inputs.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

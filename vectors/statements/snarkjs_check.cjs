@@ -1,7 +1,7 @@
 // snarkjs's verdicts on the statement vectors, in one node process (one start-up, not
 // one per case). Usage: node snarkjs_check.cjs NODE_MODULES JOB.json
 // JOB.json: {"verify": [{id, vk (a path), public, proof}], "wtns": [{id, r1cs, wtns} (paths)]}
-// (tests/test_statement_vectors.py writes it). Prints {id: {"ok": bool, "constraint": index | null}}:
+// (tests/repo/test_statement_vectors.py writes it). Prints {id: {"ok": bool, "constraint": index | null}}:
 // "ok" is what `snarkjs groth16 verify` / `snarkjs wtns check` decide (the same library
 // functions the CLI calls), "constraint" the index at which wtns check stops.
 "use strict";

@@ -16,9 +16,9 @@ import pytest
 
 from zkbluff.statements import all_statements
 from zkbluff.statements.keys import file_stem
+from repo_root import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-FOLDER = ROOT / "vectors" / "statements"
+FOLDER = REPO_ROOT / "vectors" / "statements"
 _spec = importlib.util.spec_from_file_location("zkbluff_statement_vectors", FOLDER / "generate.py")
 assert _spec is not None and _spec.loader is not None
 gen = importlib.util.module_from_spec(_spec)
