@@ -239,6 +239,13 @@ class GameSpec(ABC):
         which it opens and checks against the published commitment); after its own lines
         too, after their ``Move.update``, when ``receive_own_lines`` is set."""
 
+    def seat_deal_line(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
+                       event: Mapping[str, Any]) -> dict[str, Any]:
+        """A seat's secrets after one of the deal's own lines (``deal.line_roles``: an entropy
+        line, its own or another seat's), for a game that keeps what such a line publishes
+        (Cheat: each seat's pile key). By default nothing changes."""
+        return dict(private)
+
     @abstractmethod
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:
         """What ``seat`` sees: public state, its own cards, its legal actions."""
