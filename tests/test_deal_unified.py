@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from deal_helpers import GrindingDealer
 from zkbluff.cli import main
 from zkbluff.errors import (
     DealerAtFault, InvalidProof, MalformedInput, TranscriptError, UnfoundedComplaint, UnsatisfiedConstraint,
@@ -23,7 +24,7 @@ from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
 from zkbluff.games.engine.table import Table
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.registry import spec_for
-from zkbluff.protocol.entropy import EntropySecret, seal_hand
+from zkbluff.protocol.entropy import seal_hand
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import TranscriptWriter, canonical
 from zkbluff.statements import get_statement
@@ -102,16 +103,6 @@ class StackingDealer(Dealer):
             stmt = get_statement(proofs[0]["statement"])
             proofs[0]["public"][stmt.public.index("hand0_commitment")] = str(commit(CHOSEN, 5))
         return super()._line(seat, kind, data, proofs, at, clock)
-
-
-class GrindingDealer(Dealer):
-    """Writes its entropy commitment, then deals from a fresh entropy of its choosing."""
-
-    def receive(self, event, restoring=False):
-        super().receive(event, restoring)
-        if event["action"] == "entropy.seat" and self.view.deal_ready:
-            fresh = EntropySecret.fresh()
-            self.state = {**self.state, "entropy": str(fresh.entropy), "salt": str(fresh.salt)}
 
 
 def test_a_stacked_deal_is_refused_by_the_prover_the_table_and_the_verifier(match_keys, tmp_path, honest):
