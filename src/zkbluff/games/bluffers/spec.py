@@ -134,7 +134,7 @@ class BluffersSpec(GameSpec):
     def new_rules(self) -> TableRules:
         return TableRules(self.n_seats)
 
-    def new_ledger(self) -> Ledger:
+    def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger([None] * self.n_seats, [None] * self.n_seats)
 
     # ---- the public side

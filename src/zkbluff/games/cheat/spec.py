@@ -178,7 +178,7 @@ class CheatSpec(GameSpec):
     def new_rules(self) -> CheatTable:
         return CheatTable(self.n_seats, self.hands, self.window, FIRST_DEALER)
 
-    def new_ledger(self) -> Ledger:
+    def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger(self.n_seats, hands=[None] * self.n_seats)
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:

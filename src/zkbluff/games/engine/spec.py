@@ -208,8 +208,11 @@ class GameSpec(ABC):
     def new_rules(self) -> Rules: ...
 
     @abstractmethod
-    def new_ledger(self) -> Any:
-        """The public commitments the table holds (hand commitments, the last play)."""
+    def new_ledger(self, header: Mapping[str, Any]) -> Any:
+        """The public commitments the table holds (hand commitments, the last play), for the
+        match whose header data is ``header`` (already checked, its ``deal`` by the deal
+        scheme's ``check_header``): a game whose ledger starts from the header (Mind Bluff:
+        the seats' draw commitments in its ``deal``) reads it here."""
 
     @abstractmethod
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
