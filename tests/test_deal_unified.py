@@ -19,6 +19,7 @@ from zkbluff.errors import (
 )
 from zkbluff.gadgets.native import commit
 from zkbluff.games.bluffers.moves import Proceed as BluffersProceed
+from zkbluff.games.bluffers.spec import DRAW, round_deal
 from zkbluff.games.cheat.moves import Proceed as CheatProceed
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
 from zkbluff.games.engine.table import Table
@@ -184,3 +185,34 @@ def test_a_false_complaint_against_an_honest_dealer_is_refused(honest, tmp_path)
     assert tab.view.next_line == at and not tab.over  # nothing written
     with pytest.raises(TranscriptError, match="opens its commitment"):  # offline, slipped into the transcript
         verify_transcript(write(tmp_path / "false.jsonl", tab.writer.events + [honest_hand]))
+
+
+def test_a_deal_line_names_each_seat_once_and_a_public_draw_seals_nothing(honest):
+    tab, _ = honest
+    deal, ledger, n = tab.writer.events[-1], tab.view.ledger, tab.spec.n_seats
+    sealed, seats = tuple(deal["data"]["sealed_hands"]), tuple(deal["data"]["seats"])
+    shape = tab.spec.deal.shape if tab.spec.game == "cheat" else round_deal(n)
+    assert tab.spec.deal.demand(ledger, 1, 0, sealed, shape, seats).statement == deal["proofs"][0]["statement"]
+    for bad in ((seats[0],) * n, seats[:-1], seats[:-1] + (n,), seats[:-1] + (True,)):
+        with pytest.raises(MalformedInput, match="distinct seats"):
+            tab.spec.deal.demand(ledger, 1, 0, sealed, shape, bad)
+    with pytest.raises(MalformedInput, match="expected one for each"):
+        tab.spec.deal.demand(ledger, 1, 0, sealed[:-1], shape, seats)
+    with pytest.raises(MalformedInput, match="dealt to no seat"):
+        tab.spec.deal.demand(ledger, 1, 1, (), DRAW, seats[:1])
+    with pytest.raises(MalformedInput, match="expected one for each of the 0"):
+        tab.spec.deal.demand(ledger, 1, 1, sealed[:1], DRAW)
+    assert tab.spec.deal.demand(ledger, 1, 1, (), DRAW).statement == tab.spec.deal.key_id(DRAW)  # the twin
+
+
+def test_extra_seat_keys_are_named_once_and_listed_in_the_header():
+    from zkbluff.games.engine.proven_deal import ProvenDeal
+
+    for bad in (("pile", "pile"), ("Pile",), ("pile key",), ("",)):
+        with pytest.raises(ValueError, match="seat key names"):
+            ProvenDeal("g", 2, (5, 5), seat_keys=bad)
+    deal = ProvenDeal("g", 2, (5, 5), seat_keys=("pile",))
+    assert deal.header({}, [])["seatKeys"] == ["pile"] and "seatKeys" not in ProvenDeal("g", 2, (5, 5)).header({}, [])
+    assert set(deal.seat_secrets()) >= {"x25519", "pileX25519"}
+    with pytest.raises(MalformedInput, match="deal must be"):  # another game's header deal is refused
+        deal.check_header(ProvenDeal("g", 2, (5, 5)).header({}, []), 2)
