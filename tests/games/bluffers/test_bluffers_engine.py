@@ -21,7 +21,7 @@ from zkbluff.games.bluffers.rules import (
     DECK, FIELD_MODULUS, JOKERS, CallBluff, Disconnect, LeaveTable, Phase, Reconnect,
     check_invariants, pull_fires,
 )
-from zkbluff.games.bluffers.spec import BluffersSpec, deal_id, draw_id
+from zkbluff.games.bluffers.spec import DRAW, BluffersSpec, round_deal
 from zkbluff.games.engine.table import Table, open_match
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import sign_line
@@ -130,8 +130,11 @@ def test_players_option_sets_the_seats_and_the_statements():
         spec = BluffersSpec({"players": str(n)})
         assert spec.n_seats == n and spec.contributors == n + 1
         # a deal for every number of standing seats (knock-outs), the dealer's and every seat's entropy
-        assert set(spec.statements()) >= {deal_id(k, n + 1) for k in range(2, n + 1)} | {draw_id(n + 1)}
-        assert deal_id(1, n + 1) not in spec.statements()
+        deal = spec.deal
+        assert set(spec.statements()) >= {deal.key_id(round_deal(k)) for k in range(2, n + 1)} | {deal.key_id(DRAW)}
+        assert deal.key_id(round_deal(1)) not in spec.statements()
+        assert deal.key_id(DRAW) == f"card.deal.v2@deck=3,hands=1,board=1,entropies={n + 1}"
+        assert deal.key_id(round_deal(n)) == f"card.deal.v2@deck=20,hands={'-'.join(['5'] * n)},board=0,entropies={n + 1}"
     assert BluffersSpec().n_seats == 2
     for bad in ("1", "5", 3):
         with pytest.raises(MalformedInput):
@@ -184,7 +187,8 @@ def test_a_two_seat_match_to_the_end_with_real_proofs(two_seat):
     assert report["complete"] and report["over"] and report["result"] == result
     assert sorted(result.placements) == [1, 2] and sorted(result.scores) == [1, 5]
     kinds = [e["action"] for e in tab.writer.events]
-    assert kinds[:4] == ["header", "dealer_entropy", "commit_seed", "commit_seed"]  # the dealer commits first
+    # the dealer commits its entropy first, then every seat its own, then the revolver seeds
+    assert kinds[:6] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat", "commit_seed", "commit_seed"]
     assert kinds[-1] == "end"
     assert kinds.count("draw") == kinds.count("deal") >= 1
     snap = tab.rules.public_state()
@@ -223,7 +227,7 @@ def test_the_seats_cards_are_opened_from_the_proven_deal_only_by_their_own_seat(
     tab, path, _ = two_seat
     text = path.read_text()
     for seat in tab.seats:  # neither a seat's seed nor its entropy is on any line
-        assert str(seat.private["seed"]) not in text and str(seat.private["entropy"]) not in text
+        assert str(seat.private["seed"]) not in text and str(seat.deal_secrets["entropy"]) not in text
     deal = last_line(tab, "deal")
     assert deal["proofs"][0]["statement"].startswith("card.deal.v2@deck=20,hands=5-5,")
 
@@ -254,7 +258,7 @@ def test_three_and_four_seat_matches_to_the_end(tmp_path, mcl, players):
     snap = tab.rules.public_state()
     assert len(snap.knocked_out) == players - 1 == sum(snap.fired)
     statements = {p["statement"] for e in tab.writer.events for p in e.get("proofs", [])}
-    assert deal_id(players, players + 1) in statements
+    assert tab.spec.deal.key_id(round_deal(players)) in statements
 
 
 # ---------------------------------------------------------------- cheats
@@ -383,7 +387,8 @@ def test_cli_demo_rules_and_verify(tmp_path):
     assert res.exit_code == 0 and "OK: bluffers (players 2)" in res.output
     lines = out.read_text().splitlines()
     bad = json.loads(lines[4])
-    bad["data"] = {**bad["data"], "seed_commitment": 5} if bad["action"] == "commit_seed" else {"x": 1}
+    assert bad["action"] == "commit_seed"  # after the dealer's and both seats' entropy lines
+    bad["data"] = {"commitment": 5}
     (tmp_path / "bad.jsonl").write_text("\n".join(lines[:4] + [json.dumps(bad)]) + "\n")
     res = CliRunner().invoke(main, ["transcript", "verify", str(tmp_path / "bad.jsonl")])
     assert res.exit_code in (1, 2) and "line 5" in res.output

@@ -1,4 +1,5 @@
-"""The proven table's rules (TableRules) on their own, no proofs: the commit order, the
+"""The proven table's rules (TableRules) on their own, no proofs (the deal's entropy lines
+before them are the engine's, tests/games/engine/test_deal_unified.py): the seed commit order, the
 drawn table card, the timer's move and the shed that must follow it, the reveal's salt;
 every refusal names why and leaves the state unchanged."""
 from __future__ import annotations
@@ -9,15 +10,13 @@ import pytest
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.bluffers.rules import (
-    NO_SEAT, AutoMove, CallBluff, DealerEntropy, DealHands, Disconnect, DrawTableCard, LeaveTable, OpenPlay, Phase,
-    Play, Reconnect, SeatCommit, ShedCard, Share, TableRules, Timeout, check_invariants,
+    NO_SEAT, AutoMove, CallBluff, CommitSeed, DealHands, Disconnect, DrawTableCard, LeaveTable, OpenPlay, Phase,
+    Play, Reconnect, ShedCard, Share, TableRules, Timeout, check_invariants,
 )
 
-KEY = "ab" * 32
 
-
-def commit(seat: int) -> SeatCommit:
-    return SeatCommit(1000 + seat, 2000 + seat, KEY, KEY, "00ff")
+def commit(seat: int) -> CommitSeed:
+    return CommitSeed(1000 + seat)
 
 
 def unchanged(rules: TableRules, seat, action, why: str) -> None:
@@ -29,7 +28,6 @@ def unchanged(rules: TableRules, seat, action, why: str) -> None:
 
 def committed(n: int = 2) -> TableRules:
     rules = TableRules(n)
-    rules.apply(NO_SEAT, DealerEntropy(7, KEY))
     for i in range(n):
         rules.apply(i, commit(i))
     return rules
@@ -42,28 +40,16 @@ def dealt(n: int = 2, card: int = 0) -> TableRules:
     return rules
 
 
-def test_the_dealer_commits_its_entropy_before_any_seat():
-    rules = TableRules(2)
-    assert rules.to_move is NO_SEAT and rules.legal_actions(NO_SEAT) == []
-    unchanged(rules, 0, commit(0), "dealer must commit its entropy first")
-    unchanged(rules, 0, DealerEntropy(7, KEY), "dealer's line")
-    unchanged(rules, NO_SEAT, DealerEntropy(7, "zz"), "64 hex")
-    rules.apply(NO_SEAT, DealerEntropy(7, KEY))
-    unchanged(rules, NO_SEAT, DealerEntropy(8, KEY), "already")
-    assert rules.to_move == 0 and rules.s.phase == Phase.COMMIT
-
-
-def test_seats_commit_in_order_and_a_copied_entropy_commitment_is_refused():
+def test_seats_commit_their_seeds_in_order_and_a_copied_seed_commitment_is_refused():
     rules = TableRules(3)
-    rules.apply(NO_SEAT, DealerEntropy(7, KEY))
+    assert rules.to_move == 0 and rules.s.phase == Phase.COMMIT
     unchanged(rules, 1, commit(1), "out of turn")
-    unchanged(rules, 0, SeatCommit(1000, 7, KEY, KEY, "00"), "made already")  # the dealer's
+    unchanged(rules, NO_SEAT, DrawTableCard(0), "out of turn")  # no card before every seed is in
     rules.apply(0, commit(0))
-    unchanged(rules, 1, SeatCommit(1001, 2000, KEY, KEY, "00"), "made already")  # seat 0's
-    unchanged(rules, 1, SeatCommit(1001, 2001, KEY, "xy", "00"), "64 hex")
+    unchanged(rules, 1, CommitSeed(1000), "already made")  # seat 0's
     rules.apply(1, commit(1))
     rules.apply(2, commit(2))
-    assert rules.entropy_commitments() == (7, 2000, 2001, 2002)
+    assert rules.public_state().seed_commitments == (1000, 1001, 1002)
     assert rules.s.phase == Phase.DEAL and rules.to_move is NO_SEAT
 
 
@@ -136,7 +122,7 @@ def test_leave_table_any_time_and_a_pure_rules_action_is_not_a_table_line():
     rules = dealt(3)
     rules.apply(2, LeaveTable())
     assert rules.plays_automatically(2)
-    from zkbluff.games.bluffers.rules import CommitSeed, Deal, Reveal
-    for pure in (CommitSeed(1), Deal(0), Reveal((1,))):
+    from zkbluff.games.bluffers.rules import Deal, Reveal
+    for pure in (Deal(0), Reveal((1,))):
         unchanged(rules, NO_SEAT, pure, "not an action of the proven Bluffers table")
     unchanged(rules, 0, Share(1), "phase")

@@ -50,7 +50,7 @@ def test_a_whole_table_to_the_end_with_real_proofs(n, tmp_path):
     play_to_end(tab, clock, seed=10 * n)
     assert tab.over and tab.view.complete
     ks = kinds(tab)
-    assert ks[1] == "entropy_dealer" and ks[2:2 + n] == ["entropy"] * n  # the dealer commits first
+    assert ks[1] == "entropy.dealer" and ks[2:2 + n] == ["entropy.seat"] * n  # the dealer commits first
     assert ks.count("deal") == 3 and "pick_up" in ks and "close_window" in ks and "call" in ks
     # every line after the header, the dealer's and seats' entropies and the first deal was checked
     assert len(checks) == len(ks) - (1 + 1 + n + 1) and checks[0] == n + 4
@@ -60,7 +60,7 @@ def test_a_whole_table_to_the_end_with_real_proofs(n, tmp_path):
     assert report["complete"] and report["scores"] == list(s.penalties)
     assert report["proofs"] == ks.count("deal") + ks.count("play") + ks.count("pick_up")
     for deal in (e for e in tab.writer.events if e["action"] == "deal"):
-        assert deal["seat"] is None and len(deal["data"]["sealed"]) == n
+        assert deal["seat"] is None and len(deal["data"]["sealed_hands"]) == n
 
 
 @pytest.mark.parametrize("n", [4, 5])
@@ -204,7 +204,7 @@ def test_an_unfounded_dispute_is_refused(pile_table):
     line = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": picker.private["pileX25519"]})
     refused_everywhere(pile_table, line, "unfounded", "unfounded")
     for name, secret in (("another seat's", tab.seats[1].private["pileX25519"]),
-                         ("its dealer channel's", picker.private["x25519"])):
+                         ("its dealer channel's", picker.deal_secrets["x25519"])):
         other = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": secret})
         refused_everywhere(pile_table, other, "not the pile key seat 0 published", name.replace(" ", "-"))
 
@@ -234,7 +234,7 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
         tab.spec.hand_over_openings(tab.seats[2].private, tab.rules, 2, 1)
     line = tab.move(2, Proceed())  # Ayşe's client disputes instead of proving a pick-up
     assert line["action"] == "dispute" and line["data"]["sender"] == 1
-    assert line["data"]["x25519_secret"] == tab.seats[2].private["pileX25519"] != tab.seats[2].private["x25519"]
+    assert line["data"]["x25519_secret"] == tab.seats[2].private["pileX25519"] != tab.seats[2].deal_secrets["x25519"]
     assert tab.rules.s.hand_penalties[-1] == (0, DECK.size, 0) and tab.rules.s.hand_no == 2
     conservation(tab)
     report = verify_transcript(path)  # anyone checks the dispute from the transcript
@@ -383,18 +383,31 @@ def test_options_are_checked():
 
 def test_the_dealer_commits_first_and_a_malformed_entropy_line_is_refused():
     from zkbluff.field import r
-    from zkbluff.games.engine.table import open_match
+    from zkbluff.games.engine.parties import Dealer, RefereeParty, Seat
+    from zkbluff.games.engine.table import Table
+    from zkbluff.protocol.transcript import TranscriptWriter
 
-    tab = open_match("cheat", {"players": "3"})
-    assert [e["action"] for e in tab.writer.events] == ["header", "entropy_dealer"] and tab.to_move == 0
-    good = tab.spec.seat_move(tab.seats[0].private, tab.rules, 0, Proceed()).action.to_data()
+    spec = CheatSpec({"players": "3"})
+    seats = [Seat(spec, i, f"s{i}") for i in range(3)]
+    for seat in seats:
+        seat.sends_deal_lines = False  # held back: the test writes them
+    tab = Table(RefereeParty(spec), Dealer(spec), seats, TranscriptWriter(None))
+    tab.start()
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer"] and not tab.view.deal_ready
+    seat = tab.seats[0]
+    kind, good = spec.deal.seat_line(seat.deal_secrets, 0, tab.view.ledger, tab.match_id, 0.0)
+    assert kind == "entropy.seat" and set(good) == {"commitment", "handKeyCommitment", "sealed", "channelKey",
+                                                    "pileKey"}
     at = tab.view.next_line
-    for bad, why in (({"commitment": str(r)}, "below r"), ({"pile_x25519": "zz" * 32}, "64 lowercase hex"),
+    for bad, why in (({"commitment": str(r)}, "field element"), ({"pileKey": "zz" * 32}, "64 lowercase hex"),
                      ({"commitment": "-1"}, "decimal string")):
         with pytest.raises(MalformedInput, match=why):
-            tab.publish(forge(tab, 0, "entropy", {**good, **bad}))
-    with pytest.raises(IllegalMove, match="out of turn"):
-        tab.publish(forge(tab, 1, "entropy", good))
+            tab.publish(seat._line(0, kind, {**good, **bad}))
+    without = {k: v for k, v in good.items() if k != "pileKey"}  # no pile key: no hand-over could reach it
+    with pytest.raises(MalformedInput, match="pileKey"):
+        tab.publish(seat._line(0, kind, without))
+    with pytest.raises(IllegalMove, match="entropy phase"):  # no card before every seat's entropy
+        tab.publish(forge(tab, 0, "play", {"rank": 0, "count": 1}))
     assert tab.view.next_line == at
-    tab.move(0, Proceed())  # the twin: the seat's own entropy line
-    assert tab.to_move == 1 and tab.writer.events[-1]["action"] == "entropy"
+    tab.publish(seat._line(0, kind, good))  # the twin: the seat's own entropy line
+    assert tab.writer.events[-1]["action"] == "entropy.seat" and 0 in tab.view.ledger.deal.seats

@@ -156,7 +156,7 @@ class RaceSpec(GameSpec):
     def new_rules(self) -> RaceRules:
         return RaceRules()
 
-    def new_ledger(self) -> None:
+    def new_ledger(self, header: Mapping[str, Any]) -> None:
         return None
 
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
@@ -315,7 +315,7 @@ class ReceiptSpec(RaceSpec):
     def new_private(self) -> dict[str, Any]:
         return {"play": 1 << 12, "salt": 5}
 
-    def new_ledger(self) -> dict[str, int]:
+    def new_ledger(self, header: Mapping[str, Any]) -> dict[str, int]:
         return {"receipts": 0}
 
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:

@@ -93,7 +93,7 @@ class ShowSpec(GameSpec):
     def new_rules(self) -> ShowRules:
         return ShowRules()
 
-    def new_ledger(self) -> ShowLedger:
+    def new_ledger(self, header: Mapping[str, Any]) -> ShowLedger:
         return ShowLedger()
 
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:

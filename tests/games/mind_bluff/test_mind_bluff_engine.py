@@ -390,3 +390,18 @@ def test_the_series_review_json_comes_from_the_verified_transcript(to_game_three
     i = next(k for k, e in enumerate(events) if e["action"] == "reveal")   # the twin: a forged reveal
     with pytest.raises(TranscriptError):
         series_review(write(tmp_path, forge(events, i, lambda e: e["data"].update(start=31), tab.referee.key)))
+
+
+def test_the_ledger_starts_from_each_matchs_own_header():
+    """One spec object, two headers: each ledger holds its own header's draw commitments (the
+    engine hands the checked header to ``new_ledger``; nothing is left on the spec)."""
+    spec = MindBluffSpec()
+    first, second = [commit_entropy(f"{i:064x}") for i in (1, 2)], [commit_entropy(f"{i:064x}") for i in (3, 4)]
+    a = spec.new_ledger({"deal": spec.deal.header({}, [{"entropy": c} for c in first])})
+    b = spec.new_ledger({"deal": spec.deal.header({}, [{"entropy": c} for c in second])})
+    assert a.seat_entropies == tuple(first) and b.seat_entropies == tuple(second)
+    scheme = spec.deal.header({}, [])["scheme"]
+    for bad in ({"scheme": "other", "entropyCommitments": first}, {"scheme": scheme, "entropyCommitments": first[:1]},
+                {"scheme": scheme, "entropyCommitments": ["AB" * 32, first[1]]}):
+        with pytest.raises(MalformedInput):
+            spec.new_ledger({"deal": bad})

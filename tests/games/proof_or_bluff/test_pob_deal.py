@@ -7,6 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from deal_helpers import GrindingDealer
 from zkbluff.cli import main
 from zkbluff.errors import (
     DealerAtFault, EarlyTimeout, IllegalMove, InvalidProof, LateEntropy, OutOfOrder, TranscriptError,
@@ -236,15 +237,6 @@ def test_grinding_a_seats_late_entropy_is_refused_and_a_silent_seat_forfeits_bef
 
 
 def test_grinding_a_dealer_who_changes_its_entropy_after_the_seats_commitments_cannot_prove_the_deal(match_keys):
-    class GrindingDealer(Dealer):
-        """Writes its commitment, then swaps its entropy for a fresh one before dealing."""
-
-        def receive(self, event, restoring=False):
-            super().receive(event, restoring)
-            if event["action"] == "entropy.seat" and self.view.deal_ready:
-                fresh = EntropySecret.fresh()
-                self.state = {**self.state, "entropy": str(fresh.entropy), "salt": str(fresh.salt)}
-
     with pytest.raises(ZkbluffError) as exc:
         make_table(match_keys, dealer_cls=GrindingDealer)
     assert "entropy0_commitment" in str(exc.value)  # the referee pins the recorded commitment

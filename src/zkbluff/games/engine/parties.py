@@ -168,7 +168,11 @@ class Seat(_Party):
             if self.view.seat_keys[self.seat] != self.public_key:
                 raise CommitmentMismatch(f"seat {self.seat}: the header lists another public key for this seat")
             return
-        if restoring or action is None:
+        if restoring:
+            return
+        if action is None:
+            if event.get("action") in self.spec.deal.line_roles:
+                self.private = self.spec.seat_deal_line(self.private, self.deal_secrets, self.seat, event)
             return
         pending, self._pending = self._pending, None
         if event["seat"] == self.seat:

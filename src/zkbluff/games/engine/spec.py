@@ -208,8 +208,11 @@ class GameSpec(ABC):
     def new_rules(self) -> Rules: ...
 
     @abstractmethod
-    def new_ledger(self) -> Any:
-        """The public commitments the table holds (hand commitments, the last play)."""
+    def new_ledger(self, header: Mapping[str, Any]) -> Any:
+        """The public commitments the table holds (hand commitments, the last play), for the
+        match whose header data is ``header`` (already checked, its ``deal`` by the deal
+        scheme's ``check_header``): a game whose ledger starts from the header (Mind Bluff:
+        the seats' draw commitments in its ``deal``) reads it here."""
 
     @abstractmethod
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
@@ -238,6 +241,13 @@ class GameSpec(ABC):
         """A seat's secrets after a line that someone else made (a deal sends it a hand,
         which it opens and checks against the published commitment); after its own lines
         too, after their ``Move.update``, when ``receive_own_lines`` is set."""
+
+    def seat_deal_line(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
+                       event: Mapping[str, Any]) -> dict[str, Any]:
+        """A seat's secrets after one of the deal's own lines (``deal.line_roles``: an entropy
+        line, its own or another seat's), for a game that keeps what such a line publishes
+        (Cheat: each seat's pile key). By default nothing changes."""
+        return dict(private)
 
     @abstractmethod
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:

@@ -60,7 +60,7 @@ class _ProofOrBluffSpec(GameSpec):
     def mode(self) -> str:
         return self.options["mode"]
 
-    def new_ledger(self) -> Ledger:
+    def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger()
 
     def new_private(self) -> dict[str, Any]:
