@@ -17,7 +17,7 @@ from zkbluff.games.engine import oblivious_deal as eng
 from zkbluff.games.engine.oblivious_deal import COMMIT, CHOOSE, COMPLAINT, HAND, TIMEOUT, TRANSFER
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits
 from zkbluff.games.engine.referee import Referee
-from zkbluff.games.engine.table import Table, open_match, secrets_path
+from zkbluff.games.engine.table import Table, _saver, open_match, resume_match, secrets_path
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.registry import spec_class, spec_for
 from zkbluff.protocol import oblivious_deal as od
@@ -339,6 +339,26 @@ def test_a_seat_that_never_answers_is_timed_out_and_places_last(tmp_path):
     assert report["complete"] and report["result"].placements == (2, 1)
 
 
+def test_a_match_stopped_mid_exchange_resumes_from_the_seeds_with_the_same_lines(tmp_path):
+    spec = spec_for(CLASSIC, oblivious())
+    path = tmp_path / "r.jsonl"
+    seats = [Seat(spec, i, f"s{i}", Prover()) for i in range(2)]
+    seats[0].sends_deal_lines = False  # the chooser's process stops after the deck seat's commit
+    tab = Table(RefereeParty(spec, prover=Prover()), Dealer(spec, Prover()), seats, TranscriptWriter(path),
+                _saver(path))
+    tab.start()
+    assert kinds(tab) == ["header", COMMIT]
+    expected = spec.deal.chooser_party(seats[0].deal_secrets, tab.match_id, 1, Prover()).choose(
+        tab.writer.events[1]["data"])
+    resumed = resume_match(path)  # every party from its own secrets file
+    assert kinds(resumed)[1:6] == EXCHANGE
+    assert resumed.writer.events[2]["data"] == expected  # the seed made the same choice again
+    for s in resumed.seats:
+        assert commit(s.private["hand"], s.private["salt"]) == resumed.view.ledger.hands[s.seat]
+    run(resumed, moves=3)
+    assert verify_transcript(path)["lines"] == len(resumed.writer.events)
+
+
 # ---------------------------------------------------------------- the options
 
 def test_the_deal_option_at_both_tables():
@@ -351,12 +371,14 @@ def test_the_deal_option_at_both_tables():
     s = spec_for(CLASSIC, {"deal": "oblivious", "mode": "standard"})
     assert s.statements()[:2] == ["card.permutation.v1@deck=52", "card.chosen_hand.v1@deck=52,hand=7"]
     assert spec_for(FIVE_UP, {"deal": "oblivious"}).statements()[1] == "card.chosen_hand.v1@deck=52,hand=2"
-    out = CliRunner().invoke(main, ["demo", CLASSIC, "--deal", "house"])
-    assert out.exit_code == 2
+    for args in (["demo", CLASSIC, "--deal", "house"], ["demo", "--deal", "house"], ["play", "--deal", "house"]):
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 2 and "deal must be one of ['oblivious', 'dealer'], got 'house'" in out.output
 
 
 def test_the_demo_plays_an_oblivious_match_and_verifies_it(tmp_path):
-    out = CliRunner().invoke(main, ["demo", CLASSIC, "--mode", "casual", "--deal", "oblivious",
+    # GAME left out: the default game, with --deal given back to its options
+    out = CliRunner().invoke(main, ["demo", "--mode", "casual", "--deal", "oblivious",
                                     "--out", str(tmp_path / "d.jsonl")])
     assert out.exit_code == 0, out.output
     assert "oblivious" in out.output and "transcript verified offline" in out.output
