@@ -383,3 +383,53 @@ def test_the_demo_plays_an_oblivious_match_and_verifies_it(tmp_path):
     assert out.exit_code == 0, out.output
     assert "oblivious" in out.output and "transcript verified offline" in out.output
     assert events_of(tmp_path / "d.jsonl")[1]["action"] == COMMIT
+
+
+# ---------------------------------------------------------------- a seat's seeded randomness
+
+def test_a_seed_makes_the_same_party_again_and_another_seed_does_not():
+    a1, a2, b = od.DealRandom(b"a" * 32), od.DealRandom(b"a" * 32), od.DealRandom(b"b" * 32)
+    xs = [a1.randbelow(2**254) for _ in range(4)]
+    assert xs == [a2.randbelow(2**254) for _ in range(4)] and xs != [b.randbelow(2**254) for _ in range(4)]
+    assert od.DealRandom().randbelow(2**128) != od.DealRandom().randbelow(2**128)  # no seed: the OS
+    deck = list(range(52))
+    od.DealRandom(b"c" * 32).shuffle(deck)
+    assert sorted(deck) == list(range(52)) and deck != list(range(52))
+    picked = od.DealRandom(b"d" * 32).sample(range(52), 19)
+    assert len(set(picked)) == 19 and all(0 <= p < 52 for p in picked)
+    with pytest.raises(ValueError):
+        a1.randbelow(0)
+    # the deck seat's party from its seed continues its own commit, and refuses another seed's
+    spec = spec_for(FIVE_UP, oblivious(FIVE_UP))
+    s1, s2 = spec.deal.seat_secrets(), spec.deal.seat_secrets()
+    prover = Prover()
+    first = spec.deal.deck_party(s1, "m", 1, prover)
+    first._permutation_proof = "not needed here"  # the commit's other fields are what resume checks
+    first.commitments = [commit(c, s) for c, s in zip(first._cards, first._salts)]
+    msg = {**od._header("commit", "m", 1), "shape": spec.deal.shape.to_json(),
+           "commitments": [str(c) for c in first.commitments], "proof": {}, "ot": first._ot.setup()}
+    again = spec.deal.deck_party(s1, "m", 1, prover)
+    again.resume(msg)
+    assert again.state == "committed" and again._cards == first._cards
+    with pytest.raises(MalformedInput, match="not this dealer's"):
+        spec.deal.deck_party(s2, "m", 1, prover).resume(msg)
+    assert spec.deal.deck_party(s1, "m", 2, prover)._cards != first._cards  # a fresh deck each round
+
+
+def test_seeded_positions_are_uniform():
+    """The chooser's arrangement from its seeded stream: every position equally likely in
+    each slot (chi-square), with a negative twin (a biased draw is caught)."""
+    from oblivious_helpers import chi2_critical
+
+    n, runs = 52, 2600
+    counts = [0] * n
+    biased = [0] * n
+    for k in range(runs):
+        rng = od.DealRandom(k.to_bytes(4, "big") * 8)
+        first = rng.sample(range(n), 14)[0]
+        counts[first] += 1
+        biased[min(first, rng.randbelow(n))] += 1  # the smaller of two draws: skewed low
+    expected = runs / n
+    chi2 = sum((c - expected) ** 2 / expected for c in counts)
+    chi2_biased = sum((c - expected) ** 2 / expected for c in biased)
+    assert chi2 < chi2_critical(n - 1) < chi2_biased
