@@ -339,6 +339,35 @@ def test_a_seat_that_never_answers_is_timed_out_and_places_last(tmp_path):
     assert report["complete"] and report["result"].placements == (2, 1)
 
 
+def test_a_dealer_that_deals_nothing_after_the_exchange_is_timed_out_and_at_fault(tmp_path):
+    class Clock:
+        t = 1000.0
+
+        def __call__(self):
+            return self.t
+
+    class Silent(Dealer):
+        def act(self):
+            return None
+
+    clock = Clock()
+    spec = spec_for(CLASSIC, oblivious())
+    path = tmp_path / "s.jsonl"
+    tab = Table(RefereeParty(spec, prover=Prover(), limits=TimeLimits(deal=30.0), clock=clock),
+                Silent(spec, Prover(), clock=clock), [Seat(spec, i, f"s{i}", Prover(), clock=clock) for i in range(2)],
+                TranscriptWriter(path))
+    tab.start()
+    assert kinds(tab)[1:] == EXCHANGE[:4] and not tab.over  # the exchange is complete; no deal
+    assert tab.poll() is None
+    clock.t += 31.0
+    line = tab.poll()
+    assert line["action"] == TIMEOUT and line["data"]["seat"] is None and line["data"]["line"] == "deal"
+    assert tab.over and tab.view.result().placements == (1, 1)
+    with pytest.raises(DealerAtFault) as exc:
+        verify_transcript(path)
+    assert exc.value.line == 6
+
+
 def test_a_match_stopped_mid_exchange_resumes_from_the_seeds_with_the_same_lines(tmp_path):
     spec = spec_for(CLASSIC, oblivious())
     path = tmp_path / "r.jsonl"

@@ -28,7 +28,8 @@ message of another match or round is refused as a replay); the referee checks ev
 (proofs under the header's trusted keys, points on the curve, positions, board openings)
 before it is written, and the offline verifier does the same. A seat that lets the
 header's ``limits.deal`` pass without its line is timed out (``oblivious.timeout``, the
-referee's line) and places last.
+referee's line) and places last; an engine dealer that sends no ``deal`` once the exchange
+is complete is timed out the same way (a draw, and ``transcript verify`` names the line).
 
 The seats keep JSON-safe secrets only: a 32-byte seed from which every random choice of
 their side of every round is derived (:class:`~zkbluff.protocol.oblivious_deal.DealRandom`),
@@ -97,7 +98,9 @@ class ObliviousPublic:
     current: Optional[Exchange] = None
     fault: Optional[str] = None
     fault_line: Optional[int] = None
-    fault_seat: Optional[int] = None
+    fault_seat: Optional[int] = None  # None: the engine's dealer
+    #: a fault shown by the transcript (an upheld complaint, the dealer's silence), not a seat's timeout
+    proven: bool = False
 
 
 def _key_source(view: Any) -> od.KeySource:
@@ -169,6 +172,17 @@ class ObliviousDeal(DealScheme):
         if not x.complete:
             return HAND, self.chooser_seat, w
         return None
+
+    def owed(self, view: Any) -> Optional[tuple[str, Optional[int], int]]:
+        """What the table waits for from the deal: an exchange line (:meth:`due`), or the
+        dealer's ``deal`` line once the exchange is complete (seat None)."""
+        step = self.due(view)
+        if step is not None:
+            return step
+        w, x = self.wanted_round(view), view.ledger.deal.current
+        if w is None or view.ledger.deal.fault or x is None or x.round != w or not x.complete:
+            return None
+        return "deal", None, w
 
     def exchange(self, ledger: Any, round_no: int) -> Exchange:
         """The complete exchange of ``round_no`` (:class:`IllegalMove` if there is none)."""
@@ -272,36 +286,40 @@ class ObliviousDeal(DealScheme):
         except InvalidComplaint as exc:
             raise UnfoundedComplaint(str(exc)) from None
         view.ledger.deal = replace(pub, fault=f"seat {self.deck_seat} (the deck seat) sent a wrong card: {reason}",
-                                   fault_line=n, fault_seat=self.deck_seat)
+                                   fault_line=n, fault_seat=self.deck_seat, proven=True)
 
     # ---- time
     def deal_deadline(self, view: Any) -> Optional[float]:
-        """While a seat owes its exchange line: the last line's stamp plus ``limits.deal``."""
+        """While a seat owes its exchange line, or the dealer its deal: the last line's stamp
+        plus ``limits.deal``."""
         limits = view.header.get("limits", {})
-        if self.due(view) is None or "deal" not in limits or view.head_at is None:
+        if self.owed(view) is None or "deal" not in limits or view.head_at is None:
             return None
         return view.head_at + float(limits["deal"])
 
     def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        deadline, step = self.deal_deadline(view), self.due(view)
+        deadline, step = self.deal_deadline(view), self.owed(view)
         if deadline is None or step is None or now <= deadline:
             return None
         return TIMEOUT, {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
 
     def _check_timeout(self, view: Any, data: Any, event: Mapping[str, Any]) -> None:
-        step, deadline = self.due(view), self.deal_deadline(view)
+        step, deadline = self.owed(view), self.deal_deadline(view)
         if step is None or deadline is None:
-            raise IllegalMove("oblivious.timeout: no seat owes an exchange line under a deal limit")
+            raise IllegalMove("oblivious.timeout: nobody owes a deal line under a deal limit")
         expected = {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
         if data != expected:
             raise IllegalMove(f"oblivious.timeout: {data!r:.160}; the transcript gives {expected}")
         at = event.get("at")
         if isinstance(at, bool) or not isinstance(at, (int, float)) or at <= deadline:
             raise EarlyTimeout(f"oblivious.timeout: declared at {at!r}, not after the deadline {deadline}")
-        view.ledger.deal = replace(view.ledger.deal, fault=f"seat {step[1]} sent no {step[0]} by {deadline}",
-                                   fault_line=event["n"], fault_seat=step[1])
+        who = "the dealer" if step[1] is None else f"seat {step[1]}"
+        view.ledger.deal = replace(view.ledger.deal, fault=f"{who} sent no {step[0]} by the deadline {deadline}",
+                                   fault_line=event["n"], fault_seat=step[1], proven=step[1] is None)
 
     def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
+        """A seat at fault places last; the engine's dealer at fault (it sent no deal after a
+        complete exchange): nobody does."""
         pub: ObliviousPublic = ledger.deal
         if pub.fault is None:
             return None
@@ -309,9 +327,10 @@ class ObliviousDeal(DealScheme):
                       f"the deal ended the match: {pub.fault}")
 
     def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
-        """A complaint upheld against the deck seat (a timeout is no one's proven fraud)."""
+        """A fault the transcript proves — a complaint upheld against the deck seat, the
+        dealer's silence after a complete exchange; a seat's own timeout is not one."""
         pub: ObliviousPublic = ledger.deal
-        if pub.fault is None or pub.fault_line is None or not pub.fault.startswith(f"seat {self.deck_seat} (the deck"):
+        if pub.fault is None or pub.fault_line is None or not pub.proven:
             return None
         return pub.fault_line, pub.fault
 
