@@ -75,12 +75,12 @@ class Exchange:
     checks gave)."""
 
     round: int
-    commit: dict
+    commit: dict[str, Any]
     commitments: tuple[int, ...]
-    choose: Optional[dict] = None
+    choose: Optional[dict[str, Any]] = None
     dealer_positions: tuple[int, ...] = ()
     board_positions: tuple[int, ...] = ()
-    transfer: Optional[dict] = None
+    transfer: Optional[dict[str, Any]] = None
     board: int = 0
     deck_commitment: int = 0
     chooser_commitment: Optional[int] = None
@@ -295,7 +295,7 @@ class ObliviousDeal(DealScheme):
         limits = view.header.get("limits", {})
         if self.owed(view) is None or "deal" not in limits or view.head_at is None:
             return None
-        return view.head_at + float(limits["deal"])
+        return float(view.head_at) + float(limits["deal"])
 
     def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
         deadline, step = self.deal_deadline(view), self.owed(view)
