@@ -103,6 +103,8 @@ def test_an_honest_classic_match_is_dealt_by_the_seats_and_verifies_offline(tmp_
     run(tab)
     report = verify_transcript(path)
     assert report["complete"] and report["scores"] == list(tab.state.scores)
+    exchanges = kinds(tab).count(HAND)
+    assert report["proofs"] == 3 * exchanges + sum(len(e.get("proofs", [])) for e in tab.writer.events)
     # negative twin: the same transcript with the chooser's hand commitment changed fails
     events = events_of(path)
     bad = json.loads(json.dumps(events))

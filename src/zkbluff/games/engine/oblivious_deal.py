@@ -255,6 +255,7 @@ class ObliviousDeal(DealScheme):
         if kind == COMMIT:
             commitments = od.check_commit(data, self.shape, match_id, w, keys)
             ledger.deal = replace(pub, current=Exchange(w, dict(data), tuple(commitments)))
+            view.n_proofs += 1  # verified here, at once (bound to the match, round and step)
             return
         assert x is not None
         if kind == CHOOSE:
@@ -265,10 +266,12 @@ class ObliviousDeal(DealScheme):
             board_mask, deck = od.check_transfer(data, self.shape, match_id, w, list(x.commitments),
                                                  list(x.dealer_positions), list(x.board_positions), keys)
             ledger.deal = replace(pub, current=replace(x, transfer=dict(data), board=board_mask, deck_commitment=deck))
+            view.n_proofs += 1
         else:  # HAND
             chooser = od.check_hand(data, self.shape, match_id, w, list(x.commitments), list(x.dealer_positions),
                                     list(x.board_positions), keys)
             ledger.deal = replace(pub, current=replace(x, chooser_commitment=chooser))
+            view.n_proofs += 1
 
     def complaint_record(self, x: Exchange, match_id: str, reveal: Any) -> dict[str, Any]:
         """The complaint :func:`~zkbluff.protocol.oblivious_deal.verify_complaint` checks,
