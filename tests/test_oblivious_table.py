@@ -336,6 +336,8 @@ def test_a_seat_that_never_answers_is_timed_out_and_places_last(tmp_path):
     clock.t += 0.5
     line = tab.poll()
     assert line["action"] == TIMEOUT and line["data"]["seat"] == 0 and line["data"]["line"] == CHOOSE
+    assert spec.text.describe(line, ["you", "house"]) == "you sent no oblivious.choose line in time"
+    assert [spec.text.describe(e, ["you", "house"]).split()[:2] for e in tab.writer.events[1:2]] == [["house", "commits"]]
     assert tab.over and tab.view.result().placements == (2, 1) and kinds(tab)[-1] == "end"
     report = verify_transcript(tmp_path / "t.jsonl")  # a timeout is no proven fraud: it verifies
     assert report["complete"] and report["result"].placements == (2, 1)
@@ -365,6 +367,7 @@ def test_a_dealer_that_deals_nothing_after_the_exchange_is_timed_out_and_at_faul
     line = tab.poll()
     assert line["action"] == TIMEOUT and line["data"]["seat"] is None and line["data"]["line"] == "deal"
     assert tab.over and tab.view.result().placements == (1, 1)
+    assert spec.text.describe(line, ["ann", "house"]) == "the dealer sent no deal line in time"
     with pytest.raises(DealerAtFault) as exc:
         verify_transcript(path)
     assert exc.value.line == 6

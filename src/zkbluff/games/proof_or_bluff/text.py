@@ -310,15 +310,18 @@ def _oblivious(kind: str, d: Mapping[str, Any], who: str, names: Sequence[str]) 
     if kind == "oblivious.commit":
         return f"{verb(who, 'commits')} a shuffled deck, position by position, and proves it is a whole deck"
     if kind == "oblivious.choose":
-        return f"{verb(who, 'picks')} secret positions (fetched by oblivious transfer) and names the other's"
+        return (f"{verb(who, 'picks')} secret positions to fetch by oblivious transfer "
+                "(the other seat's are named in public)")
     if kind == "oblivious.transfer":
-        return f"{verb(who, 'sends')} every position through the oblivious transfer and proves its own hand"
+        return (f"{verb(who, 'sends')} every position through the oblivious transfer, with a proof of "
+                "the hand at the public positions")
     if kind == "oblivious.hand":
-        return f"{verb(who, 'proves')} its hand is made of positions it was allowed"
+        return f"{verb(who, 'proves')} the hand was fetched from allowed positions"
     if kind == "oblivious.complaint":
-        return f"{verb(who, 'complains')}: a card it fetched does not open its position's commitment"
+        return f"{verb(who, 'complains')}: a fetched card does not open its position's commitment"
     if kind == "oblivious.timeout":
-        return f"{verb(names[d['seat']], 'sent')} no {d['line']} in time"
+        late = "the dealer" if d.get("seat") is None else names[d["seat"]]
+        return f"{verb(late, 'sent')} no {d['line']} line in time"
     return f"{who} {kind}"
 
 
