@@ -203,7 +203,7 @@ def test_transcript_from_one_install_verifies_on_another(tmp_path, monkeypatch):
     path = tmp_path / "match.jsonl"
     monkeypatch.setenv("ZKBLUFF_KEY_DIR", str(tmp_path / "machine-a"))
     keys_mod._LOADED.clear()
-    tab = open_match("five-up-two-down", {"mode": "casual"}, ["ann", "house"], transcript=path)
+    tab = open_match("five-up-two-down", {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path)
     cls = spec_class("five-up-two-down")
     bots = [cls.house_bot(11), cls.house_bot(12)]
     while not tab.over:

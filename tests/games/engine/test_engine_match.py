@@ -25,7 +25,7 @@ CLASSIC = "proof-or-bluff"
 @pytest.fixture(scope="module")
 def finished(match_keys, tmp_path_factory):
     path = tmp_path_factory.mktemp("e") / "m.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=path, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path, key_folder=match_keys)
     cls = spec_class(CLASSIC)
     bots = [cls.house_bot(11), cls.house_bot(12)]
     while not tab.over:
@@ -96,7 +96,7 @@ def test_a_rewrite_under_fresh_seat_keys_is_caught_by_the_seats_known_keys(finis
     tell it apart."""
     path, events, tab = finished
     fake_path = tmp_path / "fake.jsonl"
-    fake = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=fake_path,
+    fake = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=fake_path,
                       match_id=tab.match_id, key_folder=match_keys)
     cls = spec_class(CLASSIC)
     bots = [cls.house_bot(1), cls.house_bot(2)]
@@ -125,7 +125,7 @@ def test_a_null_seat_accept_is_rejected(finished, tmp_path, match_keys):
                                                      tab.seats[e["seat"]].key, start=i)))
         assert exc.value.line == i + 1
     # live: the referee refuses it and nothing is written
-    live = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    live = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     seat = live.to_move
     hand = [c for c in range(52) if live.seats[seat].private["hand"] >> c & 1]
     live.move(seat, PlayCards((hand[0],)))
@@ -206,7 +206,7 @@ def test_parties_hold_only_their_own_secrets(finished):
 
 
 def test_sloppy_inputs_get_typed_errors(match_keys):
-    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     seat = tab.to_move
     hand = [c for c in range(52) if tab.seats[seat].private["hand"] >> c & 1]
     n = len(tab.writer.events)
@@ -288,7 +288,7 @@ def test_every_malformed_field_is_a_typed_error(finished):
 def test_a_seat_notices_a_line_in_its_name_that_it_did_not_make(match_keys):
     """Even past a compromised referee: a seat's own view refuses a line in its name that
     it did not sign, and one signed with its key that it did not make."""
-    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     seat = tab.to_move
     other = tab.seats[1 - seat]
     view = other.view
@@ -316,7 +316,7 @@ def test_every_partys_secrets_file_is_readable_by_its_owner_only(tmp_path):
     old = os.umask(0o022)
     try:
         path = tmp_path / "m.jsonl"
-        tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=path)
+        tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path)
         files = sorted(tmp_path.glob("m.jsonl.*.secrets.json"))
         assert len(files) == 4 and tab.writer.events  # referee, dealer and both seats
         for f in files:

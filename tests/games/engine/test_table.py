@@ -67,7 +67,7 @@ def bots(game, a, b, random_second=False):
 @pytest.mark.parametrize("game, mode, seed", [(CLASSIC, "casual", 1), (CLASSIC, "standard", 2), (FIVE_UP, "casual", 3)])
 def test_whole_match_with_real_proofs(match_keys, tmp_path, game, mode, seed):
     path = tmp_path / "m.jsonl"
-    tab = open_match(game, {"mode": mode}, transcript=path, key_folder=match_keys)
+    tab = open_match(game, {"mode": mode, "deal": "dealer"}, transcript=path, key_folder=match_keys)
     run_match(tab, bots(game, seed, seed, random_second=True))
     report = verify_transcript(path)
     assert report["complete"] and report["over"] and report["proofs"] == len(tab.timings)
@@ -81,7 +81,7 @@ def test_whole_match_with_real_proofs(match_keys, tmp_path, game, mode, seed):
 @pytest.fixture(scope="module")
 def finished(match_keys, tmp_path_factory):
     path = tmp_path_factory.mktemp("t") / "m.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, transcript=path, key_folder=match_keys)
     run_match(tab, bots(CLASSIC, 5, 6))
     return path, path.read_text().rstrip("\n").split("\n"), tab
 
@@ -230,7 +230,7 @@ def forge_line(tab, seat, action, proof=None):
 
 
 def test_cheating_seat_rejected_by_the_table(match_keys):
-    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     seat = tab.to_move
     st, other = tab.seats[seat], tab.seats[1 - seat]
     theirs = [c for c in range(52) if other.private["hand"] >> c & 1]
@@ -273,7 +273,7 @@ def test_cheating_seat_rejected_by_the_table(match_keys):
 
 
 def test_sealed_hands_reach_only_their_seat(match_keys):
-    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     deal = next(e for e in tab.writer.events if e["action"] == "deal")
     seat0, seat1 = tab.seats
     publics = dict(zip(tab.spec.deal.statement.public, map(int, deal["proofs"][0]["public"])))
@@ -289,7 +289,7 @@ def test_sealed_hands_reach_only_their_seat(match_keys):
 
 def test_timeouts_with_an_injected_clock(match_keys):
     clock = Clock()
-    tab = open_match(CLASSIC, {"mode": "casual"}, key_folder=match_keys, clock=clock,
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys, clock=clock,
                      limits=TimeLimits(proof=30, idle=120))
     seat = tab.to_move
     assert tab.poll() is None
@@ -312,7 +312,7 @@ def test_timeouts_with_an_injected_clock(match_keys):
 
 def test_resume_from_transcript(match_keys, tmp_path):
     path = tmp_path / "r.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, transcript=path, key_folder=match_keys)
     agents = bots(CLASSIC, 1, 2)
     for _ in range(6):
         seat = tab.to_move
@@ -333,17 +333,17 @@ def test_resume_from_transcript(match_keys, tmp_path):
 
 def test_an_existing_transcript_is_never_overwritten(match_keys, tmp_path):
     path = tmp_path / "keep.jsonl"
-    open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+    open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, transcript=path, key_folder=match_keys)
     before = path.read_text()
     with pytest.raises(MalformedInput, match="already holds a match"):
-        open_match(CLASSIC, {"mode": "casual"}, transcript=path, key_folder=match_keys)
+        open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, transcript=path, key_folder=match_keys)
     assert path.read_text() == before
     res = CliRunner().invoke(main, ["play", "--out", str(path)], input="1\n")
     assert res.exit_code == 2 and path.read_text() == before
 
 
 def test_out_of_turn_and_bad_moves_lose_nothing(match_keys):
-    tab = open_match(FIVE_UP, {"mode": "casual"}, key_folder=match_keys)
+    tab = open_match(FIVE_UP, {"mode": "casual", "deal": "dealer"}, key_folder=match_keys)
     n = len(tab.writer.events)
     with pytest.raises(IllegalMove):
         tab.move(1 - tab.to_move, Claim(()))
@@ -354,7 +354,7 @@ def test_out_of_turn_and_bad_moves_lose_nothing(match_keys):
     assert len(tab.writer.events) == n
 
 
-@pytest.mark.parametrize("args, game", [([], CLASSIC), (["five-up-two-down"], FIVE_UP)])
+@pytest.mark.parametrize("args, game", [([], CLASSIC), (["five-up-two-down", "--deal", "dealer"], FIVE_UP)])
 def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
     res = CliRunner().invoke(main, ["demo", *args, "--out", str(tmp_path / "d.jsonl"), "--mode", "casual"])
     assert res.exit_code == 0, res.output
@@ -368,7 +368,8 @@ def test_demo_command(match_keys, tmp_path, monkeypatch, args, game):
 def test_play_command_five_up_scripted(match_keys, tmp_path, monkeypatch):
     out = tmp_path / "f.jsonl"
     script = "Z\n" + "none\na\nc\n" * 80
-    res = CliRunner().invoke(main, ["play", "--table", "five-up", "--mode", "casual", "--seed", "4", "--out", str(out)],
+    res = CliRunner().invoke(main, ["play", "--table", "five-up", "--mode", "casual", "--deal", "dealer", "--seed", "4",
+                                    "--out", str(out)],
                              input=script)
     assert res.exit_code in (0, 2), res.output
     assert "Board:" in res.output and "not allowed" in res.output

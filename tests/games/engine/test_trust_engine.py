@@ -48,7 +48,7 @@ CLASSIC = "proof-or-bluff"
 def _house_keys(folder):
     """The house's key set: the pinned keys for every statement but the claim, and for the
     claim its own setup with the trapdoor kept."""
-    spec_statements = spec_for(CLASSIC, {"mode": "casual"}).statements()
+    spec_statements = spec_for(CLASSIC, {"mode": "casual", "deal": "dealer"}).statements()
     folder.mkdir(parents=True, exist_ok=True)
     trapdoor = (secrets.randbelow(r - 2) + 2, *(secrets.randbelow(r - 1) + 1 for _ in range(4)))
     for k in spec_statements:
@@ -92,7 +92,7 @@ def house_match(tmp_path_factory):
     keys = root / "house-keys"
     trapdoor = _house_keys(keys)
     path = root / "forged.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=path, key_folder=keys)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path, key_folder=keys)
     line = _bluff_and_forge(tab, trapdoor)
     written = tab.publish(line)  # the house's own referee trusts its keys: the forgery is accepted
     assert written["data"] == ProveVerdict(True).to_data()
@@ -135,7 +135,7 @@ def test_live_table_refuses_to_start_under_an_untrusted_key(tmp_path):
 
     keys = tmp_path / "house-keys"
     _house_keys(keys)
-    spec = spec_for(CLASSIC, {"mode": "casual"})
+    spec = spec_for(CLASSIC, {"mode": "casual", "deal": "dealer"})
 
     def table(referee_prover):
         seats = [Seat(spec, i, n, Prover(keys)) for i, n in enumerate(["ann", "house"])]
@@ -153,7 +153,7 @@ def test_live_table_refuses_to_start_under_an_untrusted_key(tmp_path):
 
 def test_pinned_transcript_verifies_on_a_fresh_install(tmp_path, monkeypatch):
     path = tmp_path / "m.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "bo"], transcript=path)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "bo"], transcript=path)
     seat = tab.to_move
     mine = [c for c in range(52) if tab.seats[seat].private["hand"] >> c & 1]
     tab.move(seat, PlayCards((mine[0],)))
@@ -168,7 +168,7 @@ def test_pinned_transcript_verifies_on_a_fresh_install(tmp_path, monkeypatch):
 def test_header_with_an_unknown_key_is_rejected(tmp_path):
     """The twin of the fresh-install test: one header key swapped for another valid key."""
     path = tmp_path / "m.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "bo"], transcript=path)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "bo"], transcript=path)
     header = json.loads(path.read_text().splitlines()[0])
     system = get_statement(CLAIM_ID).build()[0]
     other = _setup(system, _Toxic(2, 3, 5, 7, 11), get_backend(), None)
@@ -186,7 +186,7 @@ def ceremony_match(tmp_path_factory):
     """A classic match with a per-match ceremony; the house is seat 1 and contributed last."""
     root = tmp_path_factory.mktemp("ceremony")
     path = root / "m.jsonl"
-    tab = open_match(CLASSIC, {"mode": "casual"}, ["ann", "house"], transcript=path, match_ceremony=True)
+    tab = open_match(CLASSIC, {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path, match_ceremony=True)
     return tab, path
 
 
@@ -269,7 +269,8 @@ def test_a_record_missing_one_seats_contribution_is_rejected(ceremony_match, tmp
 def test_play_with_a_private_key_folder_says_so_and_needs_it_to_verify(house_match, tmp_path):
     _, keys, _ = house_match
     out = tmp_path / "p.jsonl"
-    res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "1", "--out", str(out), "--keys", str(keys)],
+    res = CliRunner().invoke(main, ["play", "--mode", "casual", "--deal", "dealer", "--seed", "1", "--out", str(out), "--keys",
+                                    str(keys)],
                              input="")
     assert res.exit_code == 2, res.output  # stdin ended: stopped, the transcript intact
     assert "WARNING" in res.output and "PRIVATE" in res.output

@@ -40,7 +40,7 @@ class Clock:
 
 def make_table(keys, game=CLASSIC, mode="casual", clock=None, limits=None, dealer_cls=Dealer, hold=(), path=None):
     """``open_match`` with a chosen dealer class and seats that hold back their deal lines."""
-    spec = spec_for(game, {"mode": mode})
+    spec = spec_for(game, {"mode": mode, "deal": "dealer"})
     kw = {} if clock is None else {"clock": clock}
     referee = RefereeParty(spec, prover=Prover(keys), limits=limits, **kw)
     dealer = dealer_cls(spec, Prover(keys), clock=clock)
@@ -241,7 +241,7 @@ def test_grinding_a_dealer_who_changes_its_entropy_after_the_seats_commitments_c
         make_table(match_keys, dealer_cls=GrindingDealer)
     assert "entropy0_commitment" in str(exc.value)  # the referee pins the recorded commitment
     # and a proof that states the recorded commitment cannot open it: refused by the constraints
-    stmt = get_statement(spec_for(CLASSIC, {"mode": "casual"}).deal.statement_id)
+    stmt = get_statement(spec_for(CLASSIC, {"mode": "casual", "deal": "dealer"}).deal.statement_id)
     honest, seat, grind = EntropySecret.fresh(), EntropySecret.fresh(), EntropySecret.fresh()
     inp = {"entropy0": grind.entropy, "entropy0_salt": grind.salt, "entropy1": seat.entropy,
            "entropy1_salt": seat.salt, "hand0_salt": 1, "hand1_salt": 2, "round": 1, "context": 3}

@@ -145,9 +145,8 @@ class Seat(_Party):
         if self.complaint is not None:
             data, self.complaint = self.complaint, None
             return self._line(self.seat, "complaint", data)
-        at = self.clock()
-        due = self.spec.deal.seat_line(self.deal_secrets, self.seat, self.view.ledger, self.view.match_id, at)
-        return None if due is None else self._line(self.seat, due[0], due[1], at=at)
+        due = self.spec.deal.seat_line_in(self.deal_secrets, self.seat, self.view, self.prover, self.clock)
+        return None if due is None else self._line(self.seat, due[0], due[1], at=due[2])
 
     def join(self) -> dict[str, Any]:
         """The public join message: name, public key, the deal's public commitments."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, Callable, ClassVar, Mapping, Optional
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
@@ -145,6 +145,16 @@ class DealScheme(ABC):
                   at: float) -> Optional[tuple[str, dict[str, Any]]]:
         """A seat's next deal line of its own (its entropy), or None."""
         return None
+
+    def seat_line_in(self, secrets: dict[str, Any], seat: int, view: Any, prover: Any,
+                     clock: Callable[[], float]) -> Optional[tuple[str, dict[str, Any], float]]:
+        """A seat's next deal line ``(kind, data, at)`` given its whole view of the table
+        (the rules' state too), its prover and its clock (the line is stamped ``at``), for
+        a deal in which the seats themselves prove (the oblivious deal: stamped once the
+        proof is made); by default :meth:`seat_line` stamped now."""
+        at = clock()
+        due = self.seat_line(secrets, seat, view.ledger, view.match_id, at)
+        return None if due is None else (due[0], due[1], at)
 
     def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
         """The data of a complaint line about a deal line whose sealed hand did not open, or
