@@ -114,7 +114,7 @@ def _hex(data: Mapping[str, Any], key: str, what: str, n_bytes: Optional[int] = 
     return v
 
 
-def _fields(data: Any, expected: set[str], what: str) -> Mapping[str, Any]:
+def _fields(data: Any, expected: "set[str] | frozenset[str]", what: str) -> Mapping[str, Any]:
     if not isinstance(data, dict) or set(data) != expected:
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise MalformedInput(f"{what}: fields {got}, expected {sorted(expected)}")
@@ -145,6 +145,13 @@ class ProvenDeal(DealScheme):
     line_roles: ClassVar[Mapping[str, Role]] = {DEALER_LINE: Role.DEALER, SEAT_LINE: Role.SEAT,
                                                 FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT,
                                                 DEAL_TIMEOUT_LINE: Role.REFEREE}
+    #: the data fields of each of the deal's own lines (exactly these)
+    line_fields: ClassVar[Mapping[str, frozenset[str]]] = {
+        DEALER_LINE: frozenset({"commitment", "deadline", "channelKey"}),
+        SEAT_LINE: frozenset({"commitment", "handKeyCommitment", "sealed", "channelKey"}),
+        FORFEIT_LINE: frozenset({"seats", "since", "deadline"}),
+        COMPLAINT_LINE: frozenset({"line", "sealed", "handKey"}),
+        DEAL_TIMEOUT_LINE: frozenset({"since", "deadline"})}
 
     def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
                  dealer_seat: Optional[int] = None, deck: int = 52):
@@ -334,7 +341,7 @@ class ProvenDeal(DealScheme):
         if pub.forfeited or pub.fault:
             raise IllegalMove(f"{kind}: the match is over")
         if kind == DEALER_LINE:
-            d = _fields(data, {"commitment", "deadline", "channelKey"}, "entropy.dealer")
+            d = _fields(data, self.line_fields[DEALER_LINE], "entropy.dealer")
             at = stamp(event, "entropy.dealer")
             if pub.dealer is not None:
                 raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
@@ -347,7 +354,7 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, dealer=rec)
         elif kind == SEAT_LINE:
             assert seat is not None
-            d = _fields(data, {"commitment", "handKeyCommitment", "sealed", "channelKey"}, "entropy.seat")
+            d = _fields(data, self.line_fields[SEAT_LINE], "entropy.seat")
             at = stamp(event, "entropy.seat")
             if pub.dealer is None:
                 raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
@@ -365,7 +372,7 @@ class ProvenDeal(DealScheme):
                    "sealed": _hex(d, "sealed", "entropy.seat"), "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
             ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
         elif kind == FORFEIT_LINE:
-            d = _fields(data, {"seats", "since", "deadline"}, "entropy.forfeit")
+            d = _fields(data, self.line_fields[FORFEIT_LINE], "entropy.forfeit")
             at = stamp(event, "entropy.forfeit")
             if pub.dealer is None:
                 raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
@@ -382,7 +389,7 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, forfeited=tuple(missing))
         elif kind == COMPLAINT_LINE:
             assert seat is not None
-            d = _fields(data, {"line", "sealed", "handKey"}, "complaint")
+            d = _fields(data, self.line_fields[COMPLAINT_LINE], "complaint")
             dealt = next((x for x in pub.deals if x.line == d["line"]), None)
             if dealt is None:
                 raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
@@ -395,7 +402,7 @@ class ProvenDeal(DealScheme):
                 sealed_on_line=dealt.sealed[seat], hand_commitment=dealt.commitments[seat])
             ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
         elif kind == DEAL_TIMEOUT_LINE:
-            d = _fields(data, {"since", "deadline"}, "deal.timeout")
+            d = _fields(data, self.line_fields[DEAL_TIMEOUT_LINE], "deal.timeout")
             at = stamp(event, "deal.timeout")
             due = self.dealer_due(view)
             if due is None:
