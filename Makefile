@@ -50,5 +50,10 @@ bench: $(VENV)/.stamp-test node_modules/.stamp
 	-$(BIN)/python -m pip install -q groth16py
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python benchmarks/run.py
 
+# the conformance vectors made here: the transcript vectors (plays their base matches, then
+# derives the mutations; a few minutes)
+vectors: $(VENV)/.stamp-install
+	$(BIN)/python vectors/transcripts/generate.py --matches
+
 clean:
 	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache

@@ -19,6 +19,7 @@ from typing import Optional
 #: every reason code ``zkbluff transcript verify`` reports, in the order a verifier checks
 #: them, with what each means (docs/writing-your-own-verifier.md explains each in full)
 TRANSCRIPT_CODES: dict[str, str] = {
+    "transcript.unreadable": "the file cannot be read as UTF-8 text",
     "transcript.empty": "the file holds no line",
     "line.json": "a line that is not a JSON object",
     "line.fields": "a line without n, prev, seat, action, data, or with a field outside those and proofs, sig, at, clock",

@@ -102,7 +102,7 @@ def read_lines(path: Union[str, Path]) -> list[str]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise MalformedInput(f"transcript {path}: {exc}") from None
+        raise MalformedInput(f"transcript {path}: {exc}", code="transcript.unreadable") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
