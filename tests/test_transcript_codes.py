@@ -45,6 +45,8 @@ def test_a_good_chain_parses_and_each_structural_fault_names_its_line_and_code()
     assert refusal([good[0], good[1].replace(",", ", ", 1), good[2]]) == (2, "line.canonical")
     assert refusal([good[0], good[2]]) == (2, "line.number")
     assert refusal([good[0], good[2], good[1]]) == (2, "line.number")
+    assert refusal([good[0], canonical({**e2, "n": 2.0}), good[2]]) == (2, "line.number")  # 2.0 == 2 in Python
+    assert refusal([canonical({**json.loads(good[0]), "n": True})] + good[1:]) == (1, "line.number")
     assert refusal([good[0], canonical({**e2, "prev": "0" * 64}), good[2]]) == (2, "line.chain")
     assert refusal([good[0], canonical({**e2, "data": {"x": 1}}), good[2]]) == (3, "line.chain")
 
@@ -98,3 +100,18 @@ def test_a_header_that_is_not_one_is_header_malformed(tmp_path):
     res = CliRunner().invoke(main, ["transcript", "verify", "--json", str(path)])
     assert res.exit_code == 2 and json.loads(res.stdout)["code"] == "header.malformed"
     assert json.loads(res.stdout)["line"] == 1
+
+
+def test_a_signature_has_one_spelling():
+    """The same signature bytes in upper-case hex are refused (a line cannot be re-spelled
+    into another valid line); the lowercase twin verifies."""
+    from zkbluff.protocol.signing import SigningKey, check_line_signature, sign_line
+
+    key = SigningKey.generate()
+    line = sign_line(key, {"n": 2, "prev": "0" * 64, "seat": 0, "action": "x", "data": {}})
+    check_line_signature(line, key.public_hex, "seat 0")
+    with pytest.raises(MalformedInput) as exc:
+        check_line_signature({**line, "sig": line["sig"].upper()}, key.public_hex, "seat 0")
+    assert exc.value.code == "line.signature"
+    with pytest.raises(InvalidSignature):
+        check_line_signature({**line, "data": {"y": 1}}, key.public_hex, "seat 0")

@@ -237,10 +237,12 @@ class Cases:
         self.tests: list[dict[str, Any]] = []
 
     def add(self, comment: str, flags: list[str], lines: list[str], result: str, line: Optional[int] = None,
-            code: Optional[str] = None, seat_keys: Optional[dict[str, str]] = None) -> None:
+            code: Optional[str] = None, seat_keys: Optional[dict[str, str]] = None,
+            exit: Optional[int] = None) -> None:
         index = {text: i for i, text in enumerate(self.base.lines, start=1)}
         case: dict[str, Any] = {"comment": comment, "flags": flags, "result": result, "line": line, "code": code,
-                                "exit": 0 if result == "valid" else (2 if code in EXIT_2 else 1),
+                                "exit": exit if exit is not None else
+                                0 if result == "valid" else (2 if code in EXIT_2 else 1),
                                 "lines": runs([index.get(x, x) for x in lines])}
         if seat_keys is not None:
             case["seatKeys"] = seat_keys
@@ -265,7 +267,8 @@ def runs(items: list[Any]) -> list[Any]:
     return out
 
 
-#: the codes of malformed input (exit 2); every other failure exits 1
+#: the codes of malformed input (exit 2); every other failure exits 1 (a case may say
+#: otherwise: a signature that is not lowercase hex is malformed, exit 2)
 EXIT_2 = {"transcript.empty", "line.json", "line.fields", "secret.leaked", "header.malformed", "header.game",
           "action.unknown", "line.malformed", "proof.malformed"}
 
@@ -347,6 +350,14 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     e["note"] = "x"
     c.add(f"line {q}: a field no line has, signed by its seat", ["LineChanged"], with_line(q, sign(B.key_for(e), e)),
           "invalid", q, "line.fields")
+    e = B.ev(q)
+    e["sig"] = e["sig"].upper()
+    c.add(f"line {q}: its signature spelled in upper-case hex (the same bytes)", ["LineChanged", "WrongSigner"],
+          with_line(q, e), "invalid", q, "line.signature", exit=2)
+    e = B.ev(q)
+    e["n"] = float(q)
+    c.add(f"line {q} numbered {float(q)} (a number, not an integer), re-signed by its seat", ["LineChanged"],
+          with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.number")
     c.add(f"line {q} removed", ["LineRemoved"], B.lines[:q - 1] + B.lines[q:], "invalid", q, "line.number")
     c.add(f"lines {q} and {q + 1} swapped", ["LinesSwapped"],
           B.lines[:q - 1] + [B.lines[q], B.lines[q - 1]] + B.lines[q + 1:], "invalid", q, "line.number")
@@ -440,6 +451,19 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     e["secret"] = secret["value"]
     c.add(f"line {q}: a seat's secret in a field of the line itself, signed by the seat", ["SecretLeaked"],
           with_line(q, sign(B.key_for(e), e)), "invalid", q, "secret.leaked")
+
+    # ---- a timeout (a referee's line with a clock)
+    timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]
+    if timed:
+        t = timed[-1]
+        e = B.ev(t)
+        e["at"] = e["clock"]["deadline"]
+        c.add(f"line {t}: the timeout stamped at its deadline (not after it), re-signed by the referee", ["Timeout"],
+              with_line(t, sign(B.referee_key, e)), "invalid", t, "timeout.early")
+        e = B.ev(t)
+        e["clock"]["deadline"] = e["clock"]["deadline"] - 0.5
+        c.add(f"line {t}: the timeout's clock names an earlier deadline, re-signed by the referee", ["Timeout"],
+              with_line(t, sign(B.referee_key, e)), "invalid", t, "timeout.clock")
 
     # ---- the end
     if ends:

@@ -33,12 +33,14 @@ class InvalidSignature(InvalidProof):
 
 
 def _hex_bytes(text: Any, n: int, what: str, code: Optional[str] = None) -> bytes:
-    if not isinstance(text, str) or len(text) != 2 * n:
-        raise MalformedInput(f"{what}: expected {2 * n} hex digits, got {text!r:.80}", code=code)
+    """``text`` as ``n`` bytes: exactly ``2n`` lowercase hex digits (one spelling per value,
+    so a line cannot be re-spelled into another valid line)."""
+    if not isinstance(text, str) or len(text) != 2 * n or text != text.lower():
+        raise MalformedInput(f"{what}: expected {2 * n} lowercase hex digits, got {text!r:.80}", code=code)
     try:
         return bytes.fromhex(text)
     except ValueError:
-        raise MalformedInput(f"{what}: expected {2 * n} hex digits, got {text!r:.80}", code=code) from None
+        raise MalformedInput(f"{what}: expected {2 * n} lowercase hex digits, got {text!r:.80}", code=code) from None
 
 
 class SigningKey:

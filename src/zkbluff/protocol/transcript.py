@@ -130,7 +130,7 @@ def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
                                  f"seat, action, data (and proofs, sig, at, clock)", line=i, code="line.fields")
         if canonical(event) != line:
             raise TranscriptError("not in canonical form (the line was edited)", line=i, code="line.canonical")
-        if event["n"] != i:
+        if event["n"] != i or type(event["n"]) is not int:  # 2.0 or true is not the number 2 or 1
             raise TranscriptError(f"numbered {event['n']!r:.20}, expected {i} (a line was removed or reordered)",
                                   line=i, code="line.number")
         if event["prev"] != prev:

@@ -92,7 +92,7 @@ class Referee:
 
     def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True,
                  trust: Optional[TrustContext] = None):
-        if header_event.get("n") != 1 or header_event.get("prev") != GENESIS \
+        if header_event.get("n") != 1 or type(header_event.get("n")) is not int or header_event.get("prev") != GENESIS \
                 or header_event.get("action") != "header" or header_event.get("seat") is not None:
             raise MalformedInput("the first line must be the header (line 1, seat null)", code=HEADER)
         data = header_event.get("data")
@@ -252,7 +252,7 @@ class Referee:
     def _apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         if not isinstance(event, dict):
             raise MalformedInput("a line must be an object", code="line.json")
-        if event.get("n") != self.next_line:
+        if event.get("n") != self.next_line or type(event.get("n")) is not int:
             raise IllegalMove(f"line {event.get('n')!r} does not follow line {self.next_line - 1} "
                               f"(expected number {self.next_line})", code="line.number")
         if event.get("prev") != self.head:
