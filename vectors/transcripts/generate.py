@@ -46,7 +46,7 @@ BASES: list[tuple[str, str, dict[str, str], int]] = [
     ("five-up-two-down-casual", "five-up-two-down", {"mode": "casual"}, 12),
     ("cheat-3", "cheat", {"players": "3", "hands": "3", "window": "1"}, 13),
     ("bluffers-2", "bluffers", {"players": "2"}, 14),
-    ("bluffers-3", "bluffers", {"players": "3"}, 15),
+    ("bluffers-3", "bluffers", {"players": "3"}, 22),
     ("mind-bluff", "mind-bluff", {"humans": "none"}, 16),
 ]
 
@@ -172,9 +172,15 @@ class Base:
         self.header = self.events[0]["data"]
         self.role = {}
         self.to_move_before: dict[int, Any] = {}
+        #: per line with proofs, the names of the publics the table pins in its first proof
+        self.pinned: dict[int, list[str]] = {}
         for e in self.events[1:]:
             self.to_move_before[e["n"]] = ref.rules.to_move
             self.role[e["n"]] = ref.role_of(e["action"])
+            if e.get("proofs") and e["action"] not in ref.spec.deal.line_roles:
+                action = ref.spec.action_class(e["action"]).from_data(e["data"])
+                demands = ref.spec.demand(ref.rules, ref.ledger, e["seat"], action)
+                self.pinned[e["n"]] = sorted(demands[0].pinned)
             ref.apply(e)
         self.Role = Role
         self.role_of = ref.role_of
@@ -201,6 +207,12 @@ class Base:
     def house_lines(self, proofs: Optional[bool] = None) -> list[int]:
         return [e["n"] for e in self.events[1:] if self.role[e["n"]] is not self.Role.SEAT and
                 (proofs is None or bool(e.get("proofs")) == proofs)]
+
+
+def _public_names(statement: str) -> list[str]:
+    from zkbluff.statements import get_statement
+
+    return list(get_statement(statement).public)
 
 
 def _private(statement: str) -> tuple[str, ...]:
@@ -358,6 +370,22 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     e["n"] = float(q)
     c.add(f"line {q} numbered {float(q)} (a number, not an integer), re-signed by its seat", ["LineChanged"],
           with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.number")
+    if events[q - 2].get("at", 0) >= 1:
+        e = B.ev(q)
+        e["at"] = events[q - 2]["at"] - 1
+        c.add(f"line {q} stamped a second before the line it follows, re-signed by its seat", ["LineChanged"],
+              with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.stamp")
+    e = B.ev(q)
+    e["action"] = "dance"
+    c.add(f"line {q}: an action the game does not have, signed by the seat", ["LineChanged"],
+          with_line(q, sign(B.seat_keys[seat_q], e)), "invalid", q, "action.unknown")
+    e = B.ev(q)
+    e["data"] = {**e["data"], "note": 1}
+    c.add(f"line {q}: a data field its action does not have, signed by the seat", ["LineChanged"],
+          with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.malformed")
+    e = {**B.ev(1), "n": q, "prev": events[q - 1]["prev"], "at": events[q - 1].get("at", 0)}
+    c.add(f"line {q}: a second header, signed by the referee", ["LineChanged"],
+          with_line(q, sign(B.referee_key, e)), "invalid", q, "line.order")
     c.add(f"line {q} removed", ["LineRemoved"], B.lines[:q - 1] + B.lines[q:], "invalid", q, "line.number")
     c.add(f"lines {q} and {q + 1} swapped", ["LinesSwapped"],
           B.lines[:q - 1] + [B.lines[q], B.lines[q - 1]] + B.lines[q + 1:], "invalid", q, "line.number")
@@ -437,6 +465,21 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     del e["proofs"]
     c.add(f"line {pa}: its proof removed, re-signed", ["ProofMissing"], with_line(pa, sign(B.key_for(e), e)),
           "invalid", pa, "proof.missing")
+    e = B.ev(q)
+    e["proofs"] = B.ev(pa)["proofs"]
+    c.add(f"line {q} (an action that owes no proof) carrying line {pa}'s proof, re-signed", ["ProofMissing"],
+          with_line(q, sign(B.key_for(e), e)), "invalid", q, "proof.missing")
+    e = B.ev(pa)
+    e["proofs"][0]["vk"] = "0" * 64
+    c.add(f"line {pa}: the proof names another verifying key, re-signed", ["ProofKey"],
+          with_line(pa, sign(B.key_for(e), e)), "invalid", pa, "proof.key")
+    if B.pinned.get(pa):
+        name = B.pinned[pa][0]
+        e = B.ev(pa)
+        i = _public_names(statements(pa)[0]).index(name)
+        e["proofs"][0]["public"][i] = str((int(e["proofs"][0]["public"][i]) + 1) % r)
+        c.add(f"line {pa}: the proof's public input {name} (one the table holds) plus one, re-signed",
+              ["ProofPublic"], with_line(pa, sign(B.key_for(e), e)), "invalid", pa, "proof.public")
 
     # ---- secrets
     secret = B.secrets[events[pa - 1]["seat"]]
