@@ -129,9 +129,10 @@ def play_match(name: str, game: str, options: dict[str, str], seed: int, out: Pa
         lines = [json.dumps(e, sort_keys=True, separators=(",", ":"), ensure_ascii=False) for e in tab.writer.events]
         parties = {
             "comment": "test data: the Ed25519 key seeds of this vector match's parties (seeded, so never a fair "
-                       "match) and one secret of each seat; the mutations are re-signed with these keys",
+                       "match), one secret of each seat and its deal secrets; the mutations are re-signed with "
+                       "these keys",
             "referee": tab.referee.key.secret_hex(), "dealer": tab.dealer.key.secret_hex(),
-            "seats": [{"key": s.key.secret_hex(), "secret": _a_secret(s)} for s in tab.seats],
+            "seats": [{"key": s.key.secret_hex(), "secret": _a_secret(s), "deal": s.deal_secrets} for s in tab.seats],
         }
     (out / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (out / f"{name}.parties.json").write_text(json.dumps(parties, indent=1) + "\n", encoding="utf-8")
@@ -166,6 +167,7 @@ class Base:
         self.dealer_key = SigningKey.from_secret_hex(parties["dealer"])
         self.seat_keys = [SigningKey.from_secret_hex(s["key"]) for s in parties["seats"]]
         self.secrets = [s["secret"] for s in parties["seats"]]
+        self.deal_secrets = [s.get("deal", {}) for s in parties["seats"]]
         # who is entitled to each line, and who is to move before it (for choosing where to
         # mutate only; the expected results follow from the mutation itself)
         ref = Referee(self.events[0], verify_now=False)
@@ -184,7 +186,20 @@ class Base:
             ref.apply(e)
         self.Role = Role
         self.role_of = ref.role_of
+        self.spec_deal_lines = set(ref.spec.deal.line_roles)
         self.statement_private = {k: _private(k) for k in self.header["keys"]}
+
+    def result_after(self, lines: list[str]) -> dict[str, Any]:
+        """The end line's data the referee writes after ``lines`` (which the rules or the deal
+        have ended): what an honest referee would write there."""
+        from zkbluff.games.engine.referee import Referee, result_data
+
+        ref = Referee(json.loads(lines[0]), verify_now=False)
+        for x in lines[1:]:
+            ref.apply(json.loads(x))
+        result = ref.result()
+        assert result is not None, "the match is not over"
+        return result_data(result)
 
     def ev(self, n: int) -> dict[str, Any]:
         return copy.deepcopy(self.events[n - 1])
@@ -207,6 +222,15 @@ class Base:
     def house_lines(self, proofs: Optional[bool] = None) -> list[int]:
         return [e["n"] for e in self.events[1:] if self.role[e["n"]] is not self.Role.SEAT and
                 (proofs is None or bool(e.get("proofs")) == proofs)]
+
+
+def _numeric(v: Any) -> bool:
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and v.isdigit())
+
+
+def _bump(v: Any) -> Any:
+    """A number plus one, in the type it came in (an integer, or a decimal string)."""
+    return v + 1 if isinstance(v, int) else str(int(v) + 1)
 
 
 def _public_names(statement: str) -> list[str]:
@@ -495,6 +519,58 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     c.add(f"line {q}: a seat's secret in a field of the line itself, signed by the seat", ["SecretLeaked"],
           with_line(q, sign(B.key_for(e), e)), "invalid", q, "secret.leaked")
 
+    # ---- an opening (a reveal's salt: the last line that opens a commitment)
+    openings = [(n, k) for n in range(2, L + 1) for k, v in sorted(events[n - 1]["data"].items())
+                if k.endswith("salt") and _numeric(v)]
+    openings += [(n, k) for n in range(2, L + 1) for k, v in sorted(events[n - 1]["data"].items())
+                 if k.endswith("salts") and isinstance(v, list) and v and _numeric(v[0])]
+    if openings:
+        n, k = max(openings)
+        e = B.ev(n)
+        v = e["data"][k]
+        e["data"][k] = [_bump(v[0])] + v[1:] if isinstance(v, list) else _bump(v)
+        c.add(f"line {n}: the opening's {k} changed, re-signed by its party: it no longer opens its commitment",
+              ["Opening"], with_line(n, sign(B.key_for(e), e)), "invalid", n, "commitment.mismatch")
+
+    # ---- the zk dealer's deal (proven-deal: entropy lines, complaints)
+    kinds = [ev["action"] for ev in events]
+    if "entropy.dealer" in kinds and "entropy.seat" in kinds:
+        s_line = kinds.index("entropy.seat") + 1
+        e = B.ev(s_line)
+        e["at"] = events[kinds.index("entropy.dealer")]["data"]["deadline"] + 1
+        c.add(f"line {s_line}: the seat's entropy stamped a second after the dealer's deadline, re-signed by the "
+              f"seat", ["DealLate"], with_line(s_line, sign(B.key_for(e), e)), "invalid", s_line, "deal.late")
+    deals = [n for n in range(2, L + 1) if "sealed_hands" in events[n - 1]["data"] and events[n - 1].get("proofs")]
+    hand_key = B.deal_secrets[0].get("handKey")
+    if "complaint" in B.spec_deal_lines and deals and hand_key:
+        d = deals[0]
+        sealed = events[d - 1]["data"]["sealed_hands"]
+
+        def complaint(sealed0: str, key: str, deal_line: dict[str, Any]) -> dict[str, Any]:
+            e = {"n": d + 1, "prev": sha256(canonical(deal_line)), "seat": 0, "action": "complaint",
+                 "data": {"line": d, "sealed": sealed0, "handKey": key}, "at": deal_line.get("at", 0)}
+            return sign(B.seat_keys[0], e)
+
+        honest = events[d - 1]
+        c.add(f"line {d + 1}: seat 0 complains about the deal on line {d} revealing a key it never committed to",
+              ["Complaint"], B.lines[:d] + [canonical(complaint(sealed[0], "00" * 32, honest))], "invalid", d + 1,
+              "deal.complaint")
+        c.add(f"line {d + 1}: seat 0 complains about the deal on line {d} with its own hand key, but its sealed "
+              f"hand opens its commitment", ["Complaint"],
+              B.lines[:d] + [canonical(complaint(sealed[0], hand_key, honest))], "invalid", d + 1, "deal.complaint")
+        # the dealer sends seat 0 seat 1's sealed hand; seat 0 complains; the referee ends the match there
+        bad = B.ev(d)
+        bad["data"]["sealed_hands"] = [sealed[1], *sealed[1:]]
+        bad = sign(B.dealer_key, bad)
+        upheld = complaint(bad["data"]["sealed_hands"][0], hand_key, bad)
+        lines = B.lines[:d - 1] + [canonical(bad), canonical(upheld)]
+        end = {"n": d + 2, "prev": sha256(lines[-1]), "seat": None, "action": "end",
+               "data": B.result_after(lines), "at": upheld["at"]}
+        lines.append(canonical(sign(B.referee_key, end)))
+        c.add(f"line {d}: the dealer seals seat 1's hand to seat 0; seat 0's complaint (line {d + 1}) reveals its "
+              f"committed hand key and the sealed hand does not open: the dealer is at fault, the match ends there",
+              ["Complaint", "DealerAtFault"], lines, "invalid", d + 1, "deal.fault")
+
     # ---- a timeout (a referee's line with a clock)
     timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]
     if timed:
@@ -526,6 +602,9 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         early = rechain(events[:q] + [{**B.ev(L), "at": events[q - 1].get("at", 0)}], q, B.key_for)
         c.add(f"the end line written after line {q}, before the rules end the match", ["EndEarly"], early,
               "invalid", q + 1, "end.early")
+
+    if first_base:
+        c.add("an empty file", ["Empty"], [], "invalid", None, "transcript.empty")
 
     # ---- the header (the same checks for every game, and each case a whole header: on the
     # first base only, to keep the file small)
