@@ -628,11 +628,10 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         h = B.ev(1)
         h["data"]["keys"][keys[0]], h["data"]["keys"][keys[1]] = h["data"]["keys"][keys[1]], h["data"]["keys"][keys[0]]
         c.add(f"the header's keys for {keys[0]} and {keys[1]} swapped (each a pinned key, of another statement), "
-              f"re-signed by the referee", ["Header", "UntrustedKey"], [canonical(sign(B.referee_key, h))] + B.lines[1:],
-              "invalid", 1, "header.key")
+              f"re-signed by the referee", ["Header", "UntrustedKey"],
+              [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 1, "header.key")
 
     # ---- the deal's commit order (the zk dealer's entropy lines)
-    kinds = [ev["action"] for ev in events]
     if "entropy.dealer" in kinds and "entropy.seat" in kinds:
         d, s = kinds.index("entropy.dealer"), kinds.index("entropy.seat")
         if s == d + 1:
