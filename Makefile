@@ -41,10 +41,13 @@ test-fast: $(VENV)/.stamp-test node_modules/.stamp
 typecheck: $(VENV)/.stamp-test
 	$(BIN)/mypy
 
-# rebuild the conformance vectors that zkbluff makes itself (vectors/statements/: proves only for
-# a new or changed statement, under the pinned keys; `make test` regenerates the rest and diffs it)
+# rebuild the conformance vectors that zkbluff makes itself: vectors/statements/ (proves only for
+# a new or changed statement, under the pinned keys) and vectors/transcripts/ (plays the base
+# matches, then derives the mutations; a few minutes). `make test` regenerates what is
+# deterministic and diffs it.
 vectors: $(VENV)/.stamp-install
 	$(BIN)/python vectors/statements/generate.py
+	$(BIN)/python vectors/transcripts/generate.py --matches
 
 # re-run the project ceremony after a statement changed (rebuilds circuits/ and circuits/keys/)
 keys: $(VENV)/.stamp-install

@@ -3,14 +3,78 @@
 Every error a caller can provoke with bad input is a subclass of
 :class:`ZkbluffError`; messages say what was got and what was expected.
 The CLI maps :attr:`ZkbluffError.exit_code` to its process exit status.
+
+Every error also carries a stable reason :attr:`ZkbluffError.code` (a dotted name such as
+``line.signature`` or ``proof.replayed``): a class gives its default, a raise site may name
+a finer one (``MalformedInput("...", code="line.json")``). ``zkbluff transcript verify``
+reports it, and the transcript vectors (vectors/transcripts/) pin which code a verifier
+must give for each way a transcript fails; :data:`TRANSCRIPT_CODES` lists them all
+(documented in docs/writing-your-own-verifier.md). Codes are never renamed: a new way to
+fail gets a new code.
 """
 from __future__ import annotations
 
+from typing import Optional
+
+#: every reason code ``zkbluff transcript verify`` reports, in the order a verifier checks
+#: them, with what each means (docs/writing-your-own-verifier.md explains each in full)
+TRANSCRIPT_CODES: dict[str, str] = {
+    "transcript.unreadable": "the file cannot be read as UTF-8 text",
+    "transcript.empty": "the file holds no line",
+    "line.json": "a line that is not a JSON object",
+    "line.fields": "a line without n, prev, seat, action, data, or with a field outside those and proofs, sig, at, clock",
+    "secret.leaked": "a line (or its data) carrying a field named as a secret: a private witness input or a party's "
+                     "secret (salt, entropy, hand, handKey, ...) that no line may carry",
+    "line.canonical": "a line that is not the canonical JSON of its event (sorted keys, no spaces): it was edited",
+    "line.number": "a line numbered other than its position (a line removed, inserted or reordered)",
+    "line.chain": "a line whose prev is not the SHA-256 of the line before",
+    "header.malformed": "line 1 is not a well-formed header (its fields, seats, parties' keys, limits, keys, deal)",
+    "header.game": "the header names a game or an option this verifier does not know",
+    "header.key": "a verifying key in the header that the verifier does not trust (not pinned, no verified per-match "
+                  "ceremony, not given deliberately)",
+    "header.ceremony": "the per-match ceremony record the header names does not verify or is not this match's",
+    "header.seat-key": "the header does not list a seat key the verifier was told the seat holds",
+    "line.order": "a line where none may come: a second header, a line after the closing line, a deal line after the "
+                  "match is over, a closing line before the end, a game action before the deal's entropy phase ends",
+    "action.unknown": "an action kind the game does not have",
+    "line.party": "a line made by a party not entitled to it: a seat's action on a line naming seat null (the dealer "
+                  "or referee acting for a seat), a house line naming a seat, a seat that does not exist",
+    "line.signature": "a signature missing, malformed, or not by the party entitled to the line",
+    "line.stamp": "a time stamp that is not a time, or earlier than the line before",
+    "line.malformed": "a line's data not exactly its action's fields and types (or a proof list of the wrong length)",
+    "deal.order": "a deal line out of the commit order (a seat's entropy before the dealer's commitment, twice)",
+    "deal.late": "a seat's entropy stamped after the deadline the dealer's commitment set",
+    "rules.illegal": "an action the game's rules refuse at that point (out of turn, an illegal claim, a card not held)",
+    "commitment.mismatch": "an opening (a reveal, a sealed hand, an entropy) that does not open its commitment",
+    "deal.complaint": "a complaint about the dealer that its own evidence does not support",
+    "timeout.clock": "a timeout whose clock is not what the transcript and the header give",
+    "timeout.early": "a timeout (or forfeit) declared at or before its deadline",
+    "proof.missing": "a line that owes a proof and carries none, or carries one it does not owe",
+    "proof.malformed": "a proof envelope of the wrong shape: fields, points, public inputs >= r, a wrong count",
+    "proof.statement": "a proof of another statement than the one the action demands",
+    "proof.key": "a proof naming another verifying key than the header's for its statement",
+    "proof.signer": "a proof whose signer is not the line's party",
+    "proof.replayed": "a proof whose context public input is not this match, line and previous hash: made for "
+                      "another line or match",
+    "proof.public": "a proof whose public input differs from what the table holds (a commitment, a count, a mask)",
+    "proof.invalid": "a proof that does not verify under its key (the pairing check fails)",
+    "end.early": "an end line before the rules end the match, or a second end",
+    "end.result": "an end line whose placements, scores or reason are not what the rules give",
+    "end.missing": "the rules ended the match but its end (or closing) line is missing (reported one past the last line)",
+    "deal.fault": "a whole transcript whose complaint (or deal timeout) shows the dealer at fault",
+}
+
 
 class ZkbluffError(Exception):
-    """Base class of every zkbluff error."""
+    """Base class of every zkbluff error. ``code``: the stable reason (see the module)."""
 
     exit_code = 2
+    code: str = "error"
+
+    def __init__(self, *args: object, code: Optional[str] = None):
+        super().__init__(*args)
+        if code is not None:
+            self.code = code
 
 
 class MalformedInput(ZkbluffError, ValueError):
@@ -19,15 +83,22 @@ class MalformedInput(ZkbluffError, ValueError):
     a bad file header, malformed JSON."""
 
     exit_code = 2
+    code = "malformed"
+
+    def __init__(self, message: str, line: int | None = None, code: Optional[str] = None):
+        super().__init__(message, code=code)
+        #: the transcript line it was found on, when it is one
+        self.line = line
 
 
 class InvalidProof(ZkbluffError):
     """A well-formed proof that does not verify; in a batch, ``index`` is the first bad item."""
 
     exit_code = 1
+    code = "proof.invalid"
 
-    def __init__(self, message: str, index: int | None = None):
-        super().__init__(message)
+    def __init__(self, message: str, index: int | None = None, code: Optional[str] = None):
+        super().__init__(message, code=code)
         self.index = index
 
 
@@ -35,6 +106,7 @@ class UnsatisfiedConstraint(ZkbluffError):
     """A witness that violates a constraint; ``constraint`` names the first one."""
 
     exit_code = 1
+    code = "constraint.unsatisfied"
 
     def __init__(self, message: str, constraint: str | None = None, index: int | None = None):
         super().__init__(message)
@@ -46,6 +118,7 @@ class CommitmentMismatch(ZkbluffError):
     """A reveal that does not open its commitment."""
 
     exit_code = 1
+    code = "commitment.mismatch"
 
 
 class OutcomeMismatch(ZkbluffError):
@@ -64,16 +137,21 @@ class IllegalMove(ZkbluffError):
     """A move that the rules forbid: out of turn, an illegal claim, a card not held."""
 
     exit_code = 1
+    code = "rules.illegal"
 
 
 class TranscriptError(ZkbluffError):
-    """A transcript line that fails verification; ``line`` is its 1-based number."""
+    """A transcript line that fails verification; ``line`` is its 1-based number, ``code``
+    the reason (:data:`TRANSCRIPT_CODES`)."""
 
     exit_code = 1
+    code = "transcript.invalid"
 
-    def __init__(self, message: str, line: int | None = None):
-        super().__init__(message if line is None else f"line {line}: {message}")
+    def __init__(self, message: str, line: int | None = None, code: Optional[str] = None):
+        super().__init__(message if line is None else f"line {line}: {message}", code=code)
         self.line = line
+        #: the message without the line number
+        self.reason = message
 
 
 class BackendUnavailable(ZkbluffError):
@@ -87,24 +165,28 @@ class OutOfOrder(IllegalMove):
     entropy before the dealer's commitment) or after its deadline."""
 
     exit_code = 1
+    code = "deal.order"
 
 
 class LateEntropy(OutOfOrder):
     """A seat's entropy that arrives after the deadline the dealer's commitment set."""
 
     exit_code = 1
+    code = "deal.late"
 
 
 class EarlyTimeout(OutOfOrder):
     """A timeout (or a missing-message complaint) declared before the deadline it relies on."""
 
     exit_code = 1
+    code = "timeout.early"
 
 
 class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 
     exit_code = 1
+    code = "deal.complaint"
 
 
 class DealerFault(CommitmentMismatch):
@@ -134,6 +216,7 @@ class InvalidCeremony(ZkbluffError):
     verify (a proof of knowledge, a link to the previous contribution, a hash, a power)."""
 
     exit_code = 1
+    code = "header.ceremony"
 
 
 class UntrustedKey(ZkbluffError):
@@ -141,6 +224,7 @@ class UntrustedKey(ZkbluffError):
     ceremony includes every seat, nor a key set the user passed deliberately."""
 
     exit_code = 1
+    code = "header.key"
 
     def __init__(self, message: str, statement: str | None = None, fingerprint: str | None = None):
         super().__init__(message)
@@ -153,3 +237,4 @@ class DealerAtFault(TranscriptError):
     that does not open its proven commitment. ``line`` is the complaint's line (exit 1)."""
 
     exit_code = 1
+    code = "deal.fault"

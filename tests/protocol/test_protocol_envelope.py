@@ -2,6 +2,7 @@
 import pytest
 
 from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput, TranscriptError
+from zkbluff.field import r as R
 from zkbluff.groth16 import Proof, prove, setup_insecure_seeded_for_tests
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import Envelope, ProofBatch, check_envelope, make_envelope
@@ -85,3 +86,62 @@ def test_a_good_batch_verifies(claim):
     batch.verify()
     assert len(batch) == 0
     assert isinstance(Envelope.from_json(proof_at(stmt, pk, 2)).proof, Proof)
+
+
+def test_each_refusal_names_its_reason_code(claim):
+    """The stable codes (docs/writing-your-own-verifier.md) on each refusal, before pairing."""
+    stmt, pk, other = claim
+    good = proof_at(stmt, pk, 4)
+    cases = [
+        (dict(env=good, line=5), "proof.replayed"),
+        (dict(env=good, pinned={"rank_mask": MASK, "verdict": 0}), "proof.public"),
+        (dict(env=good, signer=None), "proof.signer"),
+        (dict(env=good, pk=other), "proof.key"),
+        (dict(env={**good, "statement": "card.play.v1@deck=52,max_play=4"}), "proof.statement"),
+        (dict(env={**good, "public": good["public"][:3]}), "proof.malformed"),
+        (dict(env={**good, "public": [str(int(good["public"][0]) + R)] + good["public"][1:]}), "proof.malformed"),
+        (dict(env={k: v for k, v in good.items() if k != "signer"}), "proof.malformed"),
+    ]
+    for kw, code in cases:
+        env = kw.pop("env")
+        key = kw.pop("pk", pk)
+        with pytest.raises((IllegalMove, MalformedInput)) as exc:
+            check(stmt, key, env, **kw)
+        assert exc.value.code == code, (code, str(exc.value))
+    check(stmt, pk, good)  # the twin: the untouched envelope passes
+
+
+def test_the_context_is_compared_first_so_a_replayed_proof_is_named_as_one(claim):
+    """A proof from another line whose pinned publics also differ is reported as replayed;
+    with the right context, the same pinned difference is a public mismatch."""
+    stmt, pk, _ = claim
+    other_line = proof_at(stmt, pk, 7)
+    with pytest.raises(IllegalMove) as exc:
+        check(stmt, pk, other_line, line=4, pinned={"rank_mask": MASK, "verdict": 0})
+    assert exc.value.code == "proof.replayed"
+    with pytest.raises(IllegalMove) as exc:
+        check(stmt, pk, other_line, line=7, pinned={"rank_mask": MASK, "verdict": 0})
+    assert exc.value.code == "proof.public"
+
+
+def test_a_failing_batch_names_the_earliest_bad_line_whatever_its_key(claim):
+    """Two batches fail: the one made first fails on line 6, the other on line 4: line 4 is
+    the first bad line (a verifier reports the first failing line)."""
+    stmt, pk, other = claim
+    bad_pk = proof_at(stmt, pk, 6, play=1 << 6)
+    bad_pk = {**bad_pk, "public": bad_pk["public"][:2] + ["1"] + bad_pk["public"][3:]}
+    bad_other = proof_at(stmt, other, 4, play=1 << 6)
+    bad_other = {**bad_other, "public": bad_other["public"][:2] + ["1"] + bad_other["public"][3:]}
+    batch = ProofBatch()
+    batch.add(pk.vk, Envelope.from_json(proof_at(stmt, pk, 2)), 2)
+    batch.add(pk.vk, Envelope.from_json(bad_pk), 6)
+    batch.add(other.vk, Envelope.from_json(bad_other), 4)
+    with pytest.raises(TranscriptError) as exc:
+        batch.verify()
+    assert exc.value.line == 4 and exc.value.code == "proof.invalid"
+    twin = ProofBatch()  # only the first batch bad: its line is named
+    twin.add(pk.vk, Envelope.from_json(bad_pk), 6)
+    twin.add(other.vk, Envelope.from_json(proof_at(stmt, other, 4)), 4)
+    with pytest.raises(TranscriptError) as exc:
+        twin.verify()
+    assert exc.value.line == 6

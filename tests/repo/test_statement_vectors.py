@@ -17,6 +17,7 @@ import pytest
 from zkbluff.statements import all_statements
 from zkbluff.statements.keys import file_stem
 from repo_root import REPO_ROOT
+from jsonschema_lite import KNOWN, errors as schema_errors, keywords
 
 FOLDER = REPO_ROOT / "vectors" / "statements"
 _spec = importlib.util.spec_from_file_location("zkbluff_statement_vectors", FOLDER / "generate.py")
@@ -32,75 +33,11 @@ SCHEMA = json.loads((FOLDER / "schema.json").read_text())
 SMALL = 1000
 
 
-# ----------------------------------------------------------------------------- a small JSON Schema validator
-
-KNOWN = {"$schema", "$id", "title", "$defs", "$ref", "type", "required", "properties", "additionalProperties",
-         "items", "minItems", "maxItems", "enum", "const", "pattern", "minimum", "oneOf"}
-TYPES = {"object": dict, "array": list, "string": str, "null": type(None), "boolean": bool}
+# ----------------------------------------------------------------------------- the schema (tests/jsonschema_lite.py)
 
 
-def validate(value, schema: dict, root: dict, where: str = "$") -> list[str]:
-    """The errors of ``value`` against the subset of JSON Schema (2020-12) that
-    schema.json uses (KNOWN); no dependency is added for it."""
-    if "$ref" in schema:
-        target = root
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        return validate(value, target, root, where)
-    errors: list[str] = []
-    t = schema.get("type")
-    if t == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            return [f"{where}: expected an integer, got {value!r:.60}"]
-    elif t is not None and not isinstance(value, TYPES[t]):
-        return [f"{where}: expected {t}, got {type(value).__name__}"]
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{where}: expected {schema['const']!r}, got {value!r:.60}")
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{where}: {value!r:.60} is not one of {schema['enum']}")
-    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
-        errors.append(f"{where}: {value!r:.60} does not match {schema['pattern']}")
-    if "minimum" in schema and isinstance(value, int) and value < schema["minimum"]:
-        errors.append(f"{where}: {value} is below {schema['minimum']}")
-    if isinstance(value, dict):
-        errors += [f"{where}: missing {k!r}" for k in schema.get("required", []) if k not in value]
-        props = schema.get("properties", {})
-        for k, v in value.items():
-            if k in props:
-                errors += validate(v, props[k], root, f"{where}.{k}")
-            elif schema.get("additionalProperties") is False:
-                errors.append(f"{where}: unexpected {k!r}")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                errors += validate(v, schema["additionalProperties"], root, f"{where}.{k}")
-    if isinstance(value, list):
-        if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", len(value)):
-            errors.append(f"{where}: {len(value)} items, outside [{schema.get('minItems', 0)}, "
-                          f"{schema.get('maxItems', 'any')}]")
-        if "items" in schema:
-            for i, v in enumerate(value):
-                errors += validate(v, schema["items"], root, f"{where}[{i}]")
-    if "oneOf" in schema:
-        fits = [validate(value, s, root, where) for s in schema["oneOf"]]
-        if sum(not f for f in fits) != 1:
-            best = min(fits, key=len)
-            errors.append(f"{where}: fits {sum(not f for f in fits)} of the oneOf schemas, not 1"
-                          + (f" ({best[0]})" if best else ""))
-    return errors
-
-
-def keywords(schema) -> set[str]:
-    if isinstance(schema, dict):
-        out = set(schema) - {"properties", "$defs"}
-        for k, v in schema.items():
-            if k in ("properties", "$defs"):
-                for sub in v.values():
-                    out |= keywords(sub)
-            elif isinstance(v, (dict, list)):
-                out |= keywords(v)
-        return out
-    if isinstance(schema, list):
-        return set().union(*(keywords(s) for s in schema)) if schema else set()
-    return set()
+def validate(value, schema: dict, root: dict) -> list[str]:
+    return schema_errors(value, schema, root)
 
 
 def test_the_schema_uses_only_what_the_validator_knows():
@@ -125,7 +62,7 @@ def test_the_schema_rejects_broken_files():
     assert any("'maybe'" in e for e in broken(lambda d: d["tests"][0].update(result="maybe")))
     assert any("unexpected 'extra'" in e for e in broken(lambda d: d.update(extra=1)))
     assert any("does not match" in e for e in broken(lambda d: d["public"].__setitem__(0, "0x12")))
-    assert any("expected an integer" in e for e in broken(lambda d: d["tests"][0].update(tcId="1")))
+    assert any("expected integer" in e for e in broken(lambda d: d["tests"][0].update(tcId="1")))
     assert any("oneOf" in e for e in broken(lambda d: d["tests"][0].update(kind="witness")))
     assert any("items" in e for e in broken(lambda d: d["tests"][0]["proof"]["pi_a"].pop()))
     assert any("NoSuchFlag" in e for e in broken(lambda d: d["tests"][0]["flags"].append("NoSuchFlag")))

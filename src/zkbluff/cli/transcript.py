@@ -1,6 +1,8 @@
 """``zkbluff transcript``: verify a finished (or unfinished) match of any registered game."""
 from __future__ import annotations
 
+import sys
+
 import click
 
 from zkbluff.cli.common import typed_errors
@@ -18,13 +20,18 @@ def transcript_group() -> None:
                    "project keys and a verified per-match ceremony's keys are trusted")
 @click.option("--seat-key", "seat_keys", multiple=True, metavar="SEAT:HEX",
               help="a seat's known Ed25519 public key; the header must list it (repeatable)")
+@click.option("--json", "as_json", is_flag=True,
+              help="print one JSON object {valid, line, code, message} (and the summary when valid) instead of text")
 @typed_errors
-def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...]) -> None:
+def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...], as_json: bool) -> None:
     """Dispatch on the header's game; check every key is trusted, every signature, replay
     the rules, batch-verify every proof, check the closing line. Exit 0 valid, 1 with the
-    first bad line (an untrusted key: line 1), 2 malformed (an unknown game included)."""
+    first bad line (an untrusted key: line 1), 2 malformed (an unknown game included).
+    A failure names its line and its reason code (docs/writing-your-own-verifier.md lists
+    them), e.g. ``error: line 7: ... [line.signature]``."""
     from pathlib import Path
 
+    from zkbluff.errors import ZkbluffError
     from zkbluff.games.engine.verifier import verify_transcript
 
     known: dict[int, str] = {}
@@ -33,12 +40,28 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
         if not seat.isdigit() or not key:
             raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
         known[int(seat)] = key
-    from zkbluff.cli.common import working
+    from zkbluff.cli.common import emit, working
 
-    with working(f"verifying {file}: signatures, rules, proofs"):
-        report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
+    try:
+        with working(f"verifying {file}: signatures, rules, proofs"):
+            report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
+    except ZkbluffError as exc:
+        line = getattr(exc, "line", None)
+        if as_json:
+            emit({"valid": False, "line": line, "code": exc.code, "message": str(exc)})
+        else:
+            click.echo(f"error: {exc} [{exc.code}]", err=True)
+        sys.exit(exc.exit_code)
     for line in report["loud"]:
         click.echo(line, err=True)
+    if as_json:
+        result = report["result"]
+        emit({"valid": True, "line": None, "code": None, "message": f"OK: {report['summary']}",
+              "game": report["game"], "options": report["options"], "lines": report["lines"],
+              "proofs": report["proofs"], "complete": report["complete"],
+              "placements": list(result.placements) if result else None, "scores": report["scores"],
+              "keys": report["keys"], "key_sources": report["key_sources"]})
+        return
     click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
                f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
     if not report["complete"]:

@@ -22,6 +22,8 @@ from zkbluff.groth16 import Proof, VerifyingKey, batch_verify, public_from_json,
 from zkbluff.protocol.context import context_value
 
 FIELDS = ("statement", "vk", "public", "proof", "signer")
+#: the reason code of an envelope that is not well formed
+MALFORMED = "proof.malformed"
 
 
 @dataclass(frozen=True)
@@ -40,18 +42,24 @@ class Envelope:
     def from_json(cls, obj: Any) -> "Envelope":
         if not isinstance(obj, dict) or set(obj) != set(FIELDS):
             got = sorted(obj) if isinstance(obj, dict) else type(obj).__name__
-            raise MalformedInput(f"proof envelope: fields {got}, expected {sorted(FIELDS)}")
+            raise MalformedInput(f"proof envelope: fields {got}, expected {sorted(FIELDS)}", code=MALFORMED)
         statement, vk, signer = obj["statement"], obj["vk"], obj["signer"]
         if not isinstance(statement, str) or not isinstance(vk, str):
-            raise MalformedInput("proof envelope: statement and vk must be strings")
+            raise MalformedInput("proof envelope: statement and vk must be strings", code=MALFORMED)
         if signer is not None and (isinstance(signer, bool) or not isinstance(signer, int)):
-            raise MalformedInput(f"proof envelope: signer must be a seat number or null, got {signer!r}")
-        return cls(statement, vk, tuple(public_from_json(obj["public"])), Proof.from_json(obj["proof"]), signer)
+            raise MalformedInput(f"proof envelope: signer must be a seat number or null, got {signer!r}",
+                                 code=MALFORMED)
+        try:
+            return cls(statement, vk, tuple(public_from_json(obj["public"])), Proof.from_json(obj["proof"]), signer)
+        except MalformedInput as exc:  # a point off the curve, a public input >= r: the envelope's fault
+            exc.code = MALFORMED
+            raise
 
     def named(self, names: Sequence[str]) -> dict[str, int]:
         """The publics by the statement's public-input names."""
         if len(self.public) != len(names):
-            raise MalformedInput(f"{self.statement}: {len(self.public)} public inputs, expected {len(names)}")
+            raise MalformedInput(f"{self.statement}: {len(self.public)} public inputs, expected {len(names)}",
+                                 code=MALFORMED)
         return dict(zip(names, self.public))
 
 
@@ -68,23 +76,30 @@ def check_envelope(obj: Any, *, statement: str, vk: VerifyingKey, names: Sequenc
 
     Raises :class:`MalformedInput` for a badly shaped envelope, :class:`IllegalMove` for a
     proof of another statement, under another key, by another signer or with a public
-    input other than the table's (``context``: a proof from another turn or match), and
-    (``verify_now``) :class:`InvalidProof` if the proof does not verify."""
+    input other than the table's, and (``verify_now``) :class:`InvalidProof` if the proof
+    does not verify. ``context`` is compared first: a proof made for another line, turn or
+    match is reported as replayed (``proof.replayed``), whatever else differs; then every
+    public the table holds (``proof.public``)."""
     env = Envelope.from_json(obj)
     if env.statement != statement:
-        raise IllegalMove(f"expected a proof of {statement}, got one of {env.statement!r:.60}")
+        raise IllegalMove(f"expected a proof of {statement}, got one of {env.statement!r:.60}", code="proof.statement")
     if env.vk != vk.fingerprint():
-        raise IllegalMove(f"the proof names key {env.vk!r:.20}, not the table's key for {statement}")
+        raise IllegalMove(f"the proof names key {env.vk!r:.20}, not the table's key for {statement}", code="proof.key")
     if env.signer != signer:
-        raise IllegalMove(f"the proof names signer {env.signer!r}, but the line is made by {signer!r}")
+        raise IllegalMove(f"the proof names signer {env.signer!r}, but the line is made by {signer!r}",
+                          code="proof.signer")
     got = env.named(names)
-    expected = {**pinned, "context": context_value(match_id, line, prev)}
+    expected = {"context": context_value(match_id, line, prev), **pinned}
     for k, v in expected.items():
         if k not in got:
-            raise MalformedInput(f"{statement}: no public input named {k!r}")
+            raise MalformedInput(f"{statement}: no public input named {k!r}", code=MALFORMED)
         if got[k] != v:
-            why = "a proof from another turn or match" if k == "context" else "mismatch"
-            raise IllegalMove(f"{statement}: public input {k} is not what the table holds ({why})")
+            if k == "context":
+                raise IllegalMove(f"{statement}: public input context is not what the table holds (a proof from "
+                                  f"another turn or match: not made for line {line} of this match)",
+                                  code="proof.replayed")
+            raise IllegalMove(f"{statement}: public input {k} is not what the table holds (mismatch)",
+                              code="proof.public")
     if verify_now:
         verify(vk, env.public, env.proof)
     return env, got
@@ -105,10 +120,17 @@ class ProofBatch:
         entry[2].append((env.public, env.proof, tag))
 
     def verify(self) -> None:
-        """Raise :class:`TranscriptError` naming the first bad line of the first failing batch."""
+        """Raise :class:`TranscriptError` (``proof.invalid``) naming the first bad line: the
+        earliest among the failing batches' first bad proofs. All batches are checked, so
+        the line named is the first bad one whatever key its proof is under."""
+        first: Optional[tuple[int, str]] = None
         for vk, statement, items in self._items.values():
             try:
                 batch_verify(vk, [(pub, pr) for pub, pr, _ in items])
             except InvalidProof as exc:
-                raise TranscriptError(f"the {statement} proof does not verify", line=items[exc.index or 0][2]) from None
+                bad = items[exc.index or 0][2]
+                if first is None or bad < first[0]:
+                    first = (bad, statement)
+        if first is not None:
+            raise TranscriptError(f"the {first[1]} proof does not verify", line=first[0], code="proof.invalid")
         self._items = {}

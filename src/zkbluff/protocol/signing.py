@@ -13,7 +13,7 @@ signature that is not well formed raises :class:`MalformedInput` (exit 2).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from Crypto.PublicKey import ECC
 from Crypto.Signature import eddsa
@@ -29,14 +29,18 @@ LINE_DOMAIN = "zkbluff:line:v1:"
 class InvalidSignature(InvalidProof):
     """A well-formed signature that the named public key does not accept (exit 1)."""
 
+    code = "line.signature"
 
-def _hex_bytes(text: Any, n: int, what: str) -> bytes:
-    if not isinstance(text, str) or len(text) != 2 * n:
-        raise MalformedInput(f"{what}: expected {2 * n} hex digits, got {text!r:.80}")
+
+def _hex_bytes(text: Any, n: int, what: str, code: Optional[str] = None) -> bytes:
+    """``text`` as ``n`` bytes: exactly ``2n`` lowercase hex digits (one spelling per value,
+    so a line cannot be re-spelled into another valid line)."""
+    if not isinstance(text, str) or len(text) != 2 * n or text != text.lower():
+        raise MalformedInput(f"{what}: expected {2 * n} lowercase hex digits, got {text!r:.80}", code=code)
     try:
         return bytes.fromhex(text)
     except ValueError:
-        raise MalformedInput(f"{what}: expected {2 * n} hex digits, got {text!r:.80}") from None
+        raise MalformedInput(f"{what}: expected {2 * n} lowercase hex digits, got {text!r:.80}", code=code) from None
 
 
 class SigningKey:
@@ -84,7 +88,7 @@ def check_public_key(public_hex: Any, what: str = "public key") -> str:
 def verify_signature(public_hex: str, message: bytes, signature: Any, who: str) -> None:
     """Return if ``signature`` is ``who``'s Ed25519 signature of ``message``; raise
     :class:`InvalidSignature` if not, :class:`MalformedInput` if it is not 64 bytes of hex."""
-    sig = _hex_bytes(signature, SIGNATURE_BYTES, f"signature of {who}")
+    sig = _hex_bytes(signature, SIGNATURE_BYTES, f"signature of {who}", code="line.signature")
     key = eddsa.import_public_key(_hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}"))
     try:
         eddsa.new(key, "rfc8032").verify(message, sig)

@@ -19,6 +19,22 @@ from typing import Any, Iterator, Optional, Union
 from zkbluff.errors import MalformedInput, TranscriptError
 
 GENESIS = "0" * 64
+#: the fields of a line: the first five always, the others where the line has them
+REQUIRED_FIELDS = frozenset({"n", "prev", "seat", "action", "data"})
+EVENT_FIELDS = REQUIRED_FIELDS | {"proofs", "sig", "at", "clock"}
+#: names no line may carry as a field of its own, or of its data beyond its action's fields:
+#: the parties' secrets (a seat's entropy and its salt, a hand and its salt, the hand key, a
+#: signing key's seed, a witness). A verifier adds the private witness inputs of the match's
+#: statements. Such a line is refused as a leaked secret (``secret.leaked``).
+SECRET_NAMES = frozenset({"secret", "secrets", "seed", "salt", "entropy", "hand", "handKey", "hand_key",
+                          "opening", "witness", "private"})
+
+
+def secret_fields(names: Any, extra: Any = ()) -> list[str]:
+    """The names among ``names`` that name a secret: one of :data:`SECRET_NAMES` or of
+    ``extra`` (a game's private witness input names), or one ending in ``_salt`` / ``Salt``."""
+    return sorted(k for k in names if isinstance(k, str) and
+                  (k in SECRET_NAMES or k in extra or k.endswith(("_salt", "Salt"))))
 
 
 def canonical(obj: Any) -> str:
@@ -86,7 +102,7 @@ def read_lines(path: Union[str, Path]) -> list[str]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise MalformedInput(f"transcript {path}: {exc}") from None
+        raise MalformedInput(f"transcript {path}: {exc}", code="transcript.unreadable") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -101,16 +117,23 @@ def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
         try:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})") from None
-        if not isinstance(event, dict) or not {"n", "prev", "seat", "action", "data"} <= set(event) \
-                or not set(event) <= {"n", "prev", "seat", "action", "data", "proofs", "sig", "at", "clock"}:
-            raise MalformedInput(f"transcript line {i}: expected an event with n, prev, seat, action, data "
-                                 f"(and proofs, sig, at, clock)")
+            raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})", line=i, code="line.json") from None
+        if not isinstance(event, dict):
+            raise MalformedInput(f"transcript line {i}: expected a JSON object, got {type(event).__name__}",
+                                 line=i, code="line.json")
+        leaked = secret_fields(set(event) - EVENT_FIELDS)
+        if leaked:
+            raise MalformedInput(f"transcript line {i}: field(s) {leaked} named as secrets: no line may carry a "
+                                 f"secret", line=i, code="secret.leaked")
+        if not REQUIRED_FIELDS <= set(event) or not set(event) <= EVENT_FIELDS:
+            raise MalformedInput(f"transcript line {i}: fields {sorted(event)}, expected an event with n, prev, "
+                                 f"seat, action, data (and proofs, sig, at, clock)", line=i, code="line.fields")
         if canonical(event) != line:
-            raise TranscriptError("not in canonical form (the line was edited)", line=i)
-        if event["n"] != i:
-            raise TranscriptError(f"numbered {event['n']}, expected {i} (a line was removed or reordered)", line=i)
+            raise TranscriptError("not in canonical form (the line was edited)", line=i, code="line.canonical")
+        if event["n"] != i or type(event["n"]) is not int:  # 2.0 or true is not the number 2 or 1
+            raise TranscriptError(f"numbered {event['n']!r:.20}, expected {i} (a line was removed or reordered)",
+                                  line=i, code="line.number")
         if event["prev"] != prev:
-            raise TranscriptError("does not chain to the line before (hash mismatch)", line=i)
+            raise TranscriptError("does not chain to the line before (hash mismatch)", line=i, code="line.chain")
         prev = line_hash(line)
         yield event

@@ -145,7 +145,7 @@ def _hex(data: Mapping[str, Any], key: str, what: str, n_bytes: Optional[int] = 
     return v
 
 
-def _fields(data: Any, expected: set[str], what: str) -> Mapping[str, Any]:
+def _fields(data: Any, expected: "set[str] | frozenset[str]", what: str) -> Mapping[str, Any]:
     if not isinstance(data, dict) or set(data) != expected:
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise MalformedInput(f"{what}: fields {got}, expected {sorted(expected)}")
@@ -178,6 +178,13 @@ class ProvenDeal(DealScheme):
     line_roles: ClassVar[Mapping[str, Role]] = {DEALER_LINE: Role.DEALER, SEAT_LINE: Role.SEAT,
                                                 FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT,
                                                 DEAL_TIMEOUT_LINE: Role.REFEREE}
+    #: the data fields of each of the deal's own lines (exactly these)
+    line_fields: Mapping[str, frozenset[str]] = {
+        DEALER_LINE: frozenset({"commitment", "deadline", "channelKey"}),
+        SEAT_LINE: frozenset({"commitment", "handKeyCommitment", "sealed", "channelKey"}),
+        FORFEIT_LINE: frozenset({"seats", "since", "deadline"}),
+        COMPLAINT_LINE: frozenset({"line", "sealed", "handKey"}),
+        DEAL_TIMEOUT_LINE: frozenset({"since", "deadline"})}
 
     def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
                  dealer_seat: Optional[int] = None, deck: int = 52, seat_keys: tuple[str, ...] = ()):
@@ -193,6 +200,9 @@ class ProvenDeal(DealScheme):
         self.entropy_seats = tuple(s for s in range(n_seats) if s != dealer_seat)
         #: the names of the extra X25519 keys each seat publishes on its entropy line
         self.seat_keys = tuple(seat_keys)
+        # a seat's entropy line carries one more key per name in seat_keys (Cheat's pile key)
+        self.line_fields = {**ProvenDeal.line_fields,
+                            SEAT_LINE: ProvenDeal.line_fields[SEAT_LINE] | {f"{name}Key" for name in self.seat_keys}}
         #: the default deal: hand i to seat i
         self.shape = DealShape(deck, self.hands, board)
         self.statement = self.statement_of(self.shape)
@@ -424,7 +434,7 @@ class ProvenDeal(DealScheme):
         if pub.forfeited or pub.fault:
             raise IllegalMove(f"{kind}: the match is over")
         if kind == DEALER_LINE:
-            d = _fields(data, {"commitment", "deadline", "channelKey"}, "entropy.dealer")
+            d = _fields(data, self.line_fields[DEALER_LINE], "entropy.dealer")
             at = stamp(event, "entropy.dealer")
             if pub.dealer is not None:
                 raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
@@ -437,8 +447,7 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, dealer=rec)
         elif kind == SEAT_LINE:
             assert seat is not None
-            d = _fields(data, {"commitment", "handKeyCommitment", "sealed", "channelKey"} |
-                        {f"{name}Key" for name in self.seat_keys}, "entropy.seat")
+            d = _fields(data, self.line_fields[SEAT_LINE], "entropy.seat")
             at = stamp(event, "entropy.seat")
             if pub.dealer is None:
                 raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
@@ -458,7 +467,7 @@ class ProvenDeal(DealScheme):
                 rec[f"{name}Key"] = _hex(d, f"{name}Key", "entropy.seat", 32)
             ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
         elif kind == FORFEIT_LINE:
-            d = _fields(data, {"seats", "since", "deadline"}, "entropy.forfeit")
+            d = _fields(data, self.line_fields[FORFEIT_LINE], "entropy.forfeit")
             at = stamp(event, "entropy.forfeit")
             if pub.dealer is None:
                 raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
@@ -475,7 +484,7 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, forfeited=tuple(missing))
         elif kind == COMPLAINT_LINE:
             assert seat is not None
-            d = _fields(data, {"line", "sealed", "handKey"}, "complaint")
+            d = _fields(data, self.line_fields[COMPLAINT_LINE], "complaint")
             dealt = next((x for x in pub.deals if x.line == d["line"]), None)
             if dealt is None:
                 raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
@@ -491,7 +500,7 @@ class ProvenDeal(DealScheme):
                 sealed_on_line=sealed_on_line, hand_commitment=hand_commitment)
             ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
         elif kind == DEAL_TIMEOUT_LINE:
-            d = _fields(data, {"since", "deadline"}, "deal.timeout")
+            d = _fields(data, self.line_fields[DEAL_TIMEOUT_LINE], "deal.timeout")
             at = stamp(event, "deal.timeout")
             due = self.dealer_due(view)
             if due is None:

@@ -37,6 +37,7 @@ rules say so or when the deal ends it (a forfeit before the deal, the dealer at 
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping, Optional
 
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
@@ -49,7 +50,7 @@ from zkbluff.games.engine.registry import spec_for
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
 from zkbluff.protocol.signing import check_line_signature, check_public_key
-from zkbluff.protocol.transcript import GENESIS, canonical, line_hash
+from zkbluff.protocol.transcript import GENESIS, canonical, line_hash, secret_fields
 from zkbluff.statements import get_statement
 
 HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "keys", "deal"}
@@ -57,6 +58,8 @@ HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "key
 #: ceremony record (``--keys match``)
 OPTIONAL_HEADER_FIELDS = {"limits", "ceremony"}
 END = "end"
+#: reason codes (zkbluff.errors.TRANSCRIPT_CODES) given here
+HEADER, ORDER, PARTY = "header.malformed", "line.order", "line.party"
 #: how far (seconds) a live line's stamp may be from the referee's clock
 STAMP_TOLERANCE = 5.0
 
@@ -66,7 +69,7 @@ def _stamp(event: Mapping[str, Any]) -> Optional[float]:
     if v is None and "at" not in event:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise MalformedInput(f"'at' must be a time in seconds >= 0, got {v!r:.40}")
+        raise MalformedInput(f"'at' must be a time in seconds >= 0, got {v!r:.40}", code="line.stamp")
     return float(v)
 
 
@@ -89,45 +92,63 @@ class Referee:
 
     def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True,
                  trust: Optional[TrustContext] = None):
-        if header_event.get("n") != 1 or header_event.get("prev") != GENESIS \
+        if header_event.get("n") != 1 or type(header_event.get("n")) is not int or header_event.get("prev") != GENESIS \
                 or header_event.get("action") != "header" or header_event.get("seat") is not None:
-            raise MalformedInput("the first line must be the header (line 1, seat null)")
+            raise MalformedInput("the first line must be the header (line 1, seat null)", code=HEADER)
         data = header_event.get("data")
         if not isinstance(data, dict) or not HEADER_FIELDS <= set(data) <= HEADER_FIELDS | OPTIONAL_HEADER_FIELDS:
             got = sorted(data) if isinstance(data, dict) else type(data).__name__
             raise MalformedInput(f"header: fields {got}, expected {sorted(HEADER_FIELDS)} "
-                                 f"(and optionally {sorted(OPTIONAL_HEADER_FIELDS)})")
+                                 f"(and optionally {sorted(OPTIONAL_HEADER_FIELDS)})", code=HEADER)
         limits = data.get("limits", {})
         if not isinstance(limits, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or
                                                not math.isfinite(v) or v <= 0 for v in limits.values()):
-            raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}")
+            raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}", code=HEADER)
         self.header = data
-        self.spec: GameSpec = spec_for(data["game"], data["options"])
+        try:
+            self.spec: GameSpec = spec_for(data["game"], data["options"])
+        except MalformedInput as exc:
+            exc.code = "header.game"
+            raise
         self.match_id = data["matchId"]
         if not isinstance(self.match_id, str) or not self.match_id:
-            raise MalformedInput("header: matchId must be a non-empty string")
+            raise MalformedInput("header: matchId must be a non-empty string", code=HEADER)
         seats = data["seats"]
         if not isinstance(seats, list) or len(seats) != self.spec.n_seats or \
                 not all(isinstance(s, str) for s in seats):
-            raise MalformedInput(f"header: seats must be {self.spec.n_seats} names")
+            raise MalformedInput(f"header: seats must be {self.spec.n_seats} names", code=HEADER)
         self.seat_names: list[str] = seats
         parties = data["parties"]
         if not isinstance(parties, dict) or set(parties) != {"referee", "dealer", "seats"} or \
                 not isinstance(parties["seats"], list) or len(parties["seats"]) != self.spec.n_seats:
             raise MalformedInput(f"header: parties must list the referee's, the dealer's and "
-                                 f"{self.spec.n_seats} seats' public keys")
-        self.referee_key = check_public_key(parties["referee"], "the referee's public key")
-        self.dealer_key = check_public_key(parties["dealer"], "the dealer's public key")
-        self.seat_keys = [check_public_key(k, f"seat {i}'s public key") for i, k in enumerate(parties["seats"])]
+                                 f"{self.spec.n_seats} seats' public keys", code=HEADER)
+        try:
+            self.referee_key = check_public_key(parties["referee"], "the referee's public key")
+            self.dealer_key = check_public_key(parties["dealer"], "the dealer's public key")
+            self.seat_keys = [check_public_key(k, f"seat {i}'s public key") for i, k in enumerate(parties["seats"])]
+        except MalformedInput as exc:
+            exc.code = HEADER
+            raise
         check_line_signature(dict(header_event), self.referee_key, "the referee")
         keys = data["keys"]
         if not isinstance(keys, dict) or set(keys) != set(self.spec.statements()):
-            raise MalformedInput(f"header: expected keys for {sorted(self.spec.statements())}")
-        self.vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
+            raise MalformedInput(f"header: expected keys for {sorted(self.spec.statements())}", code=HEADER)
+        try:
+            self.vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
+        except MalformedInput as exc:
+            exc.code = HEADER
+            raise
         ctx = trust if trust is not None else TrustContext.default()
         #: why each key is trusted (``Trust.loud`` set for a private key set)
         self.trust: dict[str, Trust] = {k: check_key(k, self.vks[k], ctx) for k in sorted(self.vks)}
-        self.spec.deal.check_header(data["deal"], self.spec.n_seats)
+        try:
+            self.spec.deal.check_header(data["deal"], self.spec.n_seats)
+        except MalformedInput as exc:
+            exc.code = HEADER
+            raise
+        #: names no line's data may carry beyond its action's fields (``secret.leaked``)
+        self.secret_names = frozenset(n for k in self.spec.statements() for n in get_statement(k).private)
         self.rules = self.spec.new_rules()
         self.ledger = self.spec.new_ledger(data)
         self.verify_now = verify_now
@@ -146,7 +167,7 @@ class Referee:
     # ---- who may make a line
     def role_of(self, kind: Any) -> Role:
         if not isinstance(kind, str):
-            raise MalformedInput(f"action must be a string, got {kind!r:.40}")
+            raise MalformedInput(f"action must be a string, got {kind!r:.40}", code="action.unknown")
         if kind == END:
             return Role.REFEREE
         if kind is not None and kind == self.spec.deal.closing:
@@ -154,8 +175,12 @@ class Referee:
         if kind in self.spec.deal.line_roles:
             return self.spec.deal.line_roles[kind]
         if kind == "header":
-            raise IllegalMove("a second header")
-        self.spec.action_class(kind)  # an unknown kind is malformed
+            raise IllegalMove("a second header", code=ORDER)
+        try:
+            self.spec.action_class(kind)  # an unknown kind is malformed
+        except MalformedInput as exc:
+            exc.code = "action.unknown"
+            raise
         return self.spec.roles[kind]
 
     def key_of(self, role: Role, seat: Optional[int]) -> tuple[str, str]:
@@ -202,10 +227,11 @@ class Referee:
     def _check_timeout_clock(self, event: Mapping[str, Any], seat: Optional[int], limit: Any) -> None:
         clock, at = event.get("clock"), _stamp(event)
         if at is None:
-            raise MalformedInput("timeout: the line needs its stamp 'at'")
+            raise MalformedInput("timeout: the line needs its stamp 'at'", code="line.stamp")
         expected = self.timeout_clock(seat, limit, at)
         if clock != expected:
-            raise IllegalMove(f"timeout: its clock {clock!r:.200} is not what the transcript gives: {expected}")
+            raise IllegalMove(f"timeout: its clock {clock!r:.200} is not what the transcript gives: {expected}",
+                              code="timeout.clock")
         if at <= expected["deadline"]:
             raise EarlyTimeout(f"timeout of seat {seat}: declared at {at}, not after its deadline {expected['deadline']} "
                                f"(line {expected['since']} + {expected['seconds']} s)")
@@ -225,63 +251,74 @@ class Referee:
 
     def _apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         if not isinstance(event, dict):
-            raise MalformedInput("a line must be an object")
-        if event.get("n") != self.next_line or event.get("prev") != self.head:
+            raise MalformedInput("a line must be an object", code="line.json")
+        if event.get("n") != self.next_line or type(event.get("n")) is not int:
             raise IllegalMove(f"line {event.get('n')!r} does not follow line {self.next_line - 1} "
-                              f"(expected number {self.next_line} linked to its hash)")
+                              f"(expected number {self.next_line})", code="line.number")
+        if event.get("prev") != self.head:
+            raise IllegalMove(f"line {event.get('n')!r} does not follow line {self.next_line - 1} "
+                              f"(expected it linked to that line's hash)", code="line.chain")
         if self.closed:
-            raise IllegalMove("nothing may follow the closing line")
+            raise IllegalMove("nothing may follow the closing line", code=ORDER)
         at = _stamp(event)
         if at is not None and self.head_at is not None and at < self.head_at:
-            raise IllegalMove(f"line {event['n']} is stamped {at}, before the line it follows ({self.head_at})")
+            raise IllegalMove(f"line {event['n']} is stamped {at}, before the line it follows ({self.head_at})",
+                              code="line.stamp")
         kind, seat, data = event.get("action"), event.get("seat"), event.get("data")
         role = self.role_of(kind)
         if role is Role.SEAT:
             if seat is None:
-                raise IllegalMove(f"{kind}: a seat's action; the dealer or referee (seat null) may not make it")
+                raise IllegalMove(f"{kind}: a seat's action; the dealer or referee (seat null) may not make it",
+                                  code=PARTY)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.spec.n_seats:
-                raise MalformedInput(f"{kind}: seat must be 0..{self.spec.n_seats - 1}, got {seat!r}")
+                raise MalformedInput(f"{kind}: seat must be 0..{self.spec.n_seats - 1}, got {seat!r}", code=PARTY)
         elif seat is not None:
-            raise IllegalMove(f"{kind}: the {role.value}'s line, but it names seat {seat!r}")
+            raise IllegalMove(f"{kind}: the {role.value}'s line, but it names seat {seat!r}", code=PARTY)
         public_key, who = self.key_of(role, seat)
         check_line_signature(dict(event), public_key, who)
+        self._check_no_secret(kind, data)
         action: Optional[Action] = None
         publics: list[dict[str, int]] = []
         if kind == END:
             self._end(event)
         elif kind in self.spec.deal.line_roles:
             if self.ended or self.over:
-                raise IllegalMove(f"{kind}: the match is over")
-            if "proofs" in event or "clock" in event:
-                raise IllegalMove(f"{kind}: unexpected fields")
+                raise IllegalMove(f"{kind}: the match is over", code=ORDER)
+            if "proofs" in event:
+                raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
+            if "clock" in event:
+                raise IllegalMove(f"{kind}: unexpected fields", code="line.malformed")
             self.spec.deal.check_line(self, str(kind), seat, event)
         elif kind == self.spec.deal.closing:
             if not self.ended:
-                raise IllegalMove(f"{kind}: before the end")
+                raise IllegalMove(f"{kind}: before the end", code=ORDER)
             if "proofs" in event:
-                raise IllegalMove(f"{kind}: an unexpected proof")
+                raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
             self.spec.deal.check_closing(self.header, data, self.ledger)
             self.closed = True
         else:
             if self.ended or self.over:
-                raise IllegalMove(f"{kind}: the match is over")
+                raise IllegalMove(f"{kind}: the match is over", code=ORDER)
             if not self.deal_ready:
-                raise IllegalMove(f"{kind}: the deal's entropy phase is not complete")
+                raise IllegalMove(f"{kind}: the deal's entropy phase is not complete", code=ORDER)
             action = self.spec.action_class(kind).from_data(data)
             self.rules.check(seat, action)
             due = self.spec.timeout(self.rules) if role is Role.REFEREE else None
             if due is not None and kind == due[0].kind:
                 if action != due[0]:
-                    raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}")
+                    raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}",
+                                      code="timeout.clock")
                 self._check_timeout_clock(event, self.rules.to_move, due[1])
             elif "clock" in event:
-                raise IllegalMove(f"{kind}: only a timeout carries a clock")
+                raise IllegalMove(f"{kind}: only a timeout carries a clock", code="line.malformed")
             demands = self.spec.demand(self.rules, self.ledger, seat, action)
             envelopes = event.get("proofs", [])
             if bool(demands) != ("proofs" in event):
-                raise IllegalMove(f"{kind}: {'a proof is missing' if demands else 'an unexpected proof'}")
+                raise IllegalMove(f"{kind}: {'a proof is missing' if demands else 'an unexpected proof'}",
+                                  code="proof.missing")
             if not isinstance(envelopes, list) or len(envelopes) != len(demands):
-                raise MalformedInput(f"{kind}: proofs must be a list of {len(demands)} envelope(s)")
+                raise MalformedInput(f"{kind}: proofs must be a list of {len(demands)} envelope(s)",
+                                     code="proof.malformed")
             checked = []
             for demand, obj in zip(demands, envelopes):
                 stmt = get_statement(demand.statement)
@@ -306,16 +343,44 @@ class Referee:
         self.next_line += 1
         return action, publics
 
+    def data_fields(self, kind: str) -> Optional[frozenset[str]]:
+        """The fields a line of ``kind`` carries in its data, where the engine knows them
+        (the end line, every game action, the deal lines a scheme lists); None if not."""
+        if kind == END:
+            return frozenset({"placements", "scores", "reason"})
+        known = getattr(self.spec.deal, "line_fields", {})
+        if kind in known:
+            return frozenset(known[kind])
+        if kind in self.spec.deal.line_roles or kind == self.spec.deal.closing:
+            return None
+        return frozenset(f.name for f in dataclasses.fields(self.spec.action_class(kind)))
+
+    def _check_no_secret(self, kind: Any, data: Any) -> None:
+        """Refuse (``secret.leaked``) data carrying, beyond its action's own fields, a field
+        named as a secret: a private witness input of the match's statements or a party's
+        secret (:data:`~zkbluff.protocol.transcript.SECRET_NAMES`). Other stray fields are
+        left to the action's own check (``line.malformed``)."""
+        if not isinstance(data, dict) or not isinstance(kind, str):
+            return
+        allowed = self.data_fields(kind)
+        if allowed is None:
+            return
+        leaked = secret_fields(set(data) - allowed, self.secret_names)
+        if leaked:
+            raise MalformedInput(f"{kind}: data field(s) {leaked} named as secrets: no line may carry a secret",
+                                 code="secret.leaked")
+
     def _end(self, event: Mapping[str, Any]) -> None:
         if self.ended:
-            raise IllegalMove("end: a second end")
+            raise IllegalMove("end: a second end", code="end.early")
         if not self.over:
-            raise IllegalMove("end: the match is not over by the rules")
+            raise IllegalMove("end: the match is not over by the rules", code="end.early")
         if "proofs" in event:
-            raise IllegalMove("end: an unexpected proof")
+            raise IllegalMove("end: an unexpected proof", code="proof.missing")
         result = self.result()
         assert result is not None
         expected = result_data(result)
         if event.get("data") != expected:
-            raise IllegalMove(f"end: recorded {event.get('data')!r:.120}, the rules give {expected}")
+            raise IllegalMove(f"end: recorded {event.get('data')!r:.120}, the rules give {expected}",
+                              code="end.result")
         self.ended = True

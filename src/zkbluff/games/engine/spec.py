@@ -100,6 +100,9 @@ class DealScheme(ABC):
     # that has them (games/engine/proven_deal.py) keeps its public state in ``ledger.deal``.
     #: the deal's own line kinds and who makes each
     line_roles: ClassVar[Mapping[str, "Role"]] = {}
+    #: the data fields of each of those lines, where the scheme lists them (a verifier then
+    #: tells a stray field named as a secret, ``secret.leaked``, from a malformed line)
+    line_fields: Mapping[str, frozenset[str]] = {}
 
     def ready(self, ledger: Any) -> bool:
         """Whether cards may be dealt (the rules' actions wait until then)."""

@@ -23,10 +23,48 @@ from typing import Any, Mapping, Optional, Union
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (
     CommitmentMismatch, DealerAtFault, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError,
-    UnfoundedComplaint, UntrustedKey,
+    UnfoundedComplaint, UntrustedKey, ZkbluffError,
 )
 from zkbluff.games.engine.referee import Referee
 from zkbluff.protocol.transcript import parse_chain, read_lines
+
+
+HEADER_CODE = "header.malformed"
+
+
+def _earlier_bad_proof(referee: Optional[Referee], line: int) -> None:
+    """Before reporting a failure on ``line``: raise instead for a proof on an earlier line
+    that does not verify (proofs are batched to the end, so without this a later failure
+    would hide an earlier bad proof and the first bad line would not be the one named)."""
+    if referee is None or not len(referee.batch):
+        return
+    try:
+        referee.batch.verify()
+    except TranscriptError as exc:
+        if exc.line is not None and exc.line < line:
+            raise
+    # the batch's proofs (all before ``line``, or on it) verify, or fail only on ``line``
+
+
+def _at_line(exc: ZkbluffError, line: int) -> ZkbluffError:
+    """``exc`` as the verifier reports it: a :class:`TranscriptError` (exit 1) or a
+    :class:`MalformedInput` (exit 2) naming ``line`` and the reason code; a default-coded
+    malformed input is the header's (line 1) or the line's data (``line.malformed``)."""
+    if isinstance(exc, TranscriptError):
+        if exc.line is None:  # the line number is the verifier's to add
+            return type(exc)(exc.reason, line=line, code=exc.code)
+        return exc
+    code = exc.code
+    if isinstance(exc, MalformedInput):
+        if code == "malformed":
+            code = HEADER_CODE if line == 1 else "line.malformed"
+        if exc.line is not None:
+            exc.code = code
+            return exc
+        return MalformedInput(f"transcript line {line}: {exc}", line=line, code=code)
+    if isinstance(exc, (IllegalMove, CommitmentMismatch, InvalidProof, UnfoundedComplaint)):
+        return TranscriptError(f"{exc}", line=line, code=code)
+    return exc
 
 
 def ceremony_folder(transcript: Path, header: Mapping[str, Any]) -> Path:
@@ -77,14 +115,20 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
     path = Path(path)
     lines = read_lines(path)
     if not lines:
-        raise MalformedInput(f"transcript {path}: empty")
+        raise MalformedInput(f"transcript {path}: empty", code="transcript.empty")
     ctx = trust if trust is not None else TrustContext.default()
     if keys_dir is not None:
         ctx = ctx.with_private_keys(Path(keys_dir))
     referee: Optional[Referee] = None
-    for event in parse_chain(lines):
-        n = event["n"]
+    chain = parse_chain(lines)
+    n = 0
+    while True:
         try:
+            try:
+                event = next(chain)
+            except StopIteration:
+                break
+            n = event["n"]
             if referee is None:
                 data = event.get("data")
                 header: dict[str, Any] = data if isinstance(data, dict) else {}
@@ -92,25 +136,28 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
                     header_ctx = match_trust(path, header, ctx, backend) if "ceremony" in header else ctx
                     referee = Referee(event, verify_now=False, trust=header_ctx)
                 except (UntrustedKey, InvalidCeremony) as exc:
-                    raise TranscriptError(str(exc), line=1) from None
+                    raise TranscriptError(str(exc), line=1, code=exc.code) from None
                 for seat, key in (seat_keys or {}).items():
                     if not 0 <= seat < len(referee.seat_keys) or referee.seat_keys[seat] != key.lower():
-                        raise TranscriptError(f"the header does not list {key[:16]}… as seat {seat}'s key", line=1)
+                        raise TranscriptError(f"the header does not list {key[:16]}… as seat {seat}'s key", line=1,
+                                              code="header.seat-key")
                 continue
             referee.apply(event)
-        except TranscriptError:
-            raise
-        except MalformedInput as exc:
-            raise MalformedInput(f"transcript line {n}: {exc}") from None
-        except (IllegalMove, CommitmentMismatch, InvalidProof, UnfoundedComplaint) as exc:
-            raise TranscriptError(f"{exc}", line=n) from None
+        except ZkbluffError as exc:
+            # parse_chain names the line it refused (the one after ``n``); the referee's is ``n``
+            bad = getattr(exc, "line", None) or n
+            _earlier_bad_proof(referee, bad)
+            raise _at_line(exc, bad) from None
         except (LookupError, TypeError, ValueError, AttributeError) as exc:
-            raise MalformedInput(f"transcript line {n}: malformed data ({exc})") from None
+            _earlier_bad_proof(referee, n)
+            raise MalformedInput(f"transcript line {n}: malformed data ({exc})", line=n,
+                                 code=HEADER_CODE if n <= 1 else "line.malformed") from None
     assert referee is not None
     if referee.over and not referee.complete:
         missing = "closing" if referee.ended else "end and closing"
+        _earlier_bad_proof(referee, len(lines) + 1)
         raise TranscriptError(f"the rules end the match here, but the {missing} line(s) are missing",
-                              line=len(lines) + 1)
+                              line=len(lines) + 1, code="end.missing")
     referee.batch.verify()
     fault = referee.spec.deal.fault(referee.ledger)
     if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds
