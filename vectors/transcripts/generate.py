@@ -545,6 +545,9 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     if "complaint" in B.spec_deal_lines and deals and hand_key:
         d = deals[0]
         sealed = events[d - 1]["data"]["sealed_hands"]
+        # hand i goes to seat seats[i] where the deal line names its seats (Cheat), else seat i
+        order = events[d - 1]["data"].get("seats", list(range(len(sealed))))
+        i0, i1 = order.index(0), order.index(1)
 
         def complaint(sealed0: str, key: str, deal_line: dict[str, Any]) -> dict[str, Any]:
             e = {"n": d + 1, "prev": sha256(canonical(deal_line)), "seat": 0, "action": "complaint",
@@ -553,16 +556,16 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
 
         honest = events[d - 1]
         c.add(f"line {d + 1}: seat 0 complains about the deal on line {d} revealing a key it never committed to",
-              ["Complaint"], B.lines[:d] + [canonical(complaint(sealed[0], "00" * 32, honest))], "invalid", d + 1,
+              ["Complaint"], B.lines[:d] + [canonical(complaint(sealed[i0], "00" * 32, honest))], "invalid", d + 1,
               "deal.complaint")
         c.add(f"line {d + 1}: seat 0 complains about the deal on line {d} with its own hand key, but its sealed "
               f"hand opens its commitment", ["Complaint"],
-              B.lines[:d] + [canonical(complaint(sealed[0], hand_key, honest))], "invalid", d + 1, "deal.complaint")
+              B.lines[:d] + [canonical(complaint(sealed[i0], hand_key, honest))], "invalid", d + 1, "deal.complaint")
         # the dealer sends seat 0 seat 1's sealed hand; seat 0 complains; the referee ends the match there
         bad = B.ev(d)
-        bad["data"]["sealed_hands"] = [sealed[1], *sealed[1:]]
+        bad["data"]["sealed_hands"] = [sealed[i1] if i == i0 else x for i, x in enumerate(sealed)]
         bad = sign(B.dealer_key, bad)
-        upheld = complaint(bad["data"]["sealed_hands"][0], hand_key, bad)
+        upheld = complaint(bad["data"]["sealed_hands"][i0], hand_key, bad)
         lines = B.lines[:d - 1] + [canonical(bad), canonical(upheld)]
         end = {"n": d + 2, "prev": sha256(lines[-1]), "seat": None, "action": "end",
                "data": B.result_after(lines), "at": upheld["at"]}

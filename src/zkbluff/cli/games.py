@@ -171,7 +171,7 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
                     tab.move(s, intent)
                     break
             else:
-                now[0] = max(now[0], tab.referee.deadline)
+                now[0] = max(now[0], tab.referee.deadline + 1.0)  # a timeout comes strictly after its deadline
                 tab.poll()
         else:
             tab.move(seat, bots[seat].act(tab.observation(seat)))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
+import pytest
 from click.testing import CliRunner
 
 from zkbluff.cli import main
@@ -44,3 +47,16 @@ def test_play_cheat_with_bots_then_verify_and_resume(tmp_path):
     forged["data"] = {**forged["data"], "x": 1}
     (tmp_path / "bad.jsonl").write_text("\n".join(lines[:-1] + [json.dumps(forged)]) + "\n")
     assert CliRunner().invoke(main, ["transcript", "verify", str(tmp_path / "bad.jsonl")]).exit_code in (1, 2)
+
+
+@pytest.mark.slow
+def test_demo_cheat_runs_through_its_calling_windows_to_a_verified_transcript(tmp_path):
+    """The demo runs the referee's clock itself: a calling window nobody answers must close,
+    which takes a clock strictly past its deadline (it hung at the first window when the demo
+    set the clock to the deadline itself). Run as a process with a time limit, so a hang fails."""
+    out = tmp_path / "cheat.jsonl"
+    res = subprocess.run([sys.executable, "-m", "zkbluff", "demo", "cheat", "--players", "3", "--hands", "3",
+                          "--out", str(out)], capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert "transcript verified offline" in res.stdout
+    assert any(json.loads(x)["action"] == "end" for x in out.read_text().splitlines())
