@@ -63,6 +63,13 @@ class RemoteSeat:
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
         return None
 
+    def deal_line(self) -> None:
+        """Nothing here: a remote seat makes its own deal lines (its entropy, a complaint)
+        in its client, which sends each as it sends its moves; the table writes it through
+        :meth:`Table.submit <zkbluff.games.engine.table.Table.submit>` and meanwhile waits
+        (the deal not ready) as it waits for any seat."""
+        return None
+
 
 class Conn:
     """One WebSocket connection."""
@@ -166,7 +173,7 @@ class RoomHost:
     def _seat_bots(self, spec: GameSpec) -> None:
         for i, m in enumerate(self.room.members):
             if m.is_bot:
-                seat = Seat(spec, i, m.name, self.server.prover())
+                seat = Seat(spec, i, m.name, self.server.prover(), clock=self.server.clock)
                 self.bot_seats[i], self.bots[i] = seat, self._bot_policy(spec, i)
                 self.joins[i] = (seat.join(), seat.to_dealer())
 
@@ -205,7 +212,7 @@ class RoomHost:
         spec = self.spec()
         server = self.server
         referee = RefereeParty(spec, clock=server.clock, limits=server.limits, prover=server.prover())
-        dealer = Dealer(spec, server.prover())
+        dealer = Dealer(spec, server.prover(), clock=server.clock)
         seats: list[Any] = [self.bot_seats[i] if i in self.bot_seats else RemoteSeat(i, *self.joins[i])
                             for i in range(len(self.room.members))]
         writer = TranscriptWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
@@ -272,13 +279,13 @@ class RoomHost:
         server = self.server
         referee = RefereeParty.restore(spec, load("referee"), clock=server.clock, limits=server.limits,
                                        prover=server.prover())
-        dealer = Dealer.restore(spec, load("dealer"), server.prover())
+        dealer = Dealer.restore(spec, load("dealer"), server.prover(), server.clock)
         self.bot_seats, self.bots = {}, {}
         saved: dict[int, int] = {}
         for i, m in enumerate(self.room.members):
             if m.is_bot:
                 data = load(f"seat{i}")
-                self.bot_seats[i] = Seat.restore(spec, data, server.prover())
+                self.bot_seats[i] = Seat.restore(spec, data, server.prover(), server.clock)
                 self.bots[i] = self._bot_policy(spec, i)
                 saved[i] = int(data.get("line", len(events)))
         header = events[0]["data"]
@@ -331,7 +338,7 @@ class Server:
     """The rooms, the connections and the guards."""
 
     def __init__(self, data: Path, key_folder: Optional[Path] = None, backend: Any = None,
-                 limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.monotonic,
+                 limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.time,
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2):
         self.data = Path(data)
@@ -626,7 +633,7 @@ class Server:
             await asyncio.sleep(self.tick)
             for host in list(self.rooms.values()):
                 table = host.table
-                if table is None or table.over or self.clock() < table.referee.deadline:
+                if table is None or table.over or self.clock() <= table.referee.deadline:
                     continue
                 async with host.lock:
                     try:
