@@ -34,7 +34,7 @@ from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
-from zkbluff.games.engine.table import Table, secrets_path
+from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
 from zkbluff.server.results import seat_results
@@ -113,6 +113,9 @@ class RoomHost:
         self.bots: dict[int, Any] = {}
         self.bot_seeds: dict[str, int] = {}
         self.recorded: set[str] = set()
+        #: a bot's answer in a calling window: (when, at which line, seat, intent)
+        self.bot_call: Optional[tuple[float, int, int, Any]] = None
+        self.rng = random.Random()
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -227,19 +230,52 @@ class RoomHost:
         self.play_bots()
 
     def play_bots(self) -> None:
-        """(In a worker thread.) The house bots' turns, until a person is to move or the end."""
+        """(In a worker thread.) The house bots' turns, until a person is to move or the end.
+        While the table waits on the clock (a calling window) a bot that wants to answer is
+        given a moment in it, as a person would take (:meth:`bot_answer`, by the ticker)."""
         table = self.table
         assert table is not None
+        self.bot_call = None
         while not table.over and table.to_move in self.bot_seats:
-            i = table.to_move
-            seat = self.bot_seats[i]
-            try:
-                line = seat.move(self.bots[i].act(seat.observation()))
-            except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
-                log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
+            if not self._bot_move(table.to_move, None):
                 return
-            self.persist(table)  # the bot's pending move is saved before its line is written
-            table.submit(line, seat.prover.last_seconds)
+        if table.over or table.to_move is not None or not table.spec.clock_due(table.rules):
+            return
+        order = [i for i in self.bot_seats if may_act(table.view, i)]
+        self.rng.shuffle(order)
+        for i in order:
+            intent = self.bots[i].act(self.bot_seats[i].observation())
+            if intent is not None:
+                now, deadline = self.server.clock(), table.referee.deadline
+                at = now + max(0.0, deadline - now) * self.rng.uniform(0.3, 0.9)
+                self.bot_call = (at, table.view.next_line, i, intent)
+                return
+
+    def _bot_move(self, i: int, intent: Any) -> bool:
+        """Bot ``i``'s line for ``intent`` (its policy's choice if None): proved, saved, written."""
+        table = self.table
+        assert table is not None
+        seat = self.bot_seats[i]
+        try:
+            line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
+        except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
+            log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
+            return False
+        self.persist(table)  # the bot's pending move is saved before its line is written
+        table.submit(line, seat.prover.last_seconds)
+        return True
+
+    def bot_answer(self) -> bool:
+        """(In a worker thread.) A bot's answer in a calling window, once its moment has come
+        and if the table is still where it was (nobody answered first, the window open)."""
+        call, self.bot_call = self.bot_call, None
+        table = self.table
+        if call is None or table is None or table.over or table.view.next_line != call[1] \
+                or not may_act(table.view, call[2]):
+            return False
+        if self._bot_move(call[2], call[3]):
+            self.play_bots()
+        return True
 
     def submit(self, line: dict[str, Any]) -> None:
         """(In a worker thread.) A person's signed line: checked, written, then the bots."""
@@ -633,7 +669,17 @@ class Server:
             await asyncio.sleep(self.tick)
             for host in list(self.rooms.values()):
                 table = host.table
-                if table is None or table.over or self.clock() <= table.referee.deadline:
+                if table is None or table.over:
+                    continue
+                call = host.bot_call
+                if call is not None and self.clock() >= call[0]:
+                    async with host.lock:
+                        try:
+                            await asyncio.to_thread(host.bot_answer)
+                        except ZkbluffError as exc:
+                            log.error("room %s: a bot's answer refused: %s", host.room.code, exc)
+                        await self._after(host)
+                if self.clock() <= table.referee.deadline:  # a timeout comes strictly after its deadline
                     continue
                 async with host.lock:
                     try:

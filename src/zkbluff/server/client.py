@@ -27,6 +27,7 @@ from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.table import may_act
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
@@ -255,9 +256,10 @@ class SeatClient:
             self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
 
     def _my_turn(self) -> bool:
+        """This seat is to move, or may answer while the table waits on the clock (a
+        calling window: the policy may let it pass, answering None)."""
         view = self.seat.view if self.seat is not None else None
-        return view is not None and view.deal_ready and not view.over and \
-            view.rules.to_move == self.seat.seat  # type: ignore
+        return view is not None and may_act(view, self.seat.seat)  # type: ignore[union-attr]
 
     async def _deal_line(self, conn: _Connection) -> None:
         """This seat's own deal line, when one is due (its entropy after the dealer's
@@ -283,6 +285,8 @@ class SeatClient:
             intent = await asyncio.to_thread(self.policy, seat.spec, obs, list(seat.view.seat_names))
             if seat.view.next_line != at:
                 return  # the table moved on meanwhile (a timeout)
+            if intent is None and seat.view.rules.to_move is None:
+                return  # a calling window this seat lets pass
             try:
                 line = await asyncio.to_thread(seat.move, intent)
             except (IllegalMove, MalformedInput) as exc:
