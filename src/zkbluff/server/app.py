@@ -345,7 +345,7 @@ class RoomHost:
         table = self.table
         if table is None or not table.view.complete or self.match_id in self.recorded:
             return None
-        result = table.rules.result()
+        result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None and self.match_id is not None
         bots = [m.is_bot for m in self.room.members]
         rows = seat_results(result, table.header, bots)
@@ -376,7 +376,8 @@ class Server:
     def __init__(self, data: Path, key_folder: Optional[Path] = None, backend: Any = None,
                  limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.time,
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
-                 lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2):
+                 lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
+                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0):
         self.data = Path(data)
         (self.data / "rooms").mkdir(parents=True, exist_ok=True)
         self.key_folder, self.backend = key_folder, backend
@@ -386,6 +387,9 @@ class Server:
         self.messages = RateLimiter(message_rate, message_burst)
         self.lookups = RateLimiter(lookup_rate, lookup_burst)
         self.tick = tick
+        #: a slow-loris is cut off: a handshake not done in ``open_timeout`` seconds, a
+        #: connection that answers no ping (sent every ``ping_interval``) in ``ping_timeout``
+        self.open_timeout, self.ping_interval, self.ping_timeout = open_timeout, ping_interval, ping_timeout
         self.rooms: dict[str, RoomHost] = {}
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
@@ -532,7 +536,7 @@ class Server:
         table = host.table
         if table is None or not table.view.complete:
             return None
-        result = table.rules.result()
+        result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None
         rows = seat_results(result, table.header, [m.is_bot for m in host.room.members])
         return {"type": "result", "matchId": host.match_id, "placements": list(result.placements),
@@ -665,28 +669,37 @@ class Server:
 
     # ---- the referee's clock
     async def ticker(self) -> None:
+        """The referee's clock for every room: a bot's answer in a calling window when its
+        moment comes, a timeout strictly after its deadline. One room's failure is logged
+        and leaves the clock running for every other room."""
         while True:
             await asyncio.sleep(self.tick)
             for host in list(self.rooms.values()):
-                table = host.table
-                if table is None or table.over:
-                    continue
-                call = host.bot_call
-                if call is not None and self.clock() >= call[0]:
-                    async with host.lock:
-                        try:
-                            await asyncio.to_thread(host.bot_answer)
-                        except ZkbluffError as exc:
-                            log.error("room %s: a bot's answer refused: %s", host.room.code, exc)
-                        await self._after(host)
-                if self.clock() <= table.referee.deadline:  # a timeout comes strictly after its deadline
-                    continue
-                async with host.lock:
-                    try:
-                        await asyncio.to_thread(host.poll)
-                    except ZkbluffError as exc:
-                        log.error("room %s: timeout refused: %s", host.room.code, exc)
-                    await self._after(host)
+                try:
+                    await self._tick(host)
+                except Exception:  # a bug in one room must not stop every room's clock
+                    log.exception("room %s: the clock's turn failed", host.room.code)
+
+    async def _tick(self, host: RoomHost) -> None:
+        table = host.table
+        if table is None or table.over:
+            return
+        call = host.bot_call
+        if call is not None and self.clock() >= call[0]:
+            async with host.lock:
+                try:
+                    await asyncio.to_thread(host.bot_answer)
+                except ZkbluffError as exc:
+                    log.error("room %s: a bot's answer refused: %s", host.room.code, exc)
+                await self._after(host)
+        if self.clock() <= table.referee.deadline:  # a timeout comes strictly after its deadline
+            return
+        async with host.lock:
+            try:
+                await asyncio.to_thread(host.poll)
+            except ZkbluffError as exc:
+                log.error("room %s: timeout refused: %s", host.room.code, exc)
+            await self._after(host)
 
     def close(self) -> None:
         self.store.close()
@@ -699,8 +712,8 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
     from websockets.asyncio.server import serve as ws_serve
 
     resumed = server.load()
-    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, ping_interval=20,
-                        ping_timeout=60) as ws_server:
+    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, open_timeout=server.open_timeout,
+                        ping_interval=server.ping_interval, ping_timeout=server.ping_timeout) as ws_server:
         sockets = list(ws_server.sockets)
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
