@@ -77,7 +77,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
         sys.stdout.flush()
 
     try:
-        asyncio.run(run_server(Path(data), host, port, ready, limits=TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit),
+        limits = TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit)
+        asyncio.run(run_server(Path(data), host, port, ready, limits=limits,
                                lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
     except KeyboardInterrupt:
         click.echo("stopped; every unfinished match resumes at the next start")
