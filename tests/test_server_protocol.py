@@ -290,3 +290,48 @@ def test_a_client_vanishing_mid_message_leaves_the_server_serving(tmp_path):
 def test_client_commands_refuse_bad_input_before_connecting(args, tmp_path):
     out = CliRunner().invoke(main, [*args, *(["--home", str(tmp_path)] if args[0] != "watch" else [])])
     assert out.exit_code == 2, out.output
+
+
+# ---------------------------------------------------------------- a seat's own deal lines, from its client
+
+def test_a_clients_deal_line_is_sent_once_per_table_line_and_a_complaint_kept_until_written(tmp_path):
+    """The client sends the line its engine seat says is due (once per table line); a
+    complaint that loses the race for its number is made again for the next one."""
+    from types import SimpleNamespace
+
+    from zkbluff.server.client import SeatClient
+
+    class FakeSeat:  # the engine seat's deal_line contract: a complaint is handed over once
+        def __init__(self):
+            self.view = SimpleNamespace(next_line=7)
+            self.complaint = {"line": 5}
+
+        def deal_line(self):
+            if self.complaint is None:
+                return None
+            data, self.complaint = self.complaint, None
+            return {"n": self.view.next_line, "action": "complaint", "data": data}
+
+    class Conn:
+        def __init__(self):
+            self.sent = []
+
+        async def send(self, msg):
+            self.sent.append(msg)
+
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.seat, conn = FakeSeat(), Conn()
+
+    async def run():
+        await client._deal_line(conn)
+        await client._deal_line(conn)  # the same table line: not sent twice
+        assert [m["line"]["n"] for m in conn.sent] == [7]
+        client.seat.view.next_line = 8  # another party's line took number 7
+        await client._deal_line(conn)
+        assert [m["line"]["n"] for m in conn.sent] == [7, 8] and conn.sent[1]["line"]["action"] == "complaint"
+        client.seat.complaint = None  # written: the match is over, nothing more is due
+        client.seat.view.next_line = 9
+        await client._deal_line(conn)
+        assert len(conn.sent) == 2
+
+    asyncio.run(run())

@@ -265,12 +265,16 @@ class SeatClient:
         """This seat's own deal line, when one is due (its entropy after the dealer's
         commitment, a complaint about a hand that does not open): made by the engine's
         seat exactly as the in-process table asks it (:meth:`Seat.deal_line`), sent once
-        per table line. Another seat's line may take the number first: the table's next
-        line then brings this one again, remade for it."""
+        per table line. Another party's line may take the number first: the table's next
+        line then brings this one again, remade for it (a complaint too: the seat keeps it
+        until its line is written)."""
         seat = self.seat
         if seat is None or seat.view is None or self._deal_sent_for == seat.view.next_line:
             return
+        complaint = seat.complaint
         line = seat.deal_line()
+        if complaint is not None:  # kept until its line is written (the match then ends, and no line is due)
+            seat.complaint = complaint
         if line is None:
             return
         self._deal_sent_for = line["n"]
