@@ -41,6 +41,11 @@ test-fast: $(VENV)/.stamp-test node_modules/.stamp
 typecheck: $(VENV)/.stamp-test
 	$(BIN)/mypy
 
+# rebuild the conformance vectors that zkbluff makes itself (vectors/statements/: proves only for
+# a new or changed statement, under the pinned keys; `make test` regenerates the rest and diffs it)
+vectors: $(VENV)/.stamp-install
+	$(BIN)/python vectors/statements/generate.py
+
 # re-run the project ceremony after a statement changed (rebuilds circuits/ and circuits/keys/)
 keys: $(VENV)/.stamp-install
 	$(BIN)/zkbluff ceremony project

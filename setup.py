@@ -38,7 +38,7 @@ setup(
             sources=["src/zkbluff/_native/fr.c"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             # no compiler here: install anyway; zkbluff.field then runs its Python kernels
-            # (and tests/test_field_native.py fails under CI=true, where it must be built)
+            # (and tests/field/test_field_native.py fails under CI=true, where it must be built)
             optional=True,
         )
     ],

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 from zkbluff.games.cheat.match import CheatTable, Stage
-from zkbluff.games.cheat.moves import Proceed
 from zkbluff.games.cheat.rules import DECK, Phase, check_conservation
 from zkbluff.games.engine.table import Table, open_match
 from zkbluff.gadgets.native import commit
@@ -32,7 +31,7 @@ def conservation(tab: Table) -> None:
     rules: CheatTable = tab.rules
     s = rules.s
     check_conservation(s)
-    if s.hand_no == 0 or rules.stage == Stage.ABANDONED:
+    if s.hand_no == 0:
         return
     held = [seat.private["hand"] for seat in tab.seats]
     for i, h in enumerate(held):
@@ -57,10 +56,9 @@ def conservation(tab: Table) -> None:
 def new_table(n: int, hands: int = 3, window: int = 1, path: Optional[Path] = None,
               names: Optional[list[str]] = None) -> tuple[Table, Clock]:
     clock = Clock()
+    # the dealer's entropy, every seat's (the engine's deal lines), then the first deal
     tab = open_match("cheat", {"players": str(n), "hands": str(hands), "window": str(window)}, names,
                      transcript=path, clock=clock, overwrite=True)
-    while tab.rules.stage == Stage.SEAT_ENTROPY:  # every seat adds its entropy; then the first deal
-        tab.move(tab.to_move, Proceed())
     return tab, clock
 
 

@@ -70,5 +70,5 @@ def pyecc():
 def match_keys() -> None:
     """The keys of every whole-match test: the pinned project keys (``key_folder=None``),
     which every verifier trusts by default. A test that wants a private key set passes
-    its own folder deliberately (see tests/test_trust_*.py)."""
+    its own folder deliberately (see tests/ceremony/test_ceremony_trust.py)."""
     return None

@@ -12,7 +12,7 @@ operations:
 
 ``ZKBLUFF_FIELD=python|native`` forces one; asking by name for one that cannot load
 raises :class:`BackendUnavailable` (never a silent fallback). Both kernels give equal
-results on every input (tests/test_field_native.py).
+results on every input (tests/field/test_field_native.py).
 """
 from __future__ import annotations
 

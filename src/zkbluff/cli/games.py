@@ -20,6 +20,9 @@ def _known_game(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """A registered game (looked up when the command runs, so any registered game works)."""
     from zkbluff.games.engine.registry import games
 
+    if isinstance(value, str) and value.startswith("--"):  # a game option with GAME left out (`play --deal dealer`):
+        ctx.meta["zkbluff.option_as_game"] = value      # the default game; the flag goes back to the options
+        return DEFAULT_GAME
     if value not in games():
         raise click.BadParameter(f"unknown game {value!r}; known: {', '.join(sorted(games()))}")
     return value
@@ -48,6 +51,12 @@ def _keys(keys: Optional[str]) -> dict[str, Any]:
     click.echo(f"WARNING: --keys {keys}: a PRIVATE key set, not the project's pinned keys; a verifier "
                f"accepts this match only with `--keys {keys}`", err=True)
     return {"key_folder": Path(keys)}
+
+
+def _game_args(ctx: click.Context) -> list[str]:
+    """The game's ``--NAME VALUE`` arguments, with a flag click took for GAME put back first."""
+    flag = ctx.meta.get("zkbluff.option_as_game")
+    return ([flag] if flag else []) + list(ctx.args)
 
 
 def _game(game: str, table: Optional[str]) -> str:
@@ -196,7 +205,7 @@ def demo_cmd(ctx: click.Context, game: str, out: str, seed: int, mode: Optional[
     """A whole match of GAME (default proof-or-bluff), house bot against bot seats, with
     real proofs; then the transcript is verified offline. The game's own options follow
     as --NAME VALUE (e.g. cheat: --players 4 --hands 3 --window 3)."""
-    sys.exit(_run_demo(out, seed, _game(game, table), mode, ctx.args, keys))
+    sys.exit(_run_demo(out, seed, _game(game, table), mode, _game_args(ctx), keys))
 
 
 def _check_resume_files(path: Path) -> None:
@@ -294,7 +303,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     from zkbluff.errors import IllegalMove, MalformedInput
     from zkbluff.games.engine.table import open_match, resume_match
 
-    if resume and (table or mode or ctx.args or out or game != DEFAULT_GAME):
+    if resume and (table or mode or _game_args(ctx) or out or game != DEFAULT_GAME):
         raise MalformedInput("--resume continues the match as its transcript says: give no GAME, --table, "
                              "--mode, game options or --out with it")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
@@ -313,10 +322,12 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             match_id = secrets.token_hex(6)
             path = Path(out or f"zkbluff-{match_id}.jsonl")
             game = _game(game, table)
-            options = _options(game, mode, ctx.args)
+            options = _options(game, mode, _game_args(ctx))
             new_spec = spec_class(game)(options)
             load_keys_with_progress(new_spec.statements())
-            with working("dealing: the dealer proves the deal"):
+            dealing = "the seats deal by oblivious transfer" if new_spec.options.get("deal") == "oblivious" \
+                else "the dealer proves the deal"
+            with working(f"dealing: {dealing}"):
                 tab = open_match(game, options, _names("you", "house", new_spec.n_seats), transcript=path,
                                  match_id=match_id, say=say, **_keys(keys))
             os.chmod(path, 0o644)  # the transcript is public: anyone may verify it

@@ -27,6 +27,8 @@ salts, a fresh OT session and fresh proof contexts.
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import secrets
 from dataclasses import dataclass
@@ -39,14 +41,50 @@ from zkbluff.fair.stream import sha256_hex
 from zkbluff.field import r
 from zkbluff.gadgets.native import commit as native_commit
 from zkbluff.groth16 import Proof, ProvingKey, VerifyingKey, prove, verify
-from zkbluff.protocol.ot import OTReceiver, OTSender, open_revealed
+from zkbluff.protocol.ot import TAG_BYTES, OTReceiver, OTSender, decode_point, open_revealed
 from zkbluff.statements.oblivious import chosen_hand_inputs, permutation_inputs
 from zkbluff.statements.registry import get_statement
 
 VERSION = 1
 OPENING_BYTES = 33  # one byte of card id, 32 bytes of salt (big-endian)
+_HEX = frozenset("0123456789abcdef")
 
 KeySource = Callable[[str], ProvingKey]
+
+
+class DealRandom:
+    """Where a party's random choices come from: the OS by default, or (``seed`` given) an
+    HMAC-SHA256 stream keyed by a secret seed, so a party that keeps only its seed can
+    make the same messages again (a table's parties keep JSON-safe secrets and rebuild
+    their side of a deal from the transcript). ``randbelow(n)`` reduces 64 bytes mod
+    ``n`` (bias below 2^-250 for n < 2^254)."""
+
+    def __init__(self, seed: Optional[bytes] = None):
+        self._seed = seed
+        self._counter = 0
+
+    def randbelow(self, n: int) -> int:
+        if n < 1:
+            raise ValueError(f"randbelow: n must be positive, got {n}")
+        if self._seed is None:
+            return secrets.randbelow(n)
+        blocks = b""
+        for _ in range(2):
+            self._counter += 1
+            blocks += hmac.digest(self._seed, self._counter.to_bytes(8, "big"), hashlib.sha256)
+        return int.from_bytes(blocks, "big") % n
+
+    def shuffle(self, xs: list) -> None:
+        for i in range(len(xs) - 1, 0, -1):  # Fisher–Yates
+            j = self.randbelow(i + 1)
+            xs[i], xs[j] = xs[j], xs[i]
+
+    def sample(self, population: Sequence[int], k: int) -> list[int]:
+        pool = list(population)
+        for i in range(k):  # a partial Fisher–Yates from the front
+            j = i + self.randbelow(len(pool) - i)
+            pool[i], pool[j] = pool[j], pool[i]
+        return pool[:k]
 
 
 def deal_context(session: str, round_no: int, label: str) -> int:
@@ -209,17 +247,17 @@ class ObliviousDealer:
     board, proves its own hand. Holds the permutation and the salts."""
 
     def __init__(self, session: str, round_no: int, shape: DealShape, keys: Optional[KeySource] = None,
-                 backend: Optional[Backend] = None):
+                 backend: Optional[Backend] = None, rng: Optional[DealRandom] = None):
         self.session, self.round_no, self.shape = session, round_no, shape
         self.keys = keys or _default_keys
         self.backend = backend or get_backend()
-        rng = secrets.SystemRandom()
+        self._rng = rng or DealRandom()
         self._cards = list(range(shape.deck))
-        rng.shuffle(self._cards)
-        self._salts = [secrets.randbelow(r) for _ in self._cards]
+        self._rng.shuffle(self._cards)
+        self._salts = [self._rng.randbelow(r) for _ in self._cards]
         self.commitments: list[int] = []  # known once the permutation is proven (its public inputs)
         self._ot = OTSender(ot_session(session, round_no), shape.deck, shape.chooser_hand, OPENING_BYTES,
-                            self.backend)
+                            self.backend, randbelow=self._rng.randbelow)
         self.state = "new"
         self._permutation_proof: Optional[Proof] = None
         self.dealer_positions: list[int] = []
@@ -241,6 +279,22 @@ class ObliviousDealer:
             witness = stmt.witness(permutation_inputs(self._cards, self._salts, ctx))
             self._permutation_proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
             self.commitments = witness[1: 1 + self.shape.deck]
+
+    def resume(self, commit: dict) -> None:
+        """Continue after this dealer's own ``oblivious.commit`` (sent by an earlier instance
+        made from the same seed): take its commitments without proving again. Raises
+        :class:`MalformedInput` if the message is not the one this dealer makes (another
+        seed, session or round)."""
+        if self.state != "new":
+            raise MalformedInput(f"oblivious dealer: resume() after {self.state}")
+        msg = _message(commit, "commit", self.session, self.round_no, ("shape", "commitments", "ot"))
+        commitments = _field_list(msg["commitments"], self.shape.deck, "commitments")
+        if msg["ot"] != self._ot.setup() or any(native_commit(self._cards[j], self._salts[j]) != commitments[j]
+                                                for j in (0, self.shape.deck - 1)):
+            raise MalformedInput("oblivious dealer: the commit message is not this dealer's (another seed?)")
+        self.commitments = commitments
+        self.messages["commit"] = commit
+        self.state = "committed"
 
     def commit(self) -> dict:
         """The ``oblivious.commit`` message: the commitments, the permutation proof, the OT setup."""
@@ -265,7 +319,7 @@ class ObliviousDealer:
         dealer, board = _check_choose(msg, self.shape)
         self._ot.check_request(msg["ot"])  # every point validated before anything is computed
         hand = _mask(self._cards[p] for p in dealer)
-        hand_salt = secrets.randbelow(r)
+        hand_salt = self._rng.randbelow(r)
         stmt = get_statement(self.shape.hand_key(self.shape.dealer_hand))
         inputs = chosen_hand_inputs(self.commitments, [(p, self._cards[p], self._salts[p]) for p in dealer],
                                     hand_salt, _mask(board), _mask(dealer),
@@ -309,10 +363,11 @@ class ObliviousChooser:
     board's positions; proves its hand. Holds its positions, its OT secrets, its openings."""
 
     def __init__(self, session: str, round_no: int, shape: DealShape, keys: Optional[KeySource] = None,
-                 backend: Optional[Backend] = None):
+                 backend: Optional[Backend] = None, rng: Optional[DealRandom] = None):
         self.session, self.round_no, self.shape = session, round_no, shape
         self.keys = keys or _default_keys
         self.backend = backend or get_backend()
+        self._rng = rng or DealRandom()
         self.state = "new"
         self.commitments: list[int] = []
         self.secret_positions: list[int] = []
@@ -331,7 +386,7 @@ class ObliviousChooser:
     def arrange(self) -> tuple[list[int], list[int], list[int]]:
         """A uniformly random arrangement: (secret positions, dealer positions, board positions)."""
         s = self.shape
-        picked = secrets.SystemRandom().sample(range(s.deck), s.chooser_hand + s.dealer_hand + s.board)
+        picked = self._rng.sample(range(s.deck), s.chooser_hand + s.dealer_hand + s.board)
         return (picked[:s.chooser_hand], sorted(picked[s.chooser_hand:s.chooser_hand + s.dealer_hand]),
                 sorted(picked[s.chooser_hand + s.dealer_hand:]))
 
@@ -348,7 +403,7 @@ class ObliviousChooser:
         verify_permutation(self.shape, self.session, self.round_no, commitments, proof, self.keys, self.backend)
         secret, dealer, board = self.arrange()
         ot = OTReceiver(ot_session(self.session, self.round_no), self.shape.deck, secret, OPENING_BYTES,
-                        self.backend)
+                        self.backend, randbelow=self._rng.randbelow)
         request = ot.request(msg["ot"])  # validates A before use
         self._ot, self.commitments = ot, commitments
         self.secret_positions, self.dealer_positions, self.board_positions = secret, dealer, board
@@ -364,11 +419,19 @@ class ObliviousChooser:
                 "choose": self.messages["choose"], "transfer": transfer, "reveal": reveal}
 
     def finish(self, transfer: dict) -> dict:
-        """Check the dealer's ``oblivious.transfer`` and answer with ``oblivious.hand``.
+        """Check the dealer's ``oblivious.transfer`` and answer with ``oblivious.hand``:
+        :meth:`open_transfer`, then :meth:`prove_hand`.
 
         Raises :class:`MalformedInput` for a malformed message, :class:`InvalidProof` if the
         dealer's hand proof fails, and :class:`DealerFault` (with ``complaint`` set) if a
         board opening or a fetched opening is wrong. Nothing is dealt then."""
+        self.open_transfer(transfer)
+        return self.prove_hand()
+
+    def open_transfer(self, transfer: dict) -> list[tuple[int, int, int]]:
+        """Check the dealer's ``oblivious.transfer`` (board openings, the dealer's hand
+        proof, every fetched opening against its commitment) and keep the openings
+        ``[(position, card, salt)]``; raises as :meth:`finish` and changes nothing then."""
         if self.state != "chosen":
             raise MalformedInput(f"oblivious chooser: finish() expected after choose(), state is {self.state}")
         msg = _message(transfer, "transfer", self.session, self.round_no, ("board_openings", "dealer_hand", "ot"))
@@ -397,22 +460,30 @@ class ObliviousChooser:
                 raise DealerFault(f"OT transfer {i}: the opening of position {pos} does not match its commitment",
                                   i, self._complaint(transfer, self._ot.reveal(i)))
             openings.append((pos, *opening))
-        hand = _mask(card for _, card, _ in openings)
-        hand_salt = secrets.randbelow(r)
+        self.openings, self.board_openings = openings, board_openings
+        self.board = _mask(card for _, card, _ in board_openings)
+        self.hand = _mask(card for _, card, _ in openings)
+        self.hand_salt = self._rng.randbelow(r)
+        self.hand_commitment = native_commit(self.hand, self.hand_salt)
+        self.dealer_hand_commitment = dealer_commitment
+        self.messages["transfer"] = transfer
+        self.state = "opened"
+        return openings
+
+    def prove_hand(self) -> dict:
+        """The ``oblivious.hand`` message: the hand commitment and its
+        ``card.chosen_hand.v1`` proof (after :meth:`open_transfer`)."""
+        if self.state != "opened":
+            raise MalformedInput(f"oblivious chooser: prove_hand() expected after open_transfer(), "
+                                 f"state is {self.state}")
         stmt = get_statement(self.shape.hand_key(self.shape.chooser_hand))
-        inputs = chosen_hand_inputs(self.commitments, openings, hand_salt,
+        inputs = chosen_hand_inputs(self.commitments, self.openings, self.hand_salt,
                                     _mask(self.dealer_positions) | _mask(self.board_positions), 0,
                                     deal_context(self.session, self.round_no, "chooser_hand"))
         witness = stmt.witness(inputs)
         proof = prove(self.keys(stmt.key_id), witness, backend=self.backend)
-        self.openings, self.board_openings = openings, board_openings
-        self.board = _mask(card for _, card, _ in board_openings)
-        self.hand, self.hand_salt = hand, hand_salt
-        self.hand_commitment = native_commit(hand, hand_salt)
-        self.dealer_hand_commitment = dealer_commitment
         out = {**_header("hand", self.session, self.round_no), "commitment": str(self.hand_commitment),
                "proof": proof.to_json()}
-        self.messages["transfer"] = transfer
         self.messages["hand"] = out
         self.state = "done"
         return out
@@ -457,6 +528,94 @@ def verify_chooser_hand(shape: DealShape, session: str, round_no: int, commitmen
     and the board's."""
     _verify_hand(shape, shape.chooser_hand, "chooser_hand", "chooser", session, round_no, commitments,
                  _mask(dealer_positions) | _mask(board_positions), 0, hand_commitment, proof, keys, backend)
+
+
+# ---------------------------------------------------------------- one message at a time, by a third party
+# (a table's referee checks each line of a deal with these before it is written; the
+# offline verifier does the same from the transcript)
+
+_FIELDS = {"commit": {"shape", "commitments", "proof", "ot"}, "choose": {"dealer_positions", "board_positions", "ot"},
+           "transfer": {"board_openings", "dealer_hand", "ot"}, "hand": {"commitment", "proof"}}
+
+
+def _exact(msg, kind: str, session: str, round_no: int) -> dict:
+    m = _message(msg, kind, session, round_no, sorted(_FIELDS[kind]))
+    extra = sorted(set(m) - _FIELDS[kind] - {"type", "version", "session", "round"})
+    if extra:
+        raise MalformedInput(f"oblivious.{kind} message: unexpected field(s) {', '.join(extra)}")
+    return m
+
+
+def check_commit(msg, shape: DealShape, session: str, round_no: int, keys: KeySource,
+                 backend: Optional[Backend] = None) -> list[int]:
+    """An ``oblivious.commit`` as a third party sees it: its shape, 52 commitments, the OT
+    key ``A`` (a valid point) and the permutation proof. Returns the commitments."""
+    be = backend or get_backend()
+    m = _exact(msg, "commit", session, round_no)
+    if DealShape.from_json(m["shape"]) != shape:
+        raise MalformedInput(f"oblivious.commit: shape {m['shape']!r:.120}, expected {shape.to_json()}")
+    commitments = _field_list(m["commitments"], shape.deck, "commitments")
+    if not isinstance(m["ot"], dict) or set(m["ot"]) != {"A"}:
+        raise MalformedInput("oblivious.commit: ot must be {A}")
+    decode_point(m["ot"]["A"], "OT setup A")
+    verify_permutation(shape, session, round_no, commitments, _proof(m["proof"], "permutation proof", be), keys, be)
+    return commitments
+
+
+def check_choose(msg, shape: DealShape, session: str, round_no: int) -> tuple[list[int], list[int]]:
+    """An ``oblivious.choose``: the dealer's and the board's positions (distinct, apart)
+    and one valid OT request point per secret position. Returns (dealer, board) positions."""
+    m = _exact(msg, "choose", session, round_no)
+    dealer, board = _check_choose(m, shape)
+    if not isinstance(m["ot"], dict) or set(m["ot"]) != {"B"} or not isinstance(m["ot"]["B"], list) \
+            or len(m["ot"]["B"]) != shape.chooser_hand:
+        raise MalformedInput(f"oblivious.choose: ot must be {{B: {shape.chooser_hand} points}}")
+    for i, x in enumerate(m["ot"]["B"]):
+        decode_point(x, f"OT request B[{i}]")
+    return dealer, board
+
+
+def check_transfer(msg, shape: DealShape, session: str, round_no: int, commitments: list[int],
+                   dealer: list[int], board: list[int], keys: KeySource,
+                   backend: Optional[Backend] = None) -> tuple[int, int]:
+    """An ``oblivious.transfer`` as far as a third party can check it: the board openings
+    against their commitments (:class:`CommitmentMismatch`), the dealer's hand proof, and
+    the OT response's shape (one row of ``deck`` ciphertexts per transfer). What the
+    ciphertexts hold only the chooser can tell (and prove by a complaint). Returns
+    (board mask, the dealer's hand commitment)."""
+    be = backend or get_backend()
+    m = _exact(msg, "transfer", session, round_no)
+    openings = _board_openings(m["board_openings"], board, shape)
+    dh = m["dealer_hand"]
+    if not isinstance(dh, dict) or set(dh) != {"commitment", "proof"}:
+        raise MalformedInput("dealer_hand: expected commitment and proof")
+    commitment = parse_decimal(dh["commitment"], "dealer hand commitment", r)
+    proof = _proof(dh["proof"], "dealer hand proof", be)
+    rows = m["ot"].get("ciphertexts") if isinstance(m["ot"], dict) and set(m["ot"]) == {"ciphertexts"} else None
+    if not isinstance(rows, list) or len(rows) != shape.chooser_hand:
+        raise MalformedInput(f"oblivious.transfer: ot must be {{ciphertexts: {shape.chooser_hand} rows}}")
+    blob = 2 * (OPENING_BYTES + TAG_BYTES)
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != shape.deck or \
+                any(not isinstance(x, str) or len(x) != blob or not _HEX.issuperset(x) for x in row):
+            raise MalformedInput(f"oblivious.transfer: ciphertexts[{i}] must be {shape.deck} strings of {blob} "
+                                 f"lowercase hex digits")
+    bad = _bad_board_opening(openings, commitments)
+    if bad:
+        raise CommitmentMismatch(bad)
+    verify_dealer_hand(shape, session, round_no, commitments, dealer, board, commitment, proof, keys, be)
+    return _mask(card for _, card, _ in openings), commitment
+
+
+def check_hand(msg, shape: DealShape, session: str, round_no: int, commitments: list[int], dealer: list[int],
+               board: list[int], keys: KeySource, backend: Optional[Backend] = None) -> int:
+    """An ``oblivious.hand``: the chooser's hand proof. Returns its hand commitment."""
+    be = backend or get_backend()
+    m = _exact(msg, "hand", session, round_no)
+    commitment = parse_decimal(m["commitment"], "hand commitment", r)
+    verify_chooser_hand(shape, session, round_no, commitments, dealer, board, commitment,
+                        _proof(m["proof"], "chooser hand proof", be), keys, be)
+    return commitment
 
 
 def deal_record(dealer_or_chooser) -> dict:

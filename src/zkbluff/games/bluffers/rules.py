@@ -41,7 +41,7 @@ MIN_SEATS, MAX_SEATS = 2, 4
 POINTS = {2: (5, 1), 3: (8, 4, 1), 4: (10, 6, 3, 1)}
 AUTO_REASONS = ("timeout", "dropped")
 #: BN254's scalar field order r: commitments and shares are below it (the rules import no
-#: crypto; tests/test_bluffers_engine.py checks this equals zkbluff.field.r)
+#: crypto; tests/games/bluffers/test_bluffers_engine.py checks this equals zkbluff.field.r)
 FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617
 
 
@@ -588,29 +588,6 @@ def _field_elem(x) -> bool:
 
 
 @dataclass(frozen=True)
-class DealerEntropy(Action):
-    """The dealer (``NO_SEAT``) commits its deal entropy, ``Poseidon(e, salt)``, before any
-    seat sends one, and publishes its X25519 channel key (64 hex digits). The first line
-    after the header: the dealer's entropy is fixed before it can see anyone else's."""
-    kind: ClassVar[str] = "dealer_entropy"
-    commitment: int
-    channel_key: str
-
-
-@dataclass(frozen=True)
-class SeatCommit(Action):
-    """A seat, in seat order: its revolver seed commitment (``CommitSeed``), its deal
-    entropy commitment, its X25519 channel key, the SHA-256 commitment of its hand key,
-    and the entropy's opening and hand key sealed to the dealer."""
-    kind: ClassVar[str] = "commit_seed"
-    seed_commitment: int
-    entropy_commitment: int
-    channel_key: str
-    hand_key_commitment: str
-    sealed: str
-
-
-@dataclass(frozen=True)
 class DrawTableCard(Action):
     """The dealer draws the round's table card (0 King, 1 Queen, 2 Ace) from every party's
     committed entropy, in a proof; it cannot choose it."""
@@ -655,24 +632,13 @@ class OpenPlay(Action):
 
 #: the proven table's action classes (its transcript schema)
 TABLE_ACTIONS: tuple[type[Action], ...] = (
-    DealerEntropy, SeatCommit, DrawTableCard, DealHands, Play, CallBluff, Timeout, AutoMove, ShedCard, OpenPlay,
-    Share, Disconnect, Reconnect, LeaveTable)
-
-
-@dataclass(frozen=True)
-class SeatEntropyRecord:
-    commitment: int
-    channel_key: str
-    hand_key_commitment: str
-    sealed: str
+    CommitSeed, DrawTableCard, DealHands, Play, CallBluff, Timeout, AutoMove, ShedCard, OpenPlay, Share, Disconnect,
+    Reconnect, LeaveTable)
 
 
 @dataclass(frozen=True)
 class TableExtras:
     """What the proven table adds to the :class:`Snapshot` (public too)."""
-    dealer_commitment: Optional[int]
-    dealer_channel_key: Optional[str]
-    entropies: tuple[Optional[SeatEntropyRecord], ...]
     drawn: Optional[int]          # the table card drawn for the coming deal
     timed_out: Optional[int]      # the seat whose time ran out (its automatic move is due)
     shed_due: Optional[int]       # the seat that owes the proof of its new hand
@@ -680,10 +646,10 @@ class TableExtras:
 
 class TableRules(BluffersRules):
     """Bluffers as the proven table plays it: :class:`BluffersRules` plus the lines the
-    proofs need, each mapped onto the pure rules.
+    proofs need, each mapped onto the pure rules. (The deal's entropy lines come before any
+    of these and are the engine's: ``games/engine/proven_deal.py``.)
 
-    - ``DealerEntropy`` first (the commit order), then ``SeatCommit`` (= ``CommitSeed``
-      with the seat's deal entropy) in seat order;
+    - ``CommitSeed`` in seat order (each seat's revolver seed);
     - each round, ``DrawTableCard`` then ``DealHands`` (= ``Deal`` with that card);
     - ``Timeout`` (the referee's clock) before an ``AutoMove("timeout")``; a one-card
       ``AutoMove`` is followed by the same seat's ``ShedCard`` before anyone else moves;
@@ -695,17 +661,14 @@ class TableRules(BluffersRules):
 
     def __init__(self, n_seats: int):
         super().__init__(n_seats)
-        self.dealer_commitment: Optional[int] = None
-        self.dealer_channel_key: Optional[str] = None
-        self.entropies: list[Optional[SeatEntropyRecord]] = [None] * n_seats
         self.drawn: Optional[int] = None
         self.timed_out: Optional[int] = None
         self.shed_due: Optional[int] = None
 
     @property
     def to_move(self) -> Optional[int]:
-        if self.over or self.dealer_commitment is None:
-            return NO_SEAT if not self.over else None
+        if self.over:
+            return None
         if self.shed_due is not None:
             return self.shed_due
         return super().to_move
@@ -718,17 +681,10 @@ class TableRules(BluffersRules):
         return replace(super().public_state(), to_move=None if self.over else self.s.to_move)
 
     def extras(self) -> TableExtras:
-        return TableExtras(self.dealer_commitment, self.dealer_channel_key, tuple(self.entropies), self.drawn,
-                           self.timed_out, self.shed_due)
-
-    def entropy_commitments(self) -> tuple[int, ...]:
-        """The deal statement's entropy commitments in contributor order: the dealer's,
-        then every seat's (all seats: a knocked-out seat's entropy stays in)."""
-        assert self.dealer_commitment is not None and all(e is not None for e in self.entropies)
-        return (self.dealer_commitment,) + tuple(e.commitment for e in self.entropies)  # type: ignore[union-attr]
+        return TableExtras(self.drawn, self.timed_out, self.shed_due)
 
     def legal_actions(self, seat: Optional[int]) -> list[Action]:
-        if self.over or self.dealer_commitment is None:
+        if self.over:
             return []
         if self.shed_due is not None:
             return [ShedCard()] if seat == self.shed_due else []
@@ -742,39 +698,14 @@ class TableRules(BluffersRules):
         if not isinstance(action, Action) or type(action) not in TABLE_ACTIONS:
             raise IllegalMove(f"not an action of the proven Bluffers table: {action!r}")
         what = action.kind
-        if isinstance(action, DealerEntropy):
-            if seat is not NO_SEAT:
-                raise IllegalMove(f"dealer_entropy: the dealer's line, not seat {seat}'s")
-            if self.dealer_commitment is not None:
-                raise IllegalMove("dealer_entropy: the dealer has committed its entropy already")
-            if not _field_elem(action.commitment):
-                raise IllegalMove(f"dealer_entropy: the commitment must be a field element, got {action.commitment!r}")
-            if not _is_hex(action.channel_key, 64):
-                raise IllegalMove(f"dealer_entropy: the channel key must be 64 hex digits, got {action.channel_key!r:.80}")
-            return
         if isinstance(action, (Disconnect, Reconnect, LeaveTable)):
             return super().check(seat, action)
-        if self.dealer_commitment is None:
-            raise IllegalMove(f"{what}: the dealer must commit its entropy first")
         if self.shed_due is not None:
             if not isinstance(action, ShedCard) or seat != self.shed_due:
                 raise IllegalMove(f"{what}: seat {self.shed_due} owes the proof of its new hand (shed) first")
             return
         if isinstance(action, ShedCard):
             raise IllegalMove("shed: no automatic card is waiting for its new hand")
-        if isinstance(action, SeatCommit):
-            super().check(seat, CommitSeed(action.seed_commitment))
-            if not _field_elem(action.entropy_commitment):
-                raise IllegalMove(f"commit_seed: the entropy commitment must be a field element, "
-                                  f"got {action.entropy_commitment!r}")
-            taken = [self.dealer_commitment] + [e.commitment for e in self.entropies if e is not None]
-            if action.entropy_commitment in taken:
-                raise IllegalMove("commit_seed: this entropy commitment was made already (a copy cannot be opened)")
-            if not _is_hex(action.channel_key, 64) or not _is_hex(action.hand_key_commitment, 64) \
-                    or not _is_hex(action.sealed):
-                raise IllegalMove("commit_seed: channel_key and hand_key_commitment must be 64 hex digits and "
-                                  "sealed a hex string")
-            return
         if isinstance(action, DrawTableCard):
             self._expect_turn(seat, what)
             if self.s.phase != Phase.DEAL or self.drawn is not None:
@@ -815,13 +746,7 @@ class TableRules(BluffersRules):
         return super().check(seat, action)
 
     def _apply(self, seat: Optional[int], action: Action) -> None:
-        if isinstance(action, DealerEntropy):
-            self.dealer_commitment, self.dealer_channel_key = action.commitment, action.channel_key
-        elif isinstance(action, SeatCommit):
-            super()._apply(seat, CommitSeed(action.seed_commitment))
-            self.entropies[seat] = SeatEntropyRecord(action.entropy_commitment, action.channel_key,  # type: ignore[index]
-                                                     action.hand_key_commitment, action.sealed)
-        elif isinstance(action, DrawTableCard):
+        if isinstance(action, DrawTableCard):
             self.drawn = action.table_card
         elif isinstance(action, DealHands):
             super()._apply(seat, Deal(action.table_card))

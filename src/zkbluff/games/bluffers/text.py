@@ -9,6 +9,7 @@ from zkbluff.games.bluffers.rules import (
     CHAMBERS, DECK, JOKERS, POINTS, Action, AutoMove, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
+from zkbluff.games.engine.proven_deal import describe_line
 
 RANK_PLURALS = ("Kings", "Queens", "Aces")
 NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five")
@@ -190,10 +191,11 @@ class TableText:
         kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
         proof = line.get("proof")
         tag = f"  [{proof['statement']}]" if isinstance(proof, dict) and "statement" in proof else ""
-        if kind == "dealer_entropy":
-            return "The dealer commits its deal entropy first." + tag
+        said = describe_line(kind, data, who, names)
+        if said is not None:
+            return said
         if kind == "commit_seed":
-            return f"{who} loads its revolver (seed committed) and seals its deal entropy to the dealer." + tag
+            return f"{who} loads its revolver (seed committed)." + tag
         if kind == "draw":
             return f"The table card is drawn from everyone's entropy: the {DECK.rank_names[data['table_card']]}." + tag
         if kind == "deal":

@@ -1,21 +1,18 @@
 """Cheat at a proven table: :class:`CheatRules` wrapped with the lines a table with hidden
 cards needs around them (still pure rules: public state only, no crypto).
 
-What the wrapper adds, in order:
+The deal's own lines come first and are the engine's (``games/engine/proven_deal.py``: the
+dealer's entropy commitment, each seat's entropy line, a forfeit of a silent seat, a
+complaint about a wrong sealed hand); the rules' actions wait until they are in. What the
+wrapper adds, in order:
 
-1. ``entropy_dealer`` (the dealer, ``NO_SEAT``): the dealer's entropy commitment and its
-   X25519 public key, first, before any seat's entropy (protocol/entropy.py's order: the
-   dealer is bound before it can see anything).
-2. ``entropy`` (each seat, in seat order): its entropy commitment, the commitment of its
-   hand key, its X25519 public key and its opening sealed to the dealer.
-3. ``deal`` carries each seat's hand sealed to it (:class:`SealedDeal`).
-4. ``reveal`` carries the play's salt with its cards, so everyone opens the commitment.
-5. After a reveal, every seat that made an earlier play of the pile (but the picker)
+1. ``deal`` carries each seat's hand sealed to it (:class:`SealedDeal`), hand ``k`` of the
+   proof to seat ``seats[k]`` (the deal order from the seat next to the hand's dealer).
+2. ``reveal`` carries the play's salt with its cards, so everyone opens the commitment.
+3. After a reveal, every seat that made an earlier play of the pile (but the picker)
    hands the picker the openings of those plays, sealed to it (:class:`HandOver`), in
    turn order from the picker; then the picker takes the pile in ``ceil(plays / 4)``
    ``pick_up`` lines (:class:`PickUpPart`), each proving four plays absorbed.
-6. ``forfeit`` in the entropy phase ends the table: the silent seat scores the whole deck
-   for every hand, everyone else 0 (no card was dealt).
 
 Every play is numbered (the rules' ``play_no``); the wrapper lists the play numbers in
 the pile (:attr:`TablePublic.pile_plays`) so the table finds each play's commitment.
@@ -28,7 +25,7 @@ from typing import ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.cheat.rules import (
-    DECK, Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal,
+    Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, deal_order,
 )
 from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
 
@@ -37,42 +34,20 @@ PICKUP_SLOTS = 4
 
 
 class Stage(str, Enum):
-    DEALER_ENTROPY = "dealer_entropy"
-    SEAT_ENTROPY = "seat_entropy"
     RULES = "rules"            # the game's own phases (CheatRules)
     HAND_OVER = "hand_over"    # earlier plays' openings to the picker
     ABSORB = "absorb"          # the picker's pick-up lines
-    ABANDONED = "abandoned"    # a seat sent no entropy
-
-
-@dataclass(frozen=True)
-class DealerEntropy(Action):
-    kind: ClassVar[str] = "entropy_dealer"
-    commitment: str
-    x25519: str
-
-
-@dataclass(frozen=True)
-class SeatEntropy(Action):
-    """A seat's entropy line. ``x25519`` keys its channel to the dealer (the sealed opening
-    of its entropy and its hand key); ``pile_x25519`` is a second key, only for the piles'
-    openings between seats, so a dispute that shows it shows nothing of the deal."""
-
-    kind: ClassVar[str] = "entropy"
-    commitment: str
-    hand_key_commitment: str
-    x25519: str
-    pile_x25519: str
-    sealed: str
 
 
 @dataclass(frozen=True)
 class SealedDeal(Action):
-    """The deal: every seat's hand size and its hand sealed to it (seat order)."""
+    """The deal: every seat's hand size (seat order), the seats in deal order (hand ``k`` of
+    the proof is seat ``seats[k]``'s) and their hands sealed to them (in that order)."""
 
     kind: ClassVar[str] = "deal"
     hand_sizes: tuple[int, ...]
-    sealed: tuple[str, ...]
+    seats: tuple[int, ...]
+    sealed_hands: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -115,8 +90,8 @@ class Dispute(Action):
     x25519_secret: str
 
 
-ACTIONS: tuple[type[Action], ...] = (DealerEntropy, SeatEntropy, SealedDeal, Play, Pass, Call, CloseWindow,
-                                     OpenedReveal, HandOver, PickUpPart, Dispute, Forfeit)
+ACTIONS: tuple[type[Action], ...] = (SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver, PickUpPart,
+                                     Dispute, Forfeit)
 
 
 @dataclass(frozen=True)
@@ -131,36 +106,29 @@ class TablePublic:
     owing: tuple[int, ...]
     parts: int
     next_part: int
-    entropy_from: tuple[int, ...]
 
 
 class CheatTable(Rules):
-    """:class:`CheatRules` plus the table's entropy, sealed openings and pick-up parts."""
+    """:class:`CheatRules` plus the table's sealed deal, sealed openings and pick-up parts."""
 
     def __init__(self, n_seats: int, hands: int = 3, window: int = 3, first_dealer: int = 0):
         self.game = CheatRules(n_seats, hands, window, first_dealer)
         self.n_seats = n_seats
-        self.stage = Stage.DEALER_ENTROPY
-        self.entropy_from: list[int] = []
+        self.stage = Stage.RULES
         self.pile_plays: list[int] = []
         self.owing: list[int] = []
         self.handed: list[int] = []
         self.next_part = 0
-        self._abandoned: Optional[Result] = None
         #: public events as (seat, action, state before, state after) of the game's rules
         self.history: list[tuple[Optional[int], Action, CheatState, CheatState]] = []
 
     # ---- the contract
     @property
     def over(self) -> bool:
-        return self.stage == Stage.ABANDONED or self.game.over
+        return self.game.over
 
     @property
     def to_move(self) -> Optional[int]:
-        if self.stage == Stage.DEALER_ENTROPY or self.stage == Stage.ABANDONED:
-            return NO_SEAT
-        if self.stage == Stage.SEAT_ENTROPY:
-            return len(self.entropy_from)
         if self.stage == Stage.HAND_OVER:
             return self.owing[0]
         return self.game.to_move
@@ -175,7 +143,7 @@ class CheatTable(Rules):
 
     def public_state(self) -> TablePublic:
         return TablePublic(self.game.public_state(), self.stage, self.to_move, tuple(self.pile_plays),
-                           tuple(self.owing), self.parts, self.next_part, tuple(self.entropy_from))
+                           tuple(self.owing), self.parts, self.next_part)
 
     def legal_actions(self, seat: Optional[int]) -> list[Action]:
         """The game's legal actions where the game decides (the table's own lines carry
@@ -192,28 +160,9 @@ class CheatTable(Rules):
         if self.over:
             raise IllegalMove(f"{action.kind}: the table is over")
         if isinstance(action, Forfeit):
-            if self.stage == Stage.SEAT_ENTROPY:
-                if seat is not NO_SEAT:
-                    raise IllegalMove(f"forfeit: only the referee declares a forfeit, not seat {seat}")
-                if action.seat != self.to_move:
-                    raise IllegalMove(f"forfeit: seat {self.to_move} owes its entropy, not seat {action.seat}")
-                return
-            if self.stage == Stage.DEALER_ENTROPY:
-                raise IllegalMove("forfeit: the dealer has not committed its entropy")
             if self.stage in (Stage.HAND_OVER, Stage.ABSORB) and action.seat != self.to_move:
                 raise IllegalMove(f"forfeit: seat {self.to_move} owes the next line, not seat {action.seat}")
             return self.game.check(seat, action)
-        if isinstance(action, DealerEntropy):
-            if self.stage != Stage.DEALER_ENTROPY or seat is not NO_SEAT:
-                raise IllegalMove("entropy_dealer: the dealer commits once, first")
-            return None
-        if isinstance(action, SeatEntropy):
-            if self.stage != Stage.SEAT_ENTROPY:
-                raise IllegalMove("entropy: not now (the dealer commits first; each seat sends one)")
-            self._expect_turn(seat, "entropy")
-            return None
-        if self.stage in (Stage.DEALER_ENTROPY, Stage.SEAT_ENTROPY):
-            raise IllegalMove(f"{action.kind}: the entropies are not all in")
         if isinstance(action, HandOver):
             if self.stage != Stage.HAND_OVER:
                 raise IllegalMove("hand_over: no openings are owed now")
@@ -242,9 +191,13 @@ class CheatTable(Rules):
         if self.stage != Stage.RULES:
             raise IllegalMove(f"{action.kind}: not allowed now (the pick-up of the pile is under way)")
         inner = self._inner(action)
-        if isinstance(action, SealedDeal) and len(action.sealed) != self.n_seats:
-            raise IllegalMove(f"deal: {self.n_seats} sealed hands expected, got {len(action.sealed)}")
-        return self.game.check(seat, inner)
+        self.game.check(seat, inner)
+        if isinstance(action, SealedDeal):
+            order = deal_order(self.n_seats, self.game.dealer)
+            if action.seats != order:
+                raise IllegalMove(f"deal: the deal order is seats {list(order)}, got {list(action.seats)!r:.80}")
+            if len(action.sealed_hands) != self.n_seats:
+                raise IllegalMove(f"deal: {self.n_seats} sealed hands expected, got {len(action.sealed_hands)}")
 
     @staticmethod
     def _inner(action: Action) -> Action:
@@ -255,20 +208,6 @@ class CheatTable(Rules):
         return action
 
     def _apply(self, seat: Optional[int], action: Action) -> None:
-        if isinstance(action, DealerEntropy):
-            self.stage = Stage.SEAT_ENTROPY
-            return
-        if isinstance(action, SeatEntropy):
-            self.entropy_from.append(seat)  # type: ignore[arg-type]
-            if len(self.entropy_from) == self.n_seats:
-                self.stage = Stage.RULES
-            return
-        if isinstance(action, Forfeit) and self.stage == Stage.SEAT_ENTROPY:
-            scores = tuple(DECK.size * self.game.hands if i == action.seat else 0 for i in range(self.n_seats))
-            places = tuple(1 + sum(t < mine for t in scores) for mine in scores)
-            self._abandoned = Result(places, scores, f"seat {action.seat} sent no entropy: {action.reason}")
-            self.stage = Stage.ABANDONED
-            return
         if isinstance(action, HandOver):
             self.handed.append(self.owing.pop(0))
             if not self.owing:
@@ -303,6 +242,4 @@ class CheatTable(Rules):
             self.stage = Stage.RULES
 
     def result(self) -> Optional[Result]:
-        if self._abandoned is not None:
-            return self._abandoned
         return self.game.result()

@@ -5,12 +5,14 @@ taken with a proven pick-up.
 Options (strings, as every header's): ``players`` 3..6, ``hands`` 3/5/7, ``window`` 1/3/5/7
 seconds.
 
-The deal (:class:`ZkDeal`, ``card.deal.v2``): the dealer (the house, not a seat) commits its
-entropy on the first line, every seat then sends its own entropy commitment with its
-opening sealed to the dealer (X25519 channel, protocol/entropy.py), and each hand is dealt
-inside a proof from all of them with ``round`` = the hand's number. Slot i of the
-statement is seat ``deal_order(n, dealer)[i]``, so one statement serves every dealer.
-Nothing is revealed after the match: the set-aside piles stay secret forever.
+The deal is the engine's :class:`~zkbluff.games.engine.proven_deal.ProvenDeal` (``card.deal.v2``):
+the dealer (the house, not a seat) commits its entropy first, every seat then sends its own on
+its ``entropy.seat`` line (with its opening sealed to the dealer and, as Cheat's extra key, its
+*pile* key), and each hand is dealt inside a proof from all of them with ``round`` = the hand's
+number. Hand k of the statement is seat ``deal_order(n, dealer)[k]``, so one statement serves
+every dealer. A seat whose sealed hand does not open writes a ``complaint`` line and any
+verifier finds the dealer at fault. Nothing is revealed after the match: the set-aside piles
+stay secret forever.
 
 What each line proves or opens:
 
@@ -19,8 +21,8 @@ What each line proves or opens:
 - ``reveal``: the play's cards and salt, checked against the play's commitment by
   everyone (Poseidon recomputed, :func:`open_play`); no proof needed.
 - ``hand_over``: each seat that made an earlier play of the pile seals its openings to the
-  picker (X25519 between the two seats' keys from their ``entropy`` lines, AES-GCM bound to
-  the match and the called play). The picker checks each against the play's public
+  picker (X25519 between the two seats' pile keys from their ``entropy.seat`` lines, AES-GCM
+  bound to the match and the called play). The picker checks each against the play's public
   commitment before proving.
 - ``pick_up``: ``card.absorb_many.v1`` over four plays per line, chained (each line's old
   hand is the previous one's new hand): the new hand is the old hand plus exactly the
@@ -34,62 +36,44 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Optional
 
-from Crypto.PublicKey import ECC
-
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.cheat import text
 from zkbluff.games.cheat.engine_bot import CheatEngineBot, RandomEngineBot
 from zkbluff.games.cheat.match import (
-    PICKUP_SLOTS, CheatTable, DealerEntropy, Dispute, HandOver, OpenedReveal, PickUpPart, SealedDeal, SeatEntropy, Stage,
+    PICKUP_SLOTS, CheatTable, Dispute, HandOver, OpenedReveal, PickUpPart, SealedDeal, Stage,
 )
 from zkbluff.games.cheat.moves import CallBluff, CheatObservation, PassTurn, PlayCards, Proceed
 from zkbluff.games.cheat.rules import (
     DECK, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
     deal_order, deal_sizes,
 )
+from zkbluff.games.engine.proven_deal import (
+    DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, x25519_from_seed, x25519_public,
+)
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
-from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
-from zkbluff.field import r
+from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
 from zkbluff.gadgets.native import commit
 from zkbluff.protocol.commit_reveal import fresh_salt
-from zkbluff.protocol.entropy import (
-    DealerCommit, EntropySecret, SeatEntropy as EntropyMessage, channel_key, fresh_hand_key, hand_key_commitment,
-    open_hand, open_seat_entropy, seal_hand, seat_entropy,
-)
+from zkbluff.protocol.entropy import channel_key
 from zkbluff.protocol.messages import open_sealed, seal
 from zkbluff.statements.cheat import EMPTY_PLAY_COMMITMENT, open_play
-from zkbluff.statements.deal import deal_native, deal_v2_inputs, deal_v2_statement
 from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
 
-SCHEME = "zk-deal.v2"
-TRUST = ("zk dealer: the house deals and sees the hands, but cannot choose them: it commits its entropy first, "
-         "every seat adds its own, and each hand is dealt inside a card.deal.v2 proof; every play, turn-over and "
-         "pick-up is proven or opened against its commitment, every line is signed by its party, and nothing is "
-         "revealed after the match (set-aside piles stay secret)")
 FIRST_DEALER = 0
-#: the dealer's entropy line: always the first after the header (the rules take nothing else first);
-#: the seats' sealed entropies are bound to it
-DEALER_LINE = 2
+#: Cheat's extra key on each seat's entropy line: the pile key, for openings between seats
+PILE = "pile"
+
+
+def cheat_deal(n_seats: int) -> ProvenDeal:
+    """Cheat's deal for ``n_seats``: the whole deck, hand k to the k-th seat of the deal order
+    (sizes never increase in that order, for every dealer), the house a dealer of no seat."""
+    slots = tuple(sorted(deal_sizes(n_seats, n_seats - 1), reverse=True))
+    return ProvenDeal(CheatSpec.game, n_seats, slots, deck=DECK.size, dealer_seat=None, seat_keys=(PILE,))
 
 
 def deal_key(n_seats: int) -> str:
-    """The ``card.deal.v2`` key id for ``n_seats`` (slots in deal order, the dealer plus every seat contributing)."""
-    slots = tuple(sorted(deal_sizes(n_seats, n_seats - 1), reverse=True))
-    return deal_v2_statement(DECK.size, slots, entropies=n_seats + 1).key_id
-
-
-def _x25519(seed_hex: str) -> ECC.EccKey:
-    return ECC.construct(curve="X25519", seed=bytes.fromhex(seed_hex))
-
-
-def _x25519_public(seed_hex: str) -> str:
-    return _x25519(seed_hex).public_key().export_key(format="raw").hex()
-
-
-def _dealer_commit(commitment: int, line: int) -> DealerCommit:
-    """The protocol's record of the dealer's commitment (its clock fields are not used here:
-    the order is the transcript's)."""
-    return DealerCommit(commitment, 1.0, 0.0, line)
+    """The ``card.deal.v2`` key id for ``n_seats`` (hands in deal order, the dealer plus every seat contributing)."""
+    return cheat_deal(n_seats).statement_id
 
 
 def hand_over_tag(dealer_commitment: Any) -> str:
@@ -102,7 +86,7 @@ def hand_over_key(own_seed_hex: str, peer_public_hex: str, dealer_commitment: An
     """The key a seat seals its openings to the picker with (X25519 of one side's key of
     this match and the other's public key, HKDF bound to the match and the picker): the
     sender and the picker derive the same one; so does anyone the picker shows its key."""
-    return channel_key(_x25519(own_seed_hex), bytes.fromhex(peer_public_hex), hand_over_tag(dealer_commitment),
+    return channel_key(x25519_from_seed(own_seed_hex), bytes.fromhex(peer_public_hex), hand_over_tag(dealer_commitment),
                        picker)
 
 
@@ -136,62 +120,36 @@ def _int_text(v: str, what: str) -> int:
 
 @dataclass
 class Ledger:
-    """The public commitments the table holds."""
+    """The public commitments the table holds, and the deal's public state (``deal``)."""
 
     n_seats: int
-    dealer_commitment: Optional[int] = None
-    dealer_x25519: str = ""
-    dealer_line: int = 0
-    entropies: dict[int, dict[str, Any]] = field(default_factory=dict)
     hands: list[Optional[int]] = field(default_factory=list)
     plays: dict[int, int] = field(default_factory=dict)  # play number -> play commitment
     hand_overs: dict[int, str] = field(default_factory=dict)  # seat -> its sealed openings (this pick-up)
-    deals: int = 0
     next_play: int = 0
+    deal: DealPublic = field(default_factory=DealPublic)
 
+    def pile_key(self, seat: int) -> str:
+        """``seat``'s pile key from its entropy line."""
+        return str(self.deal.seats[seat][f"{PILE}Key"])
 
-class ZkDeal(DealScheme):
-    """Deal in proof: nothing before the header from the seats (their entropy comes on
-    their own lines, after the dealer's commitment), no closing line."""
-
-    closing: ClassVar[Optional[str]] = None
-    trust: ClassVar[str] = TRUST
-
-    def seat_secrets(self) -> dict[str, Any]:
-        return {}
-
-    def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def seat_to_dealer(self, seat: int, secrets: Mapping[str, Any]) -> dict[str, Any]:
-        return {}
-
-    def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
-                     seat_messages: list[dict[str, Any]]) -> dict[str, Any]:
-        own = EntropySecret.fresh()
-        return {"matchId": match_id, "entropy": str(own.entropy), "salt": str(own.salt),
-                "x25519": fresh_hand_key().hex()}
-
-    def header(self, dealer: Mapping[str, Any], seat_public: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"scheme": SCHEME}
-
-    def check_header(self, deal: Any, n_seats: int) -> None:
-        if deal != {"scheme": SCHEME}:
-            raise MalformedInput(f"header: deal must be {{scheme: {SCHEME}}}, got {deal!r:.80}")
+    @property
+    def dealer_commitment(self) -> int:
+        """The dealer's entropy commitment (what the hand-overs are bound to)."""
+        assert self.deal.dealer is not None
+        return int(self.deal.dealer["commitment"])
 
 
 _ROLES: Mapping[str, Role] = {
-    "entropy_dealer": Role.DEALER, "entropy": Role.SEAT, "deal": Role.DEALER, "play": Role.SEAT,
-    "pass": Role.SEAT, "call": Role.SEAT, "close_window": Role.REFEREE, "reveal": Role.SEAT,
-    "hand_over": Role.SEAT, "pick_up": Role.SEAT, "dispute": Role.SEAT, "forfeit": Role.REFEREE,
+    "deal": Role.DEALER, "play": Role.SEAT, "pass": Role.SEAT, "call": Role.SEAT, "close_window": Role.REFEREE,
+    "reveal": Role.SEAT, "hand_over": Role.SEAT, "pick_up": Role.SEAT, "dispute": Role.SEAT, "forfeit": Role.REFEREE,
 }
 
 
 class CheatSpec(GameSpec):
     game = "cheat"
     title = "Cheat"
-    actions = (DealerEntropy, SeatEntropy, SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver,
-               PickUpPart, Dispute, Forfeit)
+    actions = (SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver, PickUpPart, Dispute, Forfeit)
     roles: ClassVar[Mapping[str, Role]] = _ROLES
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),
@@ -202,28 +160,26 @@ class CheatSpec(GameSpec):
     house_bot = CheatEngineBot
     random_bot = RandomEngineBot
     text = text.CheatText
+    deal: ProvenDeal
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
         self.n_seats = int(self.options["players"])
         self.hands = int(self.options["hands"])
         self.window = int(self.options["window"])
-        self.deal = ZkDeal()
+        self.deal = cheat_deal(self.n_seats)
         # an instance per match: it follows the lines it describes (the class has RULES for `zkbluff rules`)
         self.text = text.CheatText(self.n_seats, self.hands, self.window)  # type: ignore[assignment,misc]
 
     # ---- the public side
     def statements(self) -> list[str]:
-        return [deal_key(self.n_seats), PLAY_KEY, ABSORB_KEY]
+        return [self.deal.statement_id, PLAY_KEY, ABSORB_KEY]
 
     def new_rules(self) -> CheatTable:
         return CheatTable(self.n_seats, self.hands, self.window, FIRST_DEALER)
 
-    def new_ledger(self) -> Ledger:
+    def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger(self.n_seats, hands=[None] * self.n_seats)
-
-    def hand_dealer(self, hand_no: int) -> int:
-        return (FIRST_DEALER + hand_no - 1) % self.n_seats
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         """Each Cheat action owes at most one proof."""
@@ -232,20 +188,8 @@ class CheatSpec(GameSpec):
 
     def _demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
         assert isinstance(rules, CheatTable)
-        if isinstance(action, SeatEntropy):
-            if _int_text(action.commitment, "entropy: commitment") >= r:
-                raise MalformedInput("entropy: the commitment must be a field element below r")
-            for name in ("x25519", "pile_x25519"):
-                key = getattr(action, name)
-                if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
-                    raise MalformedInput(f"entropy: {name} must be a raw X25519 public key, 64 lowercase hex digits")
-            return None
         if isinstance(action, SealedDeal):
-            assert ledger.dealer_commitment is not None
-            pinned = {"entropy0_commitment": ledger.dealer_commitment, "board": 0, "round": rules.s.hand_no + 1}
-            for i in range(self.n_seats):
-                pinned[f"entropy{i + 1}_commitment"] = ledger.entropies[i]["commitment"]
-            return ProofDemand(deal_key(self.n_seats), pinned)
+            return self.deal.demand(ledger, rules.s.hand_no + 1, 0, action.sealed_hands, seats=action.seats)
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
             return ProofDemand(PLAY_KEY, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
@@ -282,10 +226,10 @@ class CheatSpec(GameSpec):
         secret = action.x25519_secret
         if not isinstance(secret, str) or len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
             raise MalformedInput("dispute: x25519_secret must be 64 lowercase hex digits")
-        if _x25519_public(secret) != ledger.entropies[seat]["pileX25519"]:
+        if x25519_public(secret) != ledger.pile_key(seat):
             raise CommitmentMismatch(f"dispute: the key is not the pile key seat {seat} published on its entropy line")
         sender = action.sender
-        key = hand_over_key(secret, ledger.entropies[sender]["pileX25519"], ledger.dealer_commitment, seat)
+        key = hand_over_key(secret, ledger.pile_key(sender), ledger.dealer_commitment, seat)
         try:
             got = open_sealed(key, hand_over_tag(ledger.dealer_commitment), rules.pile_plays[-1],
                               ledger.hand_overs[sender])
@@ -298,20 +242,9 @@ class CheatSpec(GameSpec):
         self._record(ledger, seat, action, publics[0] if publics else {})
 
     def _record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
-        if isinstance(action, DealerEntropy):
-            ledger.dealer_commitment = int(action.commitment)
-            ledger.dealer_x25519 = action.x25519
-            ledger.dealer_line = DEALER_LINE
-        elif isinstance(action, SeatEntropy):
-            assert seat is not None
-            ledger.entropies[seat] = {"commitment": int(action.commitment), "handKey": action.hand_key_commitment,
-                                      "x25519": action.x25519, "pileX25519": action.pile_x25519,
-                                      "sealed": action.sealed}
-        elif isinstance(action, SealedDeal):
-            ledger.deals += 1
-            order = deal_order(self.n_seats, self.hand_dealer(ledger.deals))
-            for slot, s in enumerate(order):
-                ledger.hands[s] = publics[f"hand{slot}_commitment"]
+        if isinstance(action, SealedDeal):
+            for k, s in enumerate(action.seats):
+                ledger.hands[s] = publics[f"hand{k}_commitment"]
         elif isinstance(action, Play):
             assert seat is not None
             ledger.next_play += 1
@@ -337,8 +270,6 @@ class CheatSpec(GameSpec):
             return CloseWindow(rules.s.play_no), float(self.window)
         if seat is NO_SEAT:
             return None
-        if rules.stage == Stage.SEAT_ENTROPY:
-            return Forfeit(seat, "sent no entropy in time"), "idle"
         if rules.stage == Stage.HAND_OVER:
             return Forfeit(seat, "withheld the openings of its plays from the picker"), "proof"
         if rules.stage == Stage.ABSORB:
@@ -349,12 +280,22 @@ class CheatSpec(GameSpec):
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:
-        own = EntropySecret.fresh()
-        return {"entropy": str(own.entropy), "entropySalt": str(own.salt), "handKey": fresh_hand_key().hex(),
-                "x25519": fresh_hand_key().hex(), "pileX25519": fresh_hand_key().hex(), "matchId": "", "dealerCommitment": "0", "dealerX": "",
-                "dealerLine": 0, "peers": {}, "dealt": 0, "playNo": 0, "hand": 0, "salt": 0,
+        return {"pileX25519": "", "dealerCommitment": "0", "peers": {}, "playNo": 0, "hand": 0, "salt": 0,
                 "plays": {}, "commitments": {}, "received": {}, "handOvers": {}}
 
+    def seat_deal_line(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
+                       event: Mapping[str, Any]) -> dict[str, Any]:
+        """What the deal's lines give the hand-overs: the dealer's commitment (they are bound
+        to it), each seat's pile key, and this seat's own pile key from its deal secrets."""
+        kind, data = event["action"], event["data"]
+        if kind == DEALER_LINE:
+            return {**private, "dealerCommitment": data["commitment"]}
+        if kind == SEAT_LINE:
+            out = {**private, "peers": {**private["peers"], str(event["seat"]): data[f"{PILE}Key"]}}
+            if event["seat"] == seat:
+                out["pileX25519"] = deal_secrets[f"{PILE}X25519"]
+            return out
+        return dict(private)
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, CheatTable)
@@ -385,18 +326,10 @@ class CheatSpec(GameSpec):
         raise MalformedInput(f"cheat: {intent!r:.80} is not a move (PlayCards, PassTurn, CallBluff or Proceed)")
 
     def _proceed(self, private: Mapping[str, Any], rules: CheatTable, seat: int) -> Move:
-        """Whatever the table needs from this seat's secrets: its entropy, the turn-over of its
-        called play, its openings for the picker, its pick-up proof."""
+        """Whatever the table needs from this seat's secrets: the turn-over of its called play,
+        its openings for the picker, its pick-up proof."""
         if rules.to_move != seat:
             raise IllegalMove(f"seat {seat}: nothing is expected from you now")
-        if rules.stage == Stage.SEAT_ENTROPY:
-            own = EntropySecret(int(private["entropy"]), int(private["entropySalt"]))
-            hand_key = bytes.fromhex(private["handKey"])
-            dealer = _dealer_commit(int(private["dealerCommitment"]), private["dealerLine"])
-            key = channel_key(_x25519(private["x25519"]), bytes.fromhex(private["dealerX"]), private["matchId"], seat)
-            msg = seat_entropy(seat, own, hand_key, key, private["matchId"], dealer, 0.0)
-            return Move(SeatEntropy(str(msg.commitment), msg.hand_key_commitment, _x25519_public(private["x25519"]),
-                                    _x25519_public(private["pileX25519"]), msg.sealed))
         if rules.stage == Stage.HAND_OVER:
             called, picker = rules.pile_plays[-1], rules.s.picker
             assert picker is not None
@@ -460,22 +393,15 @@ class CheatSpec(GameSpec):
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
                      event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
-        return self._seat_receive(private, seat, match_id, event, action, publics[0] if publics else {})
+        return self._seat_receive(private, deal_secrets, seat, match_id, event, action, publics[0] if publics else {})
 
-    def _seat_receive(self, private: Mapping[str, Any], seat: int, match_id: str, event: Mapping[str, Any],
-                      action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
+    def _seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
+                      event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
         out = dict(private)
-        if isinstance(action, DealerEntropy):
-            out.update(matchId=match_id, dealerCommitment=action.commitment, dealerX=action.x25519,
-                       dealerLine=event["n"])
-        elif isinstance(action, SeatEntropy):
-            out["peers"] = {**private["peers"], str(event["seat"]): action.pile_x25519}
-        elif isinstance(action, SealedDeal):
-            out["dealt"] = private["dealt"] + 1
-            order = deal_order(self.n_seats, self.hand_dealer(out["dealt"]))
-            slot = order.index(seat)
-            mask, salt = open_hand(bytes.fromhex(private["handKey"]), match_id, event["n"], action.sealed[seat],
-                                   publics[f"hand{slot}_commitment"])
+        if isinstance(action, SealedDeal):
+            k = action.seats.index(seat)
+            mask, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[k], publics,
+                                             hand=k)
             out.update(hand=mask, salt=salt, plays={}, received={}, commitments={}, handOvers={})
         elif isinstance(action, Play):
             out["playNo"] = private["playNo"] + 1
@@ -494,30 +420,10 @@ class CheatSpec(GameSpec):
 
     # ---- the dealer side
     def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+        """The hand's deal: every seat's cards in proof, dealt in order from the seat next to
+        the hand's dealer, each sealed to its seat."""
         assert isinstance(rules, CheatTable)
-        own = EntropySecret(int(dealer["entropy"]), int(dealer["salt"]))
-        if rules.stage == Stage.DEALER_ENTROPY:
-            return Move(DealerEntropy(str(own.commitment), _x25519_public(dealer["x25519"])))
-        hand_no = rules.s.hand_no + 1
-        secrets, hand_keys = [own], {}
-        dealer_commit = _dealer_commit(own.commitment, ledger_line(ledger))
-        for s in range(self.n_seats):
-            e = ledger.entropies[s]
-            key = channel_key(_x25519(dealer["x25519"]), bytes.fromhex(e["x25519"]), match_id, s)
-            msg = EntropyMessage(s, e["commitment"], e["handKey"], e["sealed"], 0.0)
-            secret, hand_keys[s] = open_seat_entropy(key, match_id, dealer_commit, msg)
-            secrets.append(secret)
-        order = deal_order(self.n_seats, self.hand_dealer(hand_no))
-        sizes = deal_sizes(self.n_seats, self.hand_dealer(hand_no))
-        slots = [sizes[s] for s in order]
-        masks, _ = deal_native([x.entropy for x in secrets], hand_no, slots)
-        salts = [fresh_salt() for _ in order]
-        sealed = [""] * self.n_seats
-        for slot, s in enumerate(order):
-            sealed[s] = seal_hand(hand_keys[s], match_id, line, masks[slot], salts[slot])
-        inputs = deal_v2_inputs([(x.entropy, x.salt) for x in secrets], salts, hand_no)
-        return Move(SealedDeal(sizes, tuple(sealed)), (inputs,))
-
-
-def ledger_line(ledger: Ledger) -> int:
-    return ledger.dealer_line
+        hand_dealer = rules.s.dealer
+        order = deal_order(self.n_seats, hand_dealer)
+        _, _, inputs, sealed = self.deal.deal_round(dealer, rules.s.hand_no + 1, line, seats=order)
+        return Move(SealedDeal(deal_sizes(self.n_seats, hand_dealer), order, sealed), (inputs,))

@@ -14,6 +14,7 @@ from zkbluff.games.cheat.rules import (
     DECK, N_RANKS, Call, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, rank_of,
 )
 from zkbluff.games.cheat.match import ACTIONS as TABLE_ACTIONS, CheatTable, Stage
+from zkbluff.games.engine.proven_deal import describe_line
 from zkbluff.games.engine.rules import NO_SEAT, Action
 
 #: a rank as a word in a claim, aligned with ``DECK.rank_names`` ("two sevens", "one Ace")
@@ -155,11 +156,14 @@ class CheatText:
             return f"Match {data['matchId']}: " + ", ".join(data["seats"])
         if kind == "end":
             return f"The table is over: {data['reason']}."
+        said = describe_line(kind, data, who, names)  # the deal's own lines need no state
         if self._table is None or line["n"] != self._next:
             if line["n"] != 2:  # joined in the middle: no state to describe against
-                return f"{who}: {kind}."
+                return said or f"{who}: {kind}."
             self._table = CheatTable(self.n_seats, self.hands, self.window)
         self._next = line["n"] + 1
+        if said is not None:
+            return said
         table = self._table
         cls = next(c for c in TABLE_ACTIONS if c.kind == kind)
         action = cls.from_data(data)
@@ -168,10 +172,6 @@ class CheatText:
         if len(table.history) > n_events:
             _, inner, before, after = table.history[-1]
             return describe(before, seat, inner, after, names)
-        if kind == "entropy_dealer":
-            return "The dealer commits to its entropy first."
-        if kind == "entropy":
-            return f"{who} adds its entropy (sealed to the dealer)."
         if kind == "hand_over":
             return f"{who} hands the picker the cards of its earlier plays, sealed to it."
         if kind == "pick_up":
@@ -189,7 +189,7 @@ class CheatText:
 
         t, s, seat = obs.table, obs.state, obs.seat
         if t.to_move == seat and (t.stage != Stage.RULES or s.phase in (Phase.TURNOVER, Phase.PICKUP)):
-            say("Your client does what the table needs from it (entropy, turn-over, openings or pick-up proof).")
+            say("Your client does what the table needs from it (turn-over, openings or pick-up proof).")
             return Proceed()
         if s.phase == Phase.WINDOW:
             player, count = s.pile[-1]

@@ -145,9 +145,8 @@ class Seat(_Party):
         if self.complaint is not None:
             data, self.complaint = self.complaint, None
             return self._line(self.seat, "complaint", data)
-        at = self.clock()
-        due = self.spec.deal.seat_line(self.deal_secrets, self.seat, self.view.ledger, self.view.match_id, at)
-        return None if due is None else self._line(self.seat, due[0], due[1], at=at)
+        due = self.spec.deal.seat_line_in(self.deal_secrets, self.seat, self.view, self.prover, self.clock)
+        return None if due is None else self._line(self.seat, due[0], due[1], at=due[2])
 
     def join(self) -> dict[str, Any]:
         """The public join message: name, public key, the deal's public commitments."""
@@ -168,7 +167,11 @@ class Seat(_Party):
             if self.view.seat_keys[self.seat] != self.public_key:
                 raise CommitmentMismatch(f"seat {self.seat}: the header lists another public key for this seat")
             return
-        if restoring or action is None:
+        if restoring:
+            return
+        if action is None:
+            if event.get("action") in self.spec.deal.line_roles:
+                self.private = self.spec.seat_deal_line(self.private, self.deal_secrets, self.seat, event)
             return
         pending, self._pending = self._pending, None
         if event["seat"] == self.seat:

@@ -28,14 +28,30 @@ message and the hand key that opens it) and any verifier finds the dealer at fau
 match ends there and ``transcript verify`` exits 1 naming the complaint line
 (:class:`~zkbluff.errors.DealerAtFault`).
 
-Using it in a game (Cheat, Bluffers, ...): hold a ``ProvenDeal(game, n_seats, hands, board,
-dealer_seat)`` as the spec's ``deal``; give the ledger a ``deal`` attribute made by
+Using it in a game (Proof or Bluff, Cheat, Bluffers): hold a ``ProvenDeal(game, n_seats, hands,
+board, dealer_seat, deck)`` as the spec's ``deal``; give the ledger a ``deal`` attribute made by
 :meth:`ProvenDeal.new_public`; in ``demand`` for the deal action return
 :meth:`ProvenDeal.demand`; in ``record`` take the hand commitments from the proof's publics
-(``hand{i}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
-:meth:`ProvenDeal.seat_open`. The deal action needs a ``sealed_hands: tuple[str, ...]`` field.
-The statement ``card.deal.v2`` with the game's deck, hands, board and ``entropies`` must be in
-the statement registry.
+(``hand{k}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
+:meth:`ProvenDeal.seat_open`. The deal action needs a ``sealed_hands: tuple[str, ...]`` field (one
+sealed hand per hand of the proof, in the proof's order) and, where hand ``k`` is not seat ``k``'s,
+a ``seats: tuple[int, ...]`` field (hand ``k`` is seat ``seats[k]``'s). The statement ``card.deal.v2``
+with the game's deck, hands, board and ``entropies`` must be in the statement registry.
+
+Where games differ, the deal is parametrised, not copied:
+
+- *what one line deals* (:class:`DealShape`): the constructor's ``hands``/``board``/``deck`` are the
+  default; a game that deals other shapes (Bluffers: five cards to each *standing* seat; its table
+  card, a public draw from a 3-card deck) passes a ``shape`` (and the ``seats`` dealt to) to
+  :meth:`~ProvenDeal.demand` and :meth:`~ProvenDeal.deal_round`, and lists every shape's
+  :meth:`~ProvenDeal.key_id` among its statements;
+- *which seat gets which hand*: ``seats`` (Cheat deals in the order from the seat next to the
+  hand's dealer, so one statement with non-increasing hand sizes serves every dealer);
+- *more public keys on a seat's entropy line* (``seat_keys``): a named X25519 key per seat, its
+  secret in the seat's deal secrets (``<name>X25519``), its public key on the seat's own
+  ``entropy.seat`` line (``<name>Key``), e.g. Cheat's pile key for openings between seats;
+- *the dealer's seat*: ``dealer_seat`` (Proof or Bluff: the house plays seat 1 and contributes no
+  entropy as a seat) or None (Cheat, Bluffers: the house is no seat; every seat contributes).
 """
 from __future__ import annotations
 
@@ -43,7 +59,7 @@ import hashlib
 import math
 import secrets as pysecrets
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 from Crypto.PublicKey import ECC
 
@@ -57,7 +73,8 @@ from zkbluff.protocol.entropy import (
     fresh_hand_key, hand_key_commitment, open_hand, open_seat_entropy, seal_hand, seat_entropy,
 )
 from zkbluff.protocol.messages import open_sealed, seal
-from zkbluff.statements.deal import deal_native, deal_v2_statement
+from zkbluff.statements.base import Statement
+from zkbluff.statements.deal import deal_native, deal_v2_inputs, deal_v2_statement
 
 SCHEME = "proven-deal.v1"
 TRUST = ("zk dealer: the house deals and could see every hand, but cannot choose them: it committed its "
@@ -70,14 +87,28 @@ DEAL_TIMEOUT_LINE = "deal.timeout"
 
 
 @dataclass(frozen=True)
+class DealShape:
+    """What one deal line deals: hand ``k`` of the proof gets ``hands[k]`` cards, the public
+    board ``board`` cards, from a deck of ``deck`` cards (``card.deal.v2`` with these
+    parameters). ``sealed``: each hand is sealed to the seat it is dealt to; False for a
+    public draw whose hands go to nobody (Bluffers' table card: the board is the draw)."""
+
+    deck: int
+    hands: tuple[int, ...]
+    board: int = 0
+    sealed: bool = True
+
+
+@dataclass(frozen=True)
 class DealtHands:
-    """One deal line as the table holds it: its line number, round, the sealed hands and
-    the hand commitments its proof gave."""
+    """One deal line as the table holds it: its line number, round, and per seat (in seat
+    order; None for a seat dealt nothing on it) the sealed hand and the hand commitment its
+    proof gave."""
 
     line: int
     round: int
-    sealed: tuple[str, ...]
-    commitments: tuple[int, ...]
+    sealed: tuple[Optional[str], ...]
+    commitments: tuple[Optional[int], ...]
 
 
 @dataclass(frozen=True)
@@ -129,12 +160,14 @@ def stamp(event: Mapping[str, Any], what: str) -> float:
     return float(v)
 
 
-def _x25519_from_seed(seed_hex: str) -> ECC.EccKey:
+def x25519_from_seed(seed_hex: str) -> ECC.EccKey:
+    """The X25519 key of a 32-byte secret seed (hex), as the deal secrets hold them."""
     return ECC.construct(curve="X25519", seed=bytes.fromhex(seed_hex))
 
 
-def _x25519_public(seed_hex: str) -> str:
-    return str(_x25519_from_seed(seed_hex).public_key().export_key(format="raw").hex())
+def x25519_public(seed_hex: str) -> str:
+    """The raw public key (64 hex digits) of :func:`x25519_from_seed`."""
+    return str(x25519_from_seed(seed_hex).public_key().export_key(format="raw").hex())
 
 
 class ProvenDeal(DealScheme):
@@ -147,25 +180,61 @@ class ProvenDeal(DealScheme):
                                                 DEAL_TIMEOUT_LINE: Role.REFEREE}
 
     def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
-                 dealer_seat: Optional[int] = None, deck: int = 52):
+                 dealer_seat: Optional[int] = None, deck: int = 52, seat_keys: tuple[str, ...] = ()):
         if len(hands) != n_seats:
             raise ValueError(f"{game}: {len(hands)} hand sizes for {n_seats} seats")
         if dealer_seat is not None and not 0 <= dealer_seat < n_seats:
             raise ValueError(f"{game}: the dealer's seat {dealer_seat} is not a seat")
+        if any(not name.isalpha() or not name.islower() for name in seat_keys) or len(set(seat_keys)) != len(seat_keys):
+            raise ValueError(f"{game}: seat key names must be distinct lowercase words, got {seat_keys}")
         self.game, self.n_seats, self.hands, self.board, self.deck = game, n_seats, tuple(hands), board, deck
         self.dealer_seat = dealer_seat
         #: the seats that contribute entropy, in contributor order after the dealer
         self.entropy_seats = tuple(s for s in range(n_seats) if s != dealer_seat)
-        self.statement = deal_v2_statement(deck, self.hands, board, entropies=1 + len(self.entropy_seats))
+        #: the names of the extra X25519 keys each seat publishes on its entropy line
+        self.seat_keys = tuple(seat_keys)
+        #: the default deal: hand i to seat i
+        self.shape = DealShape(deck, self.hands, board)
+        self.statement = self.statement_of(self.shape)
 
     @property
     def statement_id(self) -> str:
         return self.statement.key_id
 
+    def statement_of(self, shape: DealShape) -> Statement:
+        """``card.deal.v2`` for ``shape`` with this table's entropy contributors."""
+        return deal_v2_statement(shape.deck, shape.hands, shape.board, entropies=1 + len(self.entropy_seats))
+
+    def key_id(self, shape: Optional[DealShape] = None) -> str:
+        """The statement key id of ``shape`` (the default deal's when None)."""
+        return self.statement_id if shape is None else self.statement_of(shape).key_id
+
+    def _dealt_to(self, shape: DealShape, seats: Optional[Sequence[int]]) -> tuple[int, ...]:
+        """The seats hand ``k`` goes to (``seats``, by default hand k to seat k; none for a
+        public draw); raises :class:`MalformedInput` unless they are distinct seats, one a hand."""
+        if not shape.sealed:
+            if seats:
+                raise MalformedInput(f"deal: a public draw is dealt to no seat, got seats {seats!r:.80}")
+            return ()
+        got = tuple(range(len(shape.hands))) if seats is None else seats
+        if not isinstance(got, tuple) or len(got) != len(shape.hands) or len(set(got)) != len(got) or \
+                any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.n_seats for s in got):
+            raise MalformedInput(f"deal: {len(shape.hands)} distinct seats of 0..{self.n_seats - 1} are dealt to "
+                                 f"(one a hand), got {got!r:.80}")
+        return got
+
+    @staticmethod
+    def _line_seats(sealed: Sequence[Any], seats: Any) -> tuple[int, ...]:
+        """Who each sealed hand of a deal line is for: its ``seats`` field, or hand k seat k's."""
+        return tuple(range(len(sealed))) if seats is None else tuple(seats)
+
     # ---------------------------------------------------------------- the header
     def header(self, dealer: Mapping[str, Any], seat_public: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"scheme": SCHEME, "dealerSeat": self.dealer_seat, "entropySeats": list(self.entropy_seats),
-                "statement": self.statement_id}
+        out: dict[str, Any] = {"scheme": SCHEME, "dealerSeat": self.dealer_seat,
+                               "entropySeats": list(self.entropy_seats), "statement": self.statement_id}
+        if self.seat_keys:
+            out["seatKeys"] = list(self.seat_keys)
+        return out
 
     def check_header(self, deal: Any, n_seats: int) -> None:
         expected = self.header({}, [])
@@ -179,7 +248,8 @@ class ProvenDeal(DealScheme):
     def seat_secrets(self) -> dict[str, Any]:
         e = EntropySecret.fresh()
         return {"entropy": str(e.entropy), "salt": str(e.salt), "handKey": fresh_hand_key().hex(),
-                "x25519": pysecrets.token_bytes(32).hex()}
+                "x25519": pysecrets.token_bytes(32).hex(),
+                **{f"{name}X25519": pysecrets.token_bytes(32).hex() for name in self.seat_keys}}
 
     def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
         return {}  # everything public goes on the seat's own entropy line
@@ -199,7 +269,7 @@ class ProvenDeal(DealScheme):
         if pub.dealer is None or seat in pub.seats or pub.forfeited or pub.fault:
             return None
         d = pub.dealer
-        own_x = _x25519_from_seed(secrets["x25519"])
+        own_x = x25519_from_seed(secrets["x25519"])
         key = channel_key(own_x, bytes.fromhex(d["channelKey"]), match_id, seat)
         hand_key = bytes.fromhex(secrets["handKey"])
         commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
@@ -210,24 +280,35 @@ class ProvenDeal(DealScheme):
             msg = seat_entropy(seat, self._own(secrets), hand_key, key, match_id, commit_line, at)
             data = {"commitment": str(msg.commitment), "handKeyCommitment": msg.hand_key_commitment,
                     "sealed": msg.sealed}
-        data["channelKey"] = _x25519_public(secrets["x25519"])
+        data["channelKey"] = x25519_public(secrets["x25519"])
+        for name in self.seat_keys:
+            data[f"{name}Key"] = x25519_public(secrets[f"{name}X25519"])
         return SEAT_LINE, data
 
     def seat_open(self, secrets: Mapping[str, Any], seat: int, match_id: str, line: int, sealed: str,
-                  publics: Mapping[str, int]) -> tuple[int, int]:
+                  publics: Mapping[str, int], hand: Optional[int] = None) -> tuple[int, int]:
         """A seat's checks of a deal line: its own entropy commitment is the proof's input
-        (:class:`IllegalMove` if not), and its sealed hand opens its hand commitment
-        (:class:`CommitmentMismatch` if not: then it complains, :meth:`complaint`).
-        Returns ``(mask, salt)``."""
+        (:class:`IllegalMove` if not), and its sealed hand opens the commitment of the proof's
+        hand ``hand`` (by default hand ``seat``; :class:`CommitmentMismatch` if not: then it
+        complains, :meth:`complaint`). Returns ``(mask, salt)``."""
         if seat != self.dealer_seat:
             k = 1 + self.entropy_seats.index(seat)
             if publics[f"entropy{k}_commitment"] != self._own(secrets).commitment:
                 raise IllegalMove(f"seat {seat}: the deal proof's entropy{k}_commitment is not this seat's")
-        return open_hand(bytes.fromhex(secrets["handKey"]), match_id, line, sealed, publics[f"hand{seat}_commitment"])
+        slot = seat if hand is None else hand
+        return open_hand(bytes.fromhex(secrets["handKey"]), match_id, line, sealed, publics[f"hand{slot}_commitment"])
 
     def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
-        """The ``complaint`` line's data for a deal line whose sealed hand does not open."""
-        return {"line": event["n"], "sealed": event["data"]["sealed_hands"][seat], "handKey": secrets["handKey"]}
+        """The ``complaint`` line's data for a deal line whose sealed hand for ``seat`` does
+        not open; None for any other line (the seat's error stands)."""
+        data = event.get("data")
+        sealed = data.get("sealed_hands") if isinstance(data, dict) else None
+        if not isinstance(sealed, list):
+            return None
+        seats = self._line_seats(sealed, data.get("seats"))  # type: ignore[union-attr]
+        if seat not in seats:
+            return None
+        return {"line": event["n"], "sealed": sealed[seats.index(seat)], "handKey": secrets["handKey"]}
 
     # ---------------------------------------------------------------- dealer side
     def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
@@ -243,7 +324,7 @@ class ProvenDeal(DealScheme):
             return None
         e = EntropySecret(int(dealer["entropy"]), int(dealer["salt"]))
         return DEALER_LINE, {"commitment": str(e.commitment), "deadline": at + entropy_window(header),
-                             "channelKey": _x25519_public(dealer["x25519"])}
+                             "channelKey": x25519_public(dealer["x25519"])}
 
     def dealer_receive(self, dealer: dict[str, Any], ledger: Any, event: Mapping[str, Any]) -> dict[str, Any]:
         """The dealer opens a seat's sealed entropy (and hand key) from its recorded line."""
@@ -252,7 +333,7 @@ class ProvenDeal(DealScheme):
         seat = event["seat"]
         rec = ledger.deal.seats[seat]
         d = ledger.deal.dealer
-        key = channel_key(_x25519_from_seed(dealer["x25519"]), bytes.fromhex(rec["channelKey"]), dealer["matchId"], seat)
+        key = channel_key(x25519_from_seed(dealer["x25519"]), bytes.fromhex(rec["channelKey"]), dealer["matchId"], seat)
         if seat == self.dealer_seat:
             got = open_sealed(key, dealer["matchId"], d["line"], rec["sealed"])
             hand_key = bytes.fromhex(_hex(got, "handKey", "sealed hand key", HAND_KEY_BYTES))
@@ -274,22 +355,23 @@ class ProvenDeal(DealScheme):
             out.append((int(o["entropy"]), int(o["salt"])))
         return out
 
-    def deal_round(self, dealer: Mapping[str, Any], round_no: int, line: int) -> tuple[list[int], int, dict[str, int],
-                                                                                      tuple[str, ...]]:
-        """Round ``round_no``'s deal: ``(hand masks, board mask, proof inputs, sealed hands)``;
-        each seat's hand and a fresh salt sealed under its hand key for ``line``."""
+    def deal_round(self, dealer: Mapping[str, Any], round_no: int, line: int, shape: Optional[DealShape] = None,
+                   seats: Optional[tuple[int, ...]] = None) -> tuple[list[int], int, dict[str, int], tuple[str, ...]]:
+        """Round ``round_no``'s deal of ``shape`` (the default deal when None), hand ``k`` to
+        seat ``seats[k]`` (by default seat k): ``(hand masks, board mask, proof inputs, sealed
+        hands)``; each hand and a fresh salt sealed under its seat's hand key for ``line``
+        (none for a public draw)."""
         from zkbluff.field import r
 
+        shape = shape or self.shape
+        to = self._dealt_to(shape, seats)
         ents = self.contributors(dealer)
-        masks, board = deal_native([e for e, _ in ents], round_no, self.hands, self.board, self.deck)
-        salts = [pysecrets.randbelow(r) for _ in range(self.n_seats)]
-        inputs: dict[str, int] = {"round": round_no}
-        for k, (e, s) in enumerate(ents):
-            inputs[f"entropy{k}"], inputs[f"entropy{k}_salt"] = e, s
-        for i in range(self.n_seats):
-            inputs[f"hand{i}_salt"] = salts[i]
-        sealed = tuple(seal_hand(bytes.fromhex(dealer["seats"][str(i)]["handKey"]), dealer["matchId"], line,
-                                 masks[i], salts[i]) for i in range(self.n_seats))
+        masks, board = deal_native([e for e, _ in ents], round_no, shape.hands, shape.board, shape.deck)
+        salts = [pysecrets.randbelow(r) for _ in shape.hands]
+        inputs = deal_v2_inputs(ents, salts, round_no)
+        del inputs["context"]  # the prover binds the line's own
+        sealed = tuple(seal_hand(bytes.fromhex(dealer["seats"][str(s)]["handKey"]), dealer["matchId"], line,
+                                 masks[k], salts[k]) for k, s in enumerate(to))
         return masks, board, inputs, sealed
 
     # ---------------------------------------------------------------- the table (referee side)
@@ -298,32 +380,40 @@ class ProvenDeal(DealScheme):
         pub: DealPublic = ledger.deal
         return pub.dealer is not None and len(pub.seats) == self.n_seats and not pub.forfeited and not pub.fault
 
-    def demand(self, ledger: Any, round_no: int, board: int, sealed_hands: tuple[str, ...]) -> ProofDemand:
-        """The deal action's proof: ``card.deal.v2`` pinning the recorded entropy
-        commitments in contributor order, the round index and the board."""
+    def demand(self, ledger: Any, round_no: int, board: int, sealed_hands: tuple[str, ...],
+               shape: Optional[DealShape] = None, seats: Optional[tuple[int, ...]] = None) -> ProofDemand:
+        """The deal action's proof: ``card.deal.v2`` of ``shape`` (the default deal when None)
+        pinning the recorded entropy commitments in contributor order, the round index and the
+        board; one sealed hand for each of ``seats`` (by default hand k to seat k)."""
         pub: DealPublic = ledger.deal
+        shape = shape or self.shape
         if not self.ready(ledger):
             raise IllegalMove("deal: the entropy phase is not complete (no card is dealt before every seat's entropy)")
-        if not isinstance(sealed_hands, tuple) or len(sealed_hands) != self.n_seats:
-            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of {self.n_seats} seats")
+        to = self._dealt_to(shape, seats)
+        if not isinstance(sealed_hands, tuple) or len(sealed_hands) != len(to):
+            raise MalformedInput(f"deal: {len(sealed_hands)} sealed hands, expected one for each of the "
+                                 f"{len(to)} seats dealt to")
         for i, text in enumerate(sealed_hands):
             _hex({"s": text}, "s", f"deal: sealed hand {i}")
         assert pub.dealer is not None
         pinned = {"entropy0_commitment": pub.dealer["commitment"], "round": round_no, "board": board}
         for k, s in enumerate(self.entropy_seats, start=1):
             pinned[f"entropy{k}_commitment"] = pub.seats[s]["commitment"]
-        return ProofDemand(self.statement_id, pinned)
+        return ProofDemand(self.key_id(shape), pinned)
 
     def observe(self, ledger: Any, line: int, action: Any, publics: list[dict[str, int]]) -> None:
-        """After an accepted game line: a deal line (its ``sealed_hands`` and its
-        ``card.deal.v2`` publics) is recorded, so a complaint can name it."""
+        """After an accepted game line: a deal line (its ``sealed_hands``, its ``seats`` if
+        any, and its ``card.deal.v2`` publics) is recorded per seat, so a complaint can name it."""
         sealed = getattr(action, "sealed_hands", None)
         deal = next((p for p in publics if "entropy0_commitment" in p), None)
-        if sealed is None or deal is None:
+        if not sealed or deal is None:
             return
-        commitments = tuple(deal[f"hand{i}_commitment"] for i in range(self.n_seats))
+        by_seat: list[Optional[str]] = [None] * self.n_seats
+        commitments: list[Optional[int]] = [None] * self.n_seats
+        for k, s in enumerate(self._line_seats(sealed, getattr(action, "seats", None))):
+            by_seat[s], commitments[s] = sealed[k], deal[f"hand{k}_commitment"]
         ledger.deal = replace(ledger.deal, deals=ledger.deal.deals + (
-            DealtHands(line, deal["round"], tuple(sealed), commitments),))
+            DealtHands(line, deal["round"], tuple(by_seat), tuple(commitments)),))
 
     def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
         """Check one of the deal's own lines against the recorded state and record it
@@ -347,7 +437,8 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, dealer=rec)
         elif kind == SEAT_LINE:
             assert seat is not None
-            d = _fields(data, {"commitment", "handKeyCommitment", "sealed", "channelKey"}, "entropy.seat")
+            d = _fields(data, {"commitment", "handKeyCommitment", "sealed", "channelKey"} |
+                        {f"{name}Key" for name in self.seat_keys}, "entropy.seat")
             at = stamp(event, "entropy.seat")
             if pub.dealer is None:
                 raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
@@ -363,6 +454,8 @@ class ProvenDeal(DealScheme):
             rec = {"line": n, "at": at, "commitment": commitment,
                    "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
                    "sealed": _hex(d, "sealed", "entropy.seat"), "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
+            for name in self.seat_keys:
+                rec[f"{name}Key"] = _hex(d, f"{name}Key", "entropy.seat", 32)
             ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
         elif kind == FORFEIT_LINE:
             d = _fields(data, {"seats", "since", "deadline"}, "entropy.forfeit")
@@ -388,11 +481,14 @@ class ProvenDeal(DealScheme):
                 raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
             if seat not in pub.seats:
                 raise IllegalMove(f"complaint: seat {seat} has no recorded hand key")
+            sealed_on_line, hand_commitment = dealt.sealed[seat], dealt.commitments[seat]
+            if sealed_on_line is None or hand_commitment is None:
+                raise IllegalMove(f"complaint: line {d['line']} dealt seat {seat} no hand")
             fault = check_wrong_hand_complaint(
                 {"type": "complaint.wrongHand", "seat": seat, "line": d["line"], "sealed": d["sealed"],
                  "handKey": d["handKey"]},
                 match_id=header["matchId"], hand_key_commitment_recorded=pub.seats[seat]["handKeyCommitment"],
-                sealed_on_line=dealt.sealed[seat], hand_commitment=dealt.commitments[seat])
+                sealed_on_line=sealed_on_line, hand_commitment=hand_commitment)
             ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
         elif kind == DEAL_TIMEOUT_LINE:
             d = _fields(data, {"since", "deadline"}, "deal.timeout")
@@ -429,10 +525,12 @@ class ProvenDeal(DealScheme):
 
     def dealer_due(self, view: Any) -> Optional[tuple[int, float]]:
         """``(since, deadline)`` when the table waits for the dealer: its entropy commitment
-        (right after the header) or its deal (the entropy phase complete, no seat to move);
-        since the last line, for ``limits.deal``."""
+        (right after the header) or its deal (the entropy phase complete, no seat to move and
+        no wait on the referee's clock, such as Cheat's calling window); since the last line,
+        for ``limits.deal``."""
         pub: DealPublic = view.ledger.deal
-        waits = pub.dealer is None or (self.ready(view.ledger) and view.rules.to_move is None)
+        waits = pub.dealer is None or (self.ready(view.ledger) and view.rules.to_move is None
+                                       and not view.spec.clock_due(view.rules))
         if not waits or pub.forfeited or pub.fault or view.over or view.head_at is None:
             return None
         limits = view.header.get("limits", {})
@@ -465,6 +563,23 @@ class ProvenDeal(DealScheme):
         return DEAL_TIMEOUT_LINE, {"since": due[0], "deadline": due[1]}
 
 
+def describe_line(kind: str, data: Mapping[str, Any], who: str, names: Sequence[str]) -> Optional[str]:
+    """One sentence for a person about one of the deal's own lines (``who`` names the line's
+    seat), or None for any other line: the games' terminal text says these the same way."""
+    if kind == DEALER_LINE:
+        return "The dealer commits to its entropy first (it cannot re-draw it later)."
+    if kind == SEAT_LINE:
+        return (f"{who} commits to its entropy, sealed to the dealer." if data.get("commitment") is not None
+                else f"{who} sends its hand key (the dealer's seat).")
+    if kind == FORFEIT_LINE:
+        return f"{', '.join(names[s] for s in data['seats'])} sent no entropy in time: forfeit before any card."
+    if kind == COMPLAINT_LINE:
+        return f"{who} complains: the hand sealed on line {data['line']} does not open its commitment."
+    if kind == DEAL_TIMEOUT_LINE:
+        return f"The dealer let its deadline {data['deadline']} pass: the dealer is at fault."
+    return None
+
+
 def entropy_window(header: Mapping[str, Any]) -> float:
     limits = header.get("limits")
     if not isinstance(limits, dict) or isinstance(limits.get("entropy"), bool) or \
@@ -485,5 +600,6 @@ def starting_draw(ledger: Any, modulus: int) -> int:
     return int.from_bytes(digest, "big") % modulus
 
 
-__all__ = ["ProvenDeal", "DealPublic", "DealtHands", "SCHEME", "TRUST", "starting_draw", "entropy_window",
+__all__ = ["ProvenDeal", "DealPublic", "DealShape", "DealtHands", "SCHEME", "TRUST", "starting_draw", "entropy_window",
+           "describe_line", "x25519_from_seed", "x25519_public",
            "UnfoundedComplaint"]

@@ -129,7 +129,7 @@ class Referee:
         self.trust: dict[str, Trust] = {k: check_key(k, self.vks[k], ctx) for k in sorted(self.vks)}
         self.spec.deal.check_header(data["deal"], self.spec.n_seats)
         self.rules = self.spec.new_rules()
-        self.ledger = self.spec.new_ledger()
+        self.ledger = self.spec.new_ledger(data)
         self.verify_now = verify_now
         self.batch = ProofBatch()
         self.n_proofs = 0

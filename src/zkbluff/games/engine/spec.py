@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, Callable, ClassVar, Mapping, Optional
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
@@ -146,6 +146,16 @@ class DealScheme(ABC):
         """A seat's next deal line of its own (its entropy), or None."""
         return None
 
+    def seat_line_in(self, secrets: dict[str, Any], seat: int, view: Any, prover: Any,
+                     clock: Callable[[], float]) -> Optional[tuple[str, dict[str, Any], float]]:
+        """A seat's next deal line ``(kind, data, at)`` given its whole view of the table
+        (the rules' state too), its prover and its clock (the line is stamped ``at``), for
+        a deal in which the seats themselves prove (the oblivious deal: stamped once the
+        proof is made); by default :meth:`seat_line` stamped now."""
+        at = clock()
+        due = self.seat_line(secrets, seat, view.ledger, view.match_id, at)
+        return None if due is None else (due[0], due[1], at)
+
     def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
         """The data of a complaint line about a deal line whose sealed hand did not open, or
         None (the seat's error is raised instead)."""
@@ -208,8 +218,11 @@ class GameSpec(ABC):
     def new_rules(self) -> Rules: ...
 
     @abstractmethod
-    def new_ledger(self) -> Any:
-        """The public commitments the table holds (hand commitments, the last play)."""
+    def new_ledger(self, header: Mapping[str, Any]) -> Any:
+        """The public commitments the table holds (hand commitments, the last play), for the
+        match whose header data is ``header`` (already checked, its ``deal`` by the deal
+        scheme's ``check_header``): a game whose ledger starts from the header (Mind Bluff:
+        the seats' draw commitments in its ``deal``) reads it here."""
 
     @abstractmethod
     def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
@@ -238,6 +251,13 @@ class GameSpec(ABC):
         """A seat's secrets after a line that someone else made (a deal sends it a hand,
         which it opens and checks against the published commitment); after its own lines
         too, after their ``Move.update``, when ``receive_own_lines`` is set."""
+
+    def seat_deal_line(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
+                       event: Mapping[str, Any]) -> dict[str, Any]:
+        """A seat's secrets after one of the deal's own lines (``deal.line_roles``: an entropy
+        line, its own or another seat's), for a game that keeps what such a line publishes
+        (Cheat: each seat's pile key). By default nothing changes."""
+        return dict(private)
 
     @abstractmethod
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:

@@ -19,7 +19,7 @@ from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, Outc
 from zkbluff.field import r
 from zkbluff.gadgets.native import commit
 from zkbluff.games.mind_bluff.bowl import after_eat, check_start, eat_reaches
-from zkbluff.games.mind_bluff.rules import MAX_GAMES, EndReason, EventKind, GameRecord, MindBluffRules
+from zkbluff.games.mind_bluff.rules import MAX_GAMES, EndReason, Event, EventKind, GameRecord, MindBluffRules
 from zkbluff.statements.values import start_draw_native
 
 
@@ -200,30 +200,43 @@ def check_reveal(record: GameRecord, commitments: GameCommitments, reveal: GameR
     return tuple(before)
 
 
+def _with_truth(record: GameRecord, reveal: GameReveal) -> list[tuple[Event, int, Optional[int]]]:
+    """Each public event of a game (its reveal already checked) with the truth after it: the
+    actual count, and the actual choice of the turn's eat (None on an All-done turn). The
+    review and the Truth Replay are both read off this one walk."""
+    remaining, k, choice = reveal.start, -1, None
+    out: list[tuple[Event, int, Optional[int]]] = []
+    for e in record.events:
+        if e.kind == EventKind.ATE:
+            k += 1
+            choice = reveal.openings[k].choice
+            remaining = after_eat(choice, remaining)
+        elif e.kind == EventKind.ALL_DONE:
+            choice = None
+        out.append((e, remaining, choice))
+    return out
+
+
 def build_review(record: GameRecord, commitments: GameCommitments, reveal: GameReveal) -> GameReview:
     """The review of a finished game (checked first: a reveal that does not open the
-    commitments or contradicts a verdict raises)."""
+    commitments or contradicts a verdict raises): one :class:`TurnReview` per turn."""
     check_reveal(record, commitments, reveal)
     turns: list[TurnReview] = []
     cur: dict[str, Any] = {}
-    remaining, k, debts = reveal.start, -1, (0, 0)
+    before, debts = reveal.start, (0, 0)
 
     def close() -> None:
         if cur:
             turns.append(TurnReview(**cur, debts_after=debts))
             cur.clear()
 
-    for e in record.events:
+    for e, remaining, choice in _with_truth(record, reveal):
         if e.kind in (EventKind.ATE, EventKind.ALL_DONE):
             close()
-            cur.update(turn=e.turn, seat=e.seat, remaining_before=remaining, debts_before=debts)
+            cur.update(turn=e.turn, seat=e.seat, remaining_before=before, debts_before=debts, remaining_after=remaining,
+                       action="eat" if e.kind == EventKind.ATE else "all_done")
             if e.kind == EventKind.ATE:
-                k += 1
-                choice = reveal.openings[k].choice
-                remaining = after_eat(choice, remaining)
-                cur.update(action="eat", choice=choice, remaining_after=remaining)
-            else:
-                cur.update(action="all_done", remaining_after=remaining)
+                cur["choice"] = choice
         elif e.kind in (EventKind.SURVIVED, EventKind.ATE_LAST):
             cur["ate_last"] = e.kind == EventKind.ATE_LAST
         elif e.kind == EventKind.CLAIMED:
@@ -234,7 +247,7 @@ def build_review(record: GameRecord, commitments: GameCommitments, reveal: GameR
             cur["verdict"] = "TRUE" if e.outcome else "BLUFF"
         elif e.kind == EventKind.ALL_DONE_RESULT:
             cur["all_done_won"] = e.outcome
-        debts = e.debts
+        debts, before = e.debts, remaining
     close()
     return GameReview(record.game, record.first, reveal.start, record.winner, record.reason, tuple(turns))
 
@@ -258,19 +271,9 @@ def truth_replay(record: GameRecord, commitments: GameCommitments, reveal: GameR
     from zkbluff.games.mind_bluff.text import describe
 
     check_reveal(record, commitments, reveal)
-    remaining, k, choice = reveal.start, -1, None
-    frames = []
-    for e in record.events:
-        if e.kind == EventKind.ATE:
-            k += 1
-            choice = reveal.openings[k].choice
-            remaining = after_eat(choice, remaining)
-        elif e.kind == EventKind.ALL_DONE:
-            choice = None
-        frames.append(ReplayFrame(e.turn, e.kind.value, e.seat, remaining, choice, e.debts,
-                                  describe(e, names, truth={"remaining": remaining, "choice": choice,
-                                                            "start": reveal.start})))
-    return tuple(frames)
+    return tuple(ReplayFrame(e.turn, e.kind.value, e.seat, remaining, choice, e.debts,
+                             describe(e, names, truth={"remaining": remaining, "choice": choice, "start": reveal.start}))
+                 for e, remaining, choice in _with_truth(record, reveal))
 
 
 def series_review_json(reviews: list[GameReview], reveals: list[GameReveal], names: tuple[str, str],

@@ -51,11 +51,6 @@ class DrawCommitments(DealScheme):
     trust: ClassVar[str] = ("proven referee: the referee holds the count committed and proves every verdict; "
                             "game 3's start is drawn in proof from every party's committed entropy")
 
-    def __init__(self) -> None:
-        #: the header's seat commitments, once :meth:`check_header` accepted them; the
-        #: ledger takes them from here (the engine checks the header before it makes the ledger)
-        self.checked: Optional[tuple[str, ...]] = None
-
     def seat_secrets(self) -> dict[str, Any]:
         return {"entropy": pysecrets.token_hex(32)}
 
@@ -73,13 +68,19 @@ class DrawCommitments(DealScheme):
         return {"scheme": DRAW_SCHEME, "entropyCommitments": [p["entropy"] for p in seat_public]}
 
     def check_header(self, deal: Any, n_seats: int) -> None:
+        self.commitments(deal, n_seats)
+
+    @staticmethod
+    def commitments(deal: Any, n_seats: int) -> tuple[str, ...]:
+        """The seats' draw commitments of a header's ``deal``; :class:`MalformedInput` unless
+        it is well formed."""
         if not isinstance(deal, dict) or set(deal) != {"scheme", "entropyCommitments"} \
                 or deal["scheme"] != DRAW_SCHEME:
             raise MalformedInput(f"header deal: expected {{scheme: {DRAW_SCHEME}, entropyCommitments}}")
         coms = deal["entropyCommitments"]
         if not isinstance(coms, list) or len(coms) != n_seats:
             raise MalformedInput(f"header deal: expected {n_seats} entropy commitments")
-        self.checked = tuple(_hex32(c, "entropy commitment") for c in coms)
+        return tuple(_hex32(c, "entropy commitment") for c in coms)
 
 
 class MindBluffSpec(GameSpec):
@@ -107,10 +108,9 @@ class MindBluffSpec(GameSpec):
     def new_rules(self) -> MindBluffRules:
         return MindBluffRules(HUMANS[self.options["humans"]])
 
-    def new_ledger(self) -> VerdictChecker:
-        if self.deal.checked is None:
-            raise RuntimeError("mind-bluff: the ledger is made from a checked header (check_header first)")
-        return VerdictChecker(self.deal.checked)
+    def new_ledger(self, header: Mapping[str, Any]) -> VerdictChecker:
+        """The verdict ledger, starting from the seats' draw commitments in the header."""
+        return VerdictChecker(self.deal.commitments(header["deal"], self.n_seats))
 
     def demand(self, rules: Rules, ledger: VerdictChecker, seat: Optional[int], action: Action) -> list[ProofDemand]:
         assert isinstance(rules, MindBluffRules)

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
+from zkbluff.games.engine.oblivious_deal import ObliviousDeal
 from zkbluff.games.engine.proven_deal import DealPublic, ProvenDeal, starting_draw
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
 from zkbluff.games.proof_or_bluff import bot, text
@@ -31,6 +32,13 @@ HOUSE_SEAT = 1
 FIVE_UP_DEAL_ID = deal_v2_statement(DECK.size, (FIVE_UP_HAND, FIVE_UP_HAND), FIVE_UP_BOARD, entropies=2).key_id
 
 
+#: the deal modes (the ``deal`` option) and the default
+DEALS = ("oblivious", "dealer")
+#: oblivious: its whole first deal (7+7, four exchange lines, every party checking) costs
+#: 1.5 s of CPU on this machine class (benchmarks/results.md), under the 2 s bar
+DEFAULT_DEAL = "oblivious"
+
+
 def classic_deal_id(hand_size: int) -> str:
     return deal_v2_statement(DECK.size, (hand_size, hand_size), entropies=2).key_id
 
@@ -42,7 +50,7 @@ class Ledger:
 
     hands: list[Optional[int]] = field(default_factory=lambda: [None, None])
     play: Optional[int] = None
-    deal: DealPublic = field(default_factory=DealPublic)
+    deal: Any = field(default_factory=DealPublic)  # DealPublic or ObliviousPublic (the referee sets it)
 
 
 _ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": Role.SEAT,
@@ -52,29 +60,53 @@ _ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": 
 class _ProofOrBluffSpec(GameSpec):
     n_seats = 2
     roles: ClassVar[Mapping[str, Role]] = _ROLES
-    option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES)}
-    default_options: ClassVar[Mapping[str, str]] = {"mode": "standard"}
-    deal: ProvenDeal
+    #: ``deal``: ``oblivious`` (the two seats deal between themselves: the house sees no hand
+    #: but its own seat's) or ``dealer`` (the house deals in proof and could see both hands)
+    option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES), "deal": DEALS}
+    default_options: ClassVar[Mapping[str, str]] = {"mode": "standard", "deal": DEFAULT_DEAL}
+    deal: Any  # ProvenDeal or ObliviousDeal
+
+    def _make_deal(self, hand: int, board: int = 0) -> Any:
+        if self.options["deal"] == "oblivious":  # the house's seat holds the deck, player one chooses
+            return ObliviousDeal(self.game, hand, board, deck_seat=HOUSE_SEAT, chooser_seat=1 - HOUSE_SEAT)
+        return ProvenDeal(self.game, self.n_seats, (hand, hand), board, dealer_seat=HOUSE_SEAT)
+
+    @property
+    def oblivious(self) -> bool:
+        return isinstance(self.deal, ObliviousDeal)
+
+    def _deal_ids(self) -> list[str]:
+        return self.deal.statement_ids if self.oblivious else [self.deal.statement_id]
+
+    def _deal_demand(self, ledger: "Ledger", round_no: int, board: int, sealed: tuple[str, ...]) -> list[ProofDemand]:
+        if self.oblivious:
+            self.deal.demand(ledger, round_no, board, sealed)
+            return []
+        return [self.deal.demand(ledger, round_no, board, sealed)]
+
+    def _start_draw(self, ledger: "Ledger") -> int:
+        return self.deal.starting_draw(ledger, N_RANKS) if self.oblivious else starting_draw(ledger, N_RANKS)
 
     @property
     def mode(self) -> str:
         return self.options["mode"]
 
-    def new_ledger(self) -> Ledger:
+    def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger()
 
     def new_private(self) -> dict[str, Any]:
         return {"hand": 0, "salt": 0, "play": 0, "playSalt": 0}
 
-    def _record_deal(self, ledger: Ledger, publics: Mapping[str, int]) -> None:
-        ledger.hands = [publics[f"hand{i}_commitment"] for i in range(self.n_seats)]
+    def _record_deal(self, ledger: Ledger, round_no: int, publics: list[dict[str, int]]) -> None:
+        ledger.hands = self.deal.hand_commitments(ledger, round_no) if self.oblivious else \
+            [publics[0][f"hand{i}_commitment"] for i in range(self.n_seats)]
         ledger.play = None
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
                      event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
         if isinstance(action, (ClassicDeal, FiveUpDeal)):
-            hand, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat],
-                                             publics[0])
+            hand, salt = self.deal.seat_hand(deal_secrets, seat, action.round) if self.oblivious else \
+                self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat], publics[0])
             return {**private, "hand": hand, "salt": salt, "play": 0, "playSalt": 0}
         return dict(private)
 
@@ -101,21 +133,20 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
-        h = MODES[self.mode].hand_size
-        self.deal = ProvenDeal(self.game, self.n_seats, (h, h), dealer_seat=HOUSE_SEAT)
+        self.deal = self._make_deal(MODES[self.mode].hand_size)
 
     def statements(self) -> list[str]:
-        return [self.deal.statement_id, PLAY_ID, CLAIM_ID]
+        return [*self._deal_ids(), PLAY_ID, CLAIM_ID]
 
     def new_rules(self) -> ClassicRules:
         return ClassicRules(MODES[self.mode])
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, ClassicDeal):
-            if action.round == 1 and action.starting_rank != starting_draw(ledger, N_RANKS):
-                raise IllegalMove(f"deal: the starting rank is the entropy commitments' draw "
-                                  f"{starting_draw(ledger, N_RANKS)}, not {action.starting_rank!r}")
-            return [self.deal.demand(ledger, action.round, 0, action.sealed_hands)]
+            if action.round == 1 and action.starting_rank != self._start_draw(ledger):
+                raise IllegalMove(f"deal: the starting rank is the deal's public draw "
+                                  f"{self._start_draw(ledger)}, not {action.starting_rank!r}")
+            return self._deal_demand(ledger, action.round, 0, action.sealed_hands)
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
             return [ProofDemand(PLAY_ID, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
@@ -129,7 +160,7 @@ class ClassicSpec(_ProofOrBluffSpec):
 
     def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, ClassicDeal):
-            self._record_deal(ledger, publics[0])
+            self._record_deal(ledger, action.round, publics)
         elif isinstance(action, Play):
             assert seat is not None
             ledger.hands[seat] = publics[0]["new_hand_commitment"]
@@ -166,8 +197,13 @@ class ClassicSpec(_ProofOrBluffSpec):
         return ClassicObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
                                   tuple(rules.legal_actions(seat)))
 
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str,
+                    line: int) -> Optional[Move]:
         round_no = rules.public_state().round + 1
+        if self.oblivious:  # the seats' exchange committed the hands; none until it is complete
+            if not self.deal.complete(ledger, round_no):
+                return None
+            return Move(ClassicDeal(round_no, self._start_draw(ledger) if round_no == 1 else None, ()))
         _, _, inputs, sealed = self.deal.deal_round(dealer, round_no, line)
         start = starting_draw(ledger, N_RANKS) if round_no == 1 else None
         return Move(ClassicDeal(round_no, start, sealed), (inputs,))
@@ -183,11 +219,10 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
-        self.deal = ProvenDeal(self.game, self.n_seats, (FIVE_UP_HAND, FIVE_UP_HAND), FIVE_UP_BOARD,
-                               dealer_seat=HOUSE_SEAT)
+        self.deal = self._make_deal(FIVE_UP_HAND, FIVE_UP_BOARD)
 
     def statements(self) -> list[str]:
-        return [FIVE_UP_DEAL_ID, MATCH_ID]
+        return [*self._deal_ids(), MATCH_ID]
 
     def new_rules(self) -> FiveUpRules:
         return FiveUpRules(self.mode)
@@ -198,7 +233,7 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         if isinstance(action, FiveUpDeal):
-            return [self.deal.demand(ledger, action.round, action.board, action.sealed_hands)]
+            return self._deal_demand(ledger, action.round, action.board, action.sealed_hands)
         if isinstance(action, ProveLies):
             assert isinstance(rules, FiveUpRules) and rules.s.claim is not None and seat is not None
             n1, n2 = self._names(rules.s.claim[1])
@@ -208,7 +243,7 @@ class FiveUpSpec(_ProofOrBluffSpec):
 
     def record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
         if isinstance(action, FiveUpDeal):
-            self._record_deal(ledger, publics[0])
+            self._record_deal(ledger, action.round, publics)
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
         assert isinstance(rules, FiveUpRules)
@@ -231,7 +266,12 @@ class FiveUpSpec(_ProofOrBluffSpec):
         return FiveUpObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
                                  tuple(rules.legal_actions(seat)))
 
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str,
+                    line: int) -> Optional[Move]:
         round_no = rules.public_state().round + 1
+        if self.oblivious:
+            if not self.deal.complete(ledger, round_no):
+                return None
+            return Move(FiveUpDeal(round_no, self.deal.board(ledger, round_no), ()))
         _, board, inputs, sealed = self.deal.deal_round(dealer, round_no, line)
         return Move(FiveUpDeal(round_no, board, sealed), (inputs,))

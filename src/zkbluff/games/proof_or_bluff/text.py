@@ -181,6 +181,8 @@ class _Text:
             return f"seat(s) {', '.join(names[s] for s in d['seats'])} sent no entropy in time: forfeit"
         if kind == "complaint":
             return f"{verb(who, 'complains')}: the hand sealed on line {d['line']} does not open its commitment"
+        if kind.startswith("oblivious."):
+            return _oblivious(kind, d, who, names)
         if kind == "accept":
             return verb(who, "accepts")
         if kind == "challenge":
@@ -301,6 +303,26 @@ can continue; never share them."""
         if len(cards) > MAX_PLAY:
             raise MalformedInput(f"play 1 to {MAX_PLAY} cards at a time; you named {len(cards)}")
         return PlayCards(cards)
+
+
+def _oblivious(kind: str, d: Mapping[str, Any], who: str, names: Sequence[str]) -> str:
+    """The oblivious deal's lines (docs/oblivious-deal.md), in words."""
+    if kind == "oblivious.commit":
+        return f"{verb(who, 'commits')} a shuffled deck, position by position, and proves it is a whole deck"
+    if kind == "oblivious.choose":
+        return (f"{verb(who, 'picks')} secret positions to fetch by oblivious transfer "
+                "(the other seat's are named in public)")
+    if kind == "oblivious.transfer":
+        return (f"{verb(who, 'sends')} every position through the oblivious transfer, with a proof of "
+                "the hand at the public positions")
+    if kind == "oblivious.hand":
+        return f"{verb(who, 'proves')} the hand was fetched from allowed positions"
+    if kind == "oblivious.complaint":
+        return f"{verb(who, 'complains')}: a fetched card does not open its position's commitment"
+    if kind == "oblivious.timeout":
+        late = "the dealer" if d.get("seat") is None else names[d["seat"]]
+        return f"{verb(late, 'sent')} no {d['line']} line in time"
+    return f"{who} {kind}"
 
 
 class FiveUpText(_Text):
