@@ -8,7 +8,7 @@ from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.app import RoomHost, Server
 from zkbluff.server.rooms import Member, Room, RoomState
 
-GAME = "proof-or-bluff"
+GAME = "proof-or-bluff"  # with the house's deal in proof: the seats' entropy window comes first
 IDLE = 30.0
 
 
@@ -34,7 +34,7 @@ def _a_match_waiting_for_a_seat(tmp_path, clock):
     """Two people's seats (in this process, as their clients would be) at a server table,
     dealt, the first seat to move; the server's data folder."""
     server = _server(tmp_path / "data", clock)
-    spec = spec_for(GAME)
+    spec = spec_for(GAME, {"deal": "dealer"})
     keys = [SigningKey.generate() for _ in range(2)]
     room = Room("CLOCKTST", GAME, keys[0].public_hex, 2, 2,
                 [Member("ann", False, keys[0].public_hex), Member("bob", False, keys[1].public_hex)],
@@ -88,7 +88,7 @@ def test_a_restart_while_the_entropy_window_is_open_keeps_its_deadline(tmp_path)
     restart a seat's entropy within it is still taken, and the forfeit comes only after it."""
     clock = Clock(2_000_000.0)
     server = _server(tmp_path / "data", clock)
-    spec = spec_for(GAME)
+    spec = spec_for(GAME, {"deal": "dealer"})
     keys = [SigningKey.generate() for _ in range(2)]
     room = Room("WINDOWTS", GAME, keys[0].public_hex, 2, 2,
                 [Member("ann", False, keys[0].public_hex), Member("bob", False, keys[1].public_hex)],

@@ -15,8 +15,8 @@ from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.app import Server, serve
 from zkbluff.server.protocol import sign_auth
 
-GAME, OPTIONS = "proof-or-bluff", {"mode": "casual"}
-STEP = 60
+GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the seats' entropy lines come first
+STEP = 180  # a bound on any one wait (the first use of a statement's keys builds them into the cache)
 
 
 class Player:

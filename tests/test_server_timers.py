@@ -18,7 +18,7 @@ from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.app import Server, serve
 from zkbluff.server.protocol import sign_auth
 
-STEP = 60
+STEP = 180  # a bound on any one wait (the first use of a statement's keys builds them into the cache)
 #: the games whose waits run on a clock, with options that keep a match short
 TIMED = {"cheat": {"players": "3", "window": "1"}, "proof-or-bluff": {"mode": "casual"},
          "five-up-two-down": None}

@@ -19,7 +19,9 @@ from zkbluff.server.client import SeatClient, bot_policy
 from zkbluff.server.protocol import sign_auth
 
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual"}
-STEP = 60  # seconds any single wait may take (a loaded 2-core machine proves slowly)
+DEALER_DEAL = {**OPTIONS, "deal": "dealer"}  # the house's deal in proof: the seats' entropy lines come first
+STEP = 180  # seconds any single wait may take (a loaded 2-core machine proves slowly; the first use of a
+#            statement's pinned keys builds them into the key cache)
 
 
 async def start_server(server):
@@ -203,7 +205,7 @@ async def _dropped(match_keys, tmp_path):
     task, url = await start_server(server)
     m = Mallory(url, None, match_keys)
     await m.connect()
-    await m.send(sign_auth(m.key, {"type": "create", "game": GAME, "options": OPTIONS, "name": "mallory"},
+    await m.send(sign_auth(m.key, {"type": "create", "game": GAME, "options": DEALER_DEAL, "name": "mallory"},
                            m.challenge))
     room = await m.recv()
     m.code = room["code"]
@@ -239,8 +241,8 @@ async def _start_room(url, owner_name):
     owner = Mallory(url, None, None)
     owner.name = owner_name
     await owner.connect()
-    await owner.send(sign_auth(owner.key, {"type": "create", "game": GAME, "options": OPTIONS, "name": owner_name},
-                               owner.challenge))
+    await owner.send(sign_auth(owner.key, {"type": "create", "game": GAME, "options": DEALER_DEAL,
+                                           "name": owner_name}, owner.challenge))
     owner.code = (await owner.recv())["code"]
     return owner
 

@@ -82,9 +82,9 @@ def test_seat_results_from_the_rules_result():
 
 # ---------------------------------------------------------------- a person's join for a match
 
-def _host(tmp_path, game=GAME):
+def _host(tmp_path, game=GAME, options=None):
     server = Server(tmp_path / "d")
-    spec = spec_for(game)
+    spec = spec_for(game, options)
     keys = [SigningKey.generate() for _ in range(2)]
     room = Room("ABCDEFGH", game, keys[0].public_hex, 2, 2,
                 [Member("ann", False, keys[0].public_hex), Member("bob", False, keys[1].public_hex)])
@@ -150,7 +150,7 @@ def test_a_second_entropy_line_under_the_same_key_is_refused(tmp_path):
     under its key (other entropy) is refused and changes nothing."""
     from zkbluff.errors import OutOfOrder
 
-    server, host, seats = _host(tmp_path)
+    server, host, seats = _host(tmp_path, options={"deal": "dealer"})  # the house's deal in proof
     assert all(host.seat_join(i, _join(s)) is (i == 1) for i, s in enumerate(seats))
     host.launch()  # the referee's header and the dealer's entropy commitment
     table = host.table
