@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from zkbluff.server.client import SeatClient, bot_policy  # noqa: E402
 
-GAME, OPTIONS = "proof-or-bluff", {"mode": "casual"}
+GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the house's deal in proof (as measured)
 MARK_START, MARK_END = "<!-- server_load: start -->", "<!-- server_load: end -->"
 
 
@@ -201,7 +201,7 @@ def _run(n: int, seconds: float, work: Path, log: Any, procs: int) -> dict[str, 
 def _table(rows: list[dict[str, Any]], seconds: float, load: str, procs: int) -> list[str]:
     out = [MARK_START, "## Server load (`benchmarks/server_load.py`)", "",
            f"One `zkbluff serve` process (referee and dealer of every match); N matches of {GAME} "
-           f"({OPTIONS['mode']}), both seats remote clients with the house bot choosing, each proving its own moves "
+           f"({OPTIONS['mode']}, deal {OPTIONS['deal']}), both seats remote clients with the house bot choosing, each proving its own moves "
            f"and verifying every line, the clients spread over {procs} other processes (whole matches each) on the "
            f"same machine; loopback; each run "
            f"stopped after {seconds:.0f} s wherever the matches were. Machine load average at the start: {load}.", "",
