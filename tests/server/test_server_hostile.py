@@ -7,7 +7,6 @@ import json
 
 import pytest
 
-NETWORK_MATCH_BROKEN = pytest.mark.xfail(run=False, reason="a networked match stalls since the deal moved into the proof (ProvenDeal) and key trust landed: the server does not yet route the seats' entropy lines; open in the network issue")
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -20,7 +19,9 @@ from zkbluff.server.client import SeatClient, bot_policy
 from zkbluff.server.protocol import sign_auth
 
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual"}
-STEP = 60  # seconds any single wait may take (a loaded 2-core machine proves slowly)
+DEALER_DEAL = {**OPTIONS, "deal": "dealer"}  # the house's deal in proof: the seats' entropy lines come first
+STEP = 180  # seconds any single wait may take (a loaded 2-core machine proves slowly; the first use of a
+#            statement's pinned keys builds them into the key cache)
 
 
 async def start_server(server):
@@ -33,9 +34,11 @@ class Mallory:
     """A hand-driven client: a real seat of its own (key, secrets, prover), and a socket
     it can abuse."""
 
-    def __init__(self, url, code, key_folder):
+    def __init__(self, url, code, key_folder, key=None, hold_deal_lines=False):
         self.url, self.code, self.key_folder = url, code, key_folder
-        self.key = SigningKey.generate()
+        self.key = key or SigningKey.generate()
+        self.hold_deal_lines = hold_deal_lines
+        self.name = "mallory"
         self.seat = None
         self.bot = None
         self.lines = 0
@@ -65,12 +68,15 @@ class Mallory:
     async def handle(self, msg):
         if msg["type"] == "seat" and self.seat is None:
             spec = spec_for(msg["game"], msg["options"])
-            self.seat = Seat(spec, msg["seat"], "mallory", Prover(self.key_folder), self.key)
+            self.seat = Seat(spec, msg["seat"], self.name, Prover(self.key_folder), self.key)
             self.bot = spec.house_bot(5)
             await self.send({"type": "seat-join", "join": self.seat.join(), "toDealer": self.seat.to_dealer()})
         elif msg["type"] == "line" and msg["line"]["n"] == self.lines + 1:
             self.seat.receive(msg["line"])  # verified on this side too
             self.lines += 1
+            due = None if self.hold_deal_lines else self.seat.deal_line()  # its own entropy, once due
+            if due is not None:
+                await self.send({"type": "line", "line": due})
         elif msg["type"] == "result":
             self.result = msg
 
@@ -95,7 +101,6 @@ class Mallory:
             await self.handle(await self.recv())
 
 
-@NETWORK_MATCH_BROKEN
 def test_hostile_messages_are_refused_and_the_match_finishes(match_keys, tmp_path):
     asyncio.run(asyncio.wait_for(_hostile(match_keys, tmp_path), 600))
 
@@ -189,7 +194,6 @@ async def _hostile(match_keys, tmp_path):
     task.cancel()
 
 
-@NETWORK_MATCH_BROKEN
 def test_a_dropped_seat_is_timed_out_by_the_referee_and_gets_the_result_when_back(match_keys, tmp_path):
     asyncio.run(asyncio.wait_for(_dropped(match_keys, tmp_path), 300))
 
@@ -201,14 +205,14 @@ async def _dropped(match_keys, tmp_path):
     task, url = await start_server(server)
     m = Mallory(url, None, match_keys)
     await m.connect()
-    await m.send(sign_auth(m.key, {"type": "create", "game": GAME, "options": OPTIONS, "name": "mallory"},
+    await m.send(sign_auth(m.key, {"type": "create", "game": GAME, "options": DEALER_DEAL, "name": "mallory"},
                            m.challenge))
     room = await m.recv()
     m.code = room["code"]
     await m.send({"type": "add-bot", "name": "robo"})
     assert len((await m.recv())["members"]) == 2
     await m.send({"type": "start"})
-    while m.lines < 2:  # seated, joined, the header and the deal have come
+    while not (m.seat and m.seat.view and m.seat.view.deal_ready):  # seated, its entropy written, dealt
         await m.handle(await m.recv())
     await m.ws.close()  # gone, with nothing said
     host = server.rooms[m.code]
@@ -229,3 +233,137 @@ async def _dropped(match_keys, tmp_path):
     assert m.result["placements"][m.seat.seat] == 2
     assert server.store.local_total(f"key:{m.key.public_hex}") == 1 and server.store.leaderboard() == []
     task.cancel()
+
+
+async def _start_room(url, owner_name):
+    """A two-seat room whose owner is a well-behaved hand-driven client (its entropy sent
+    when due); returns the owner once it has created the room."""
+    owner = Mallory(url, None, None)
+    owner.name = owner_name
+    await owner.connect()
+    await owner.send(sign_auth(owner.key, {"type": "create", "game": GAME, "options": DEALER_DEAL,
+                                           "name": owner_name}, owner.challenge))
+    owner.code = (await owner.recv())["code"]
+    return owner
+
+
+async def _pump(*clients):
+    """Follow every client's socket until each has nothing more for a moment."""
+    for c in clients:
+        while True:
+            try:
+                msg = json.loads(await asyncio.wait_for(c.ws.recv(), 0.2))
+            except asyncio.TimeoutError:
+                break
+            await c.handle(msg)
+
+
+async def _another_room(tmp_path):
+    from zkbluff.games.engine.parties import TimeLimits
+
+    server = Server(tmp_path / "data", limits=TimeLimits(entropy=120.0))
+    task, url = await start_server(server)
+    ann, bob = await _start_room(url, "ann"), await _start_room(url, "bob")
+    key = SigningKey.generate()  # mallory holds a seat in both rooms under one key
+    in_a, in_b = Mallory(url, ann.code, None, key, True), Mallory(url, bob.code, None, key, True)
+    for m in (in_a, in_b):
+        await m.connect()
+        await m.send(m.signed_join)
+    for owner in (ann, bob):
+        await _pump(owner)
+        await owner.send({"type": "start"})
+    room_a, room_b = server.rooms[ann.code], server.rooms[bob.code]
+    for _ in range(STEP * 5):
+        await _pump(ann, bob, in_a, in_b)
+        if all(r.table is not None and r.table.view.ledger.deal.seats.keys() == {0} for r in (room_a, room_b)):
+            break
+    # each room waits for mallory's entropy alone
+    assert [m.seat.view.next_line for m in (in_a, in_b)] == [4, 4]
+    line_a, line_b = in_a.seat.deal_line(), in_b.seat.deal_line()
+    assert line_a["seat"] == line_b["seat"] == 1 and line_a["n"] == line_b["n"]
+    before_a, before_b = list(room_a.table.writer.events), list(room_b.table.writer.events)
+    text_a = room_a.transcript.read_text()
+    # room B's line sent on mallory's connection to room A: same seat, same key, same number,
+    # but it follows room B's chain, not room A's
+    await in_a.send({"type": "line", "line": line_b})
+    err = await in_a.error()
+    assert err["error"] == "IllegalMove" and "does not follow" in err["message"], err
+    assert room_a.table.writer.events == before_a and room_a.transcript.read_text() == text_a
+    assert room_b.table.writer.events == before_b
+    # each line where it belongs is taken, and each room deals
+    await in_a.send({"type": "line", "line": line_a})
+    await in_b.send({"type": "line", "line": line_b})
+    for _ in range(STEP * 5):
+        await _pump(ann, bob, in_a, in_b)
+        if in_a.seat.view.deal_ready and in_b.seat.view.deal_ready and in_a.lines == in_b.lines == 5:
+            break
+    assert room_a.table.writer.events[3] == line_a and room_b.table.writer.events[3] == line_b
+    assert in_a.seat.view.deal_ready and in_b.seat.view.deal_ready
+    task.cancel()
+
+
+def test_a_line_for_another_room_is_refused_and_both_rooms_go_on(tmp_path):
+    asyncio.run(asyncio.wait_for(_another_room(tmp_path), 300))
+
+
+def _raw_upgrade(port):
+    """A WebSocket connection opened by hand (no library to answer pings for it)."""
+    import base64
+    import os
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += sock.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 101"), reply[:80]
+    return sock
+
+
+def _closed_within(sock, seconds):
+    """Read (and drop) whatever the server sends until it closes the connection; the seconds it took."""
+    import time
+
+    sock.settimeout(seconds)
+    t = time.monotonic()
+    while True:
+        if not sock.recv(65536):
+            return time.monotonic() - t
+
+
+async def _slow_loris(tmp_path):
+    import socket
+    import struct
+
+    server = Server(tmp_path / "data", open_timeout=0.5, ping_interval=0.3, ping_timeout=0.5)
+    task, url = await start_server(server)
+    port = int(url.rsplit(":", 1)[1])
+    # 1. a handshake begun and never finished
+    stalled = socket.create_connection(("127.0.0.1", port), timeout=10)
+    stalled.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    # 2. a connection that starts a 1000-byte frame, sends 10 bytes of it and answers no ping
+    trickle = await asyncio.to_thread(_raw_upgrade, port)
+    trickle.sendall(bytes([0x81, 0x80 | 126]) + struct.pack("!H", 1000) + b"\0\0\0\0" + b"x" * 10)
+    # meanwhile the server serves a real client: a room made, looked up
+    ann = Mallory(url, None, None)
+    await ann.connect()
+    await ann.send(sign_auth(ann.key, {"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"},
+                             ann.challenge))
+    code = (await ann.recv())["code"]
+    assert code in server.rooms
+    # and cuts both off by itself, well within a few seconds
+    took = await asyncio.gather(asyncio.to_thread(_closed_within, stalled, 10),
+                                asyncio.to_thread(_closed_within, trickle, 10))
+    assert all(t < 5 for t in took), took
+    # the honest client is still served (it answers pings: its library does)
+    await asyncio.sleep(1.0)
+    await ann.send({"type": "add-bot", "name": "robo"})
+    assert len((await ann.recv())["members"]) == 2
+    task.cancel()
+
+
+def test_a_slow_loris_is_cut_off_and_the_server_keeps_serving(tmp_path):
+    asyncio.run(asyncio.wait_for(_slow_loris(tmp_path), 120))

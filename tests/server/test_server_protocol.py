@@ -2,6 +2,7 @@
 command (no proofs: fast)."""
 import asyncio
 import json
+import time
 from datetime import datetime, timezone
 
 import pytest
@@ -13,7 +14,7 @@ from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.parties import Seat
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.rules import Result
-from zkbluff.protocol.signing import InvalidSignature, SigningKey
+from zkbluff.protocol.signing import InvalidSignature, SigningKey, sign_line
 from zkbluff.server.app import RoomHost, Server, serve
 from zkbluff.server.protocol import check_auth, decode, sign_auth
 from zkbluff.server.results import PLACE_POINTS, place_points, seat_results
@@ -81,11 +82,11 @@ def test_seat_results_from_the_rules_result():
 
 # ---------------------------------------------------------------- a person's join for a match
 
-def _host(tmp_path, n_bots=0):
+def _host(tmp_path, game=GAME, options=None):
     server = Server(tmp_path / "d")
-    spec = spec_for(GAME)
+    spec = spec_for(game, options)
     keys = [SigningKey.generate() for _ in range(2)]
-    room = Room("ABCDEFGH", GAME, keys[0].public_hex, 2, 2,
+    room = Room("ABCDEFGH", game, keys[0].public_hex, 2, 2,
                 [Member("ann", False, keys[0].public_hex), Member("bob", False, keys[1].public_hex)])
     host = RoomHost(server, room, dict(spec.options), tmp_path / "room")
     host.begin()
@@ -128,16 +129,51 @@ def test_seat_join_refuses_a_join_that_is_not_this_seats(tmp_path, change):
     server.close()
 
 
-@pytest.mark.xfail(run=False, reason="since ProvenDeal a join carries no deal secrets (entropy follows on the seat's "
-                   "own deal line), so a second join under the same key is the same join; the guard moves to "
-                   "the entropy line (open in the network issue)")
-def test_seat_join_refuses_a_second_join_with_other_secrets(tmp_path):
-    server, host, seats = _host(tmp_path)
+def test_seat_join_refuses_a_second_join_with_other_deal_commitments(tmp_path):
+    """Mind Bluff's join publishes the seat's entropy commitment: a second join under the
+    same key with other secrets is refused, the first kept (its twin: the same join again
+    is taken, above)."""
+    server, host, seats = _host(tmp_path, game="mind-bluff")
     host.seat_join(0, _join(seats[0]))
     other = Seat(seats[0].spec, 0, "ann", key=seats[0].key)  # fresh deal secrets under the same key
+    assert other.join()["deal"] != seats[0].join()["deal"]
     with pytest.raises(IllegalMove, match="other secrets"):
         host.seat_join(0, _join(other))
     assert host.joins[0][0] == seats[0].join()
+    assert host.seat_join(0, _join(seats[0])) is False  # the first one again: still taken
+    server.close()
+
+
+def test_a_second_entropy_line_under_the_same_key_is_refused(tmp_path):
+    """Where the deal is in the proof the join carries no secrets (the same key makes the
+    same join); the guard is the entropy line: a seat's first is written, a second one
+    under its key (other entropy) is refused and changes nothing."""
+    from zkbluff.errors import OutOfOrder
+
+    server, host, seats = _host(tmp_path, options={"deal": "dealer"})  # the house's deal in proof
+    assert all(host.seat_join(i, _join(s)) is (i == 1) for i, s in enumerate(seats))
+    host.launch()  # the referee's header and the dealer's entropy commitment
+    table = host.table
+    other = Seat(seats[0].spec, 0, "ann", key=seats[0].key)
+    for e in table.writer.events:
+        for s in (*seats, other):
+            s.receive(e)
+    assert table.writer.events[-1]["action"] == "entropy.dealer"
+    first, made = seats[0].deal_line(), other.deal_line()
+    host.submit(first)
+    for s in seats:
+        s.receive(table.writer.events[-1])
+    assert table.writer.events[-1] == first and not table.view.deal_ready
+    # the same key, another entropy, signed for the next line
+    second = sign_line(other.key, {**{k: v for k, v in made.items() if k != "sig"}, "n": table.view.next_line,
+                                   "prev": table.view.head, "at": time.time()})
+    assert second["data"]["commitment"] != first["data"]["commitment"]
+    before = list(table.writer.events)
+    with pytest.raises(OutOfOrder, match="already recorded"):
+        host.submit(second)
+    assert table.writer.events == before and seats[0].deal_line() is None
+    host.submit(seats[1].deal_line())  # the other seat's entropy: the deal follows
+    assert table.view.deal_ready and table.writer.events[-1]["action"] != "entropy.seat"
     server.close()
 
 
@@ -254,3 +290,48 @@ def test_a_client_vanishing_mid_message_leaves_the_server_serving(tmp_path):
 def test_client_commands_refuse_bad_input_before_connecting(args, tmp_path):
     out = CliRunner().invoke(main, [*args, *(["--home", str(tmp_path)] if args[0] != "watch" else [])])
     assert out.exit_code == 2, out.output
+
+
+# ---------------------------------------------------------------- a seat's own deal lines, from its client
+
+def test_a_clients_deal_line_is_sent_once_per_table_line_and_a_complaint_kept_until_written(tmp_path):
+    """The client sends the line its engine seat says is due (once per table line); a
+    complaint that loses the race for its number is made again for the next one."""
+    from types import SimpleNamespace
+
+    from zkbluff.server.client import SeatClient
+
+    class FakeSeat:  # the engine seat's deal_line contract: a complaint is handed over once
+        def __init__(self):
+            self.view = SimpleNamespace(next_line=7)
+            self.complaint = {"line": 5}
+
+        def deal_line(self):
+            if self.complaint is None:
+                return None
+            data, self.complaint = self.complaint, None
+            return {"n": self.view.next_line, "action": "complaint", "data": data}
+
+    class Conn:
+        def __init__(self):
+            self.sent = []
+
+        async def send(self, msg):
+            self.sent.append(msg)
+
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.seat, conn = FakeSeat(), Conn()
+
+    async def run():
+        await client._deal_line(conn)
+        await client._deal_line(conn)  # the same table line: not sent twice
+        assert [m["line"]["n"] for m in conn.sent] == [7]
+        client.seat.view.next_line = 8  # another party's line took number 7
+        await client._deal_line(conn)
+        assert [m["line"]["n"] for m in conn.sent] == [7, 8] and conn.sent[1]["line"]["action"] == "complaint"
+        client.seat.complaint = None  # written: the match is over, nothing more is due
+        client.seat.view.next_line = 9
+        await client._deal_line(conn)
+        assert len(conn.sent) == 2
+
+    asyncio.run(run())

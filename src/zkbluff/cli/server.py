@@ -54,10 +54,14 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
               help="results database, rooms and transcripts")
 @click.option("--proof-limit", default=60.0, show_default=True, help="seconds a seat has to prove")
 @click.option("--idle-limit", default=600.0, show_default=True, help="seconds a seat has for any other turn")
+@click.option("--entropy-limit", default=60.0, show_default=True,
+              help="seconds the seats have for their entropy after the dealer's commitment")
+@click.option("--deal-limit", default=60.0, show_default=True, help="seconds the dealer has for each deal")
 @click.option("--lookups", default=2.0, show_default=True,
               help="room look-ups a second per address (bursts of 5x); raise it for many players behind one address")
 @typed_errors
-def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, lookups: float) -> None:
+def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
+              deal_limit: float, lookups: float) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
     import asyncio
@@ -73,7 +77,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
         sys.stdout.flush()
 
     try:
-        asyncio.run(run_server(Path(data), host, port, ready, limits=TimeLimits(proof_limit, idle_limit),
+        limits = TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit)
+        asyncio.run(run_server(Path(data), host, port, ready, limits=limits,
                                lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
     except KeyboardInterrupt:
         click.echo("stopped; every unfinished match resumes at the next start")

@@ -34,7 +34,7 @@ from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
-from zkbluff.games.engine.table import Table, secrets_path
+from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
 from zkbluff.server.results import seat_results
@@ -61,6 +61,13 @@ class RemoteSeat:
         return self._to_dealer
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
+        return None
+
+    def deal_line(self) -> None:
+        """Nothing here: a remote seat makes its own deal lines (its entropy, a complaint)
+        in its client, which sends each as it sends its moves; the table writes it through
+        :meth:`Table.submit <zkbluff.games.engine.table.Table.submit>` and meanwhile waits
+        (the deal not ready) as it waits for any seat."""
         return None
 
 
@@ -106,6 +113,9 @@ class RoomHost:
         self.bots: dict[int, Any] = {}
         self.bot_seeds: dict[str, int] = {}
         self.recorded: set[str] = set()
+        #: a bot's answer in a calling window: (when, at which line, seat, intent)
+        self.bot_call: Optional[tuple[float, int, int, Any]] = None
+        self.rng = random.Random()
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -166,7 +176,7 @@ class RoomHost:
     def _seat_bots(self, spec: GameSpec) -> None:
         for i, m in enumerate(self.room.members):
             if m.is_bot:
-                seat = Seat(spec, i, m.name, self.server.prover())
+                seat = Seat(spec, i, m.name, self.server.prover(), clock=self.server.clock)
                 self.bot_seats[i], self.bots[i] = seat, self._bot_policy(spec, i)
                 self.joins[i] = (seat.join(), seat.to_dealer())
 
@@ -205,7 +215,7 @@ class RoomHost:
         spec = self.spec()
         server = self.server
         referee = RefereeParty(spec, clock=server.clock, limits=server.limits, prover=server.prover())
-        dealer = Dealer(spec, server.prover())
+        dealer = Dealer(spec, server.prover(), clock=server.clock)
         seats: list[Any] = [self.bot_seats[i] if i in self.bot_seats else RemoteSeat(i, *self.joins[i])
                             for i in range(len(self.room.members))]
         writer = TranscriptWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
@@ -220,19 +230,52 @@ class RoomHost:
         self.play_bots()
 
     def play_bots(self) -> None:
-        """(In a worker thread.) The house bots' turns, until a person is to move or the end."""
+        """(In a worker thread.) The house bots' turns, until a person is to move or the end.
+        While the table waits on the clock (a calling window) a bot that wants to answer is
+        given a moment in it, as a person would take (:meth:`bot_answer`, by the ticker)."""
         table = self.table
         assert table is not None
+        self.bot_call = None
         while not table.over and table.to_move in self.bot_seats:
-            i = table.to_move
-            seat = self.bot_seats[i]
-            try:
-                line = seat.move(self.bots[i].act(seat.observation()))
-            except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
-                log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
+            if not self._bot_move(table.to_move, None):
                 return
-            self.persist(table)  # the bot's pending move is saved before its line is written
-            table.submit(line, seat.prover.last_seconds)
+        if table.over or table.to_move is not None or not table.spec.clock_due(table.rules):
+            return
+        order = [i for i in self.bot_seats if may_act(table.view, i)]
+        self.rng.shuffle(order)
+        for i in order:
+            intent = self.bots[i].act(self.bot_seats[i].observation())
+            if intent is not None:
+                now, deadline = self.server.clock(), table.referee.deadline
+                at = now + max(0.0, deadline - now) * self.rng.uniform(0.3, 0.9)
+                self.bot_call = (at, table.view.next_line, i, intent)
+                return
+
+    def _bot_move(self, i: int, intent: Any) -> bool:
+        """Bot ``i``'s line for ``intent`` (its policy's choice if None): proved, saved, written."""
+        table = self.table
+        assert table is not None
+        seat = self.bot_seats[i]
+        try:
+            line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
+        except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
+            log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
+            return False
+        self.persist(table)  # the bot's pending move is saved before its line is written
+        table.submit(line, seat.prover.last_seconds)
+        return True
+
+    def bot_answer(self) -> bool:
+        """(In a worker thread.) A bot's answer in a calling window, once its moment has come
+        and if the table is still where it was (nobody answered first, the window open)."""
+        call, self.bot_call = self.bot_call, None
+        table = self.table
+        if call is None or table is None or table.over or table.view.next_line != call[1] \
+                or not may_act(table.view, call[2]):
+            return False
+        if self._bot_move(call[2], call[3]):
+            self.play_bots()
+        return True
 
     def submit(self, line: dict[str, Any]) -> None:
         """(In a worker thread.) A person's signed line: checked, written, then the bots."""
@@ -272,13 +315,13 @@ class RoomHost:
         server = self.server
         referee = RefereeParty.restore(spec, load("referee"), clock=server.clock, limits=server.limits,
                                        prover=server.prover())
-        dealer = Dealer.restore(spec, load("dealer"), server.prover())
+        dealer = Dealer.restore(spec, load("dealer"), server.prover(), server.clock)
         self.bot_seats, self.bots = {}, {}
         saved: dict[int, int] = {}
         for i, m in enumerate(self.room.members):
             if m.is_bot:
                 data = load(f"seat{i}")
-                self.bot_seats[i] = Seat.restore(spec, data, server.prover())
+                self.bot_seats[i] = Seat.restore(spec, data, server.prover(), server.clock)
                 self.bots[i] = self._bot_policy(spec, i)
                 saved[i] = int(data.get("line", len(events)))
         header = events[0]["data"]
@@ -302,7 +345,7 @@ class RoomHost:
         table = self.table
         if table is None or not table.view.complete or self.match_id in self.recorded:
             return None
-        result = table.rules.result()
+        result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None and self.match_id is not None
         bots = [m.is_bot for m in self.room.members]
         rows = seat_results(result, table.header, bots)
@@ -331,9 +374,10 @@ class Server:
     """The rooms, the connections and the guards."""
 
     def __init__(self, data: Path, key_folder: Optional[Path] = None, backend: Any = None,
-                 limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.monotonic,
+                 limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.time,
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
-                 lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2):
+                 lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
+                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0):
         self.data = Path(data)
         (self.data / "rooms").mkdir(parents=True, exist_ok=True)
         self.key_folder, self.backend = key_folder, backend
@@ -343,6 +387,9 @@ class Server:
         self.messages = RateLimiter(message_rate, message_burst)
         self.lookups = RateLimiter(lookup_rate, lookup_burst)
         self.tick = tick
+        #: a slow-loris is cut off: a handshake not done in ``open_timeout`` seconds, a
+        #: connection that answers no ping (sent every ``ping_interval``) in ``ping_timeout``
+        self.open_timeout, self.ping_interval, self.ping_timeout = open_timeout, ping_interval, ping_timeout
         self.rooms: dict[str, RoomHost] = {}
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
@@ -489,7 +536,7 @@ class Server:
         table = host.table
         if table is None or not table.view.complete:
             return None
-        result = table.rules.result()
+        result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None
         rows = seat_results(result, table.header, [m.is_bot for m in host.room.members])
         return {"type": "result", "matchId": host.match_id, "placements": list(result.placements),
@@ -622,18 +669,37 @@ class Server:
 
     # ---- the referee's clock
     async def ticker(self) -> None:
+        """The referee's clock for every room: a bot's answer in a calling window when its
+        moment comes, a timeout strictly after its deadline. One room's failure is logged
+        and leaves the clock running for every other room."""
         while True:
             await asyncio.sleep(self.tick)
             for host in list(self.rooms.values()):
-                table = host.table
-                if table is None or table.over or self.clock() < table.referee.deadline:
-                    continue
-                async with host.lock:
-                    try:
-                        await asyncio.to_thread(host.poll)
-                    except ZkbluffError as exc:
-                        log.error("room %s: timeout refused: %s", host.room.code, exc)
-                    await self._after(host)
+                try:
+                    await self._tick(host)
+                except Exception:  # a bug in one room must not stop every room's clock
+                    log.exception("room %s: the clock's turn failed", host.room.code)
+
+    async def _tick(self, host: RoomHost) -> None:
+        table = host.table
+        if table is None or table.over:
+            return
+        call = host.bot_call
+        if call is not None and self.clock() >= call[0]:
+            async with host.lock:
+                try:
+                    await asyncio.to_thread(host.bot_answer)
+                except ZkbluffError as exc:
+                    log.error("room %s: a bot's answer refused: %s", host.room.code, exc)
+                await self._after(host)
+        if self.clock() <= table.referee.deadline:  # a timeout comes strictly after its deadline
+            return
+        async with host.lock:
+            try:
+                await asyncio.to_thread(host.poll)
+            except ZkbluffError as exc:
+                log.error("room %s: timeout refused: %s", host.room.code, exc)
+            await self._after(host)
 
     def close(self) -> None:
         self.store.close()
@@ -646,8 +712,8 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
     from websockets.asyncio.server import serve as ws_serve
 
     resumed = server.load()
-    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, ping_interval=20,
-                        ping_timeout=60) as ws_server:
+    async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, open_timeout=server.open_timeout,
+                        ping_interval=server.ping_interval, ping_timeout=server.ping_timeout) as ws_server:
         sockets = list(ws_server.sockets)
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)

@@ -27,6 +27,7 @@ from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.table import may_act
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
@@ -154,7 +155,8 @@ class SeatClient:
         self._sent_for: Optional[int] = None  # the line number this client last moved at
         self._sent_at: Optional[int] = None
         self._tries = 0
-        self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again, never remade)
+        self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
+        self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
 
     # ---- files
     @property
@@ -192,7 +194,7 @@ class SeatClient:
         self.match_id = match_id
         self.folder.mkdir(parents=True, exist_ok=True)
         if saved is not None:
-            seat = Seat.restore(spec, saved["seat"], prover)
+            seat = Seat.restore(spec, saved["seat"], prover, self._stamp)
             self._last_line = saved.get("sent")
             if seat.seat != seat_no or seat.public_key != self.key.public_hex:
                 raise CommitmentMismatch(f"the server seats this client in seat {seat_no}, its saved seat is "
@@ -209,10 +211,17 @@ class SeatClient:
                 return None
         else:
             self.seat = Seat(spec, seat_no, self.names[seat_no] if seat_no < len(self.names) else self.name,
-                             prover, self.key)
+                             prover, self.key, clock=self._stamp)
             self.writer = TranscriptWriter(self.transcript_path(match_id), overwrite=True)
         self._save()  # the deal secrets are on disk before the join that commits to them leaves
         return self._seat_join()
+
+    def _stamp(self) -> float:
+        """The stamp of this seat's lines: this machine's clock, never before the table's
+        last line (a clock a little behind the server's would otherwise be refused)."""
+        view = self.seat.view if self.seat is not None else None
+        head = view.head_at if view is not None and view.head_at is not None else 0.0
+        return max(time.time(), head)
 
     def _seat_join(self) -> dict[str, Any]:
         assert self.seat is not None
@@ -247,8 +256,29 @@ class SeatClient:
             self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
 
     def _my_turn(self) -> bool:
+        """This seat is to move, or may answer while the table waits on the clock (a
+        calling window: the policy may let it pass, answering None)."""
         view = self.seat.view if self.seat is not None else None
-        return view is not None and not view.rules.over and view.rules.to_move == self.seat.seat  # type: ignore
+        return view is not None and may_act(view, self.seat.seat)  # type: ignore[union-attr]
+
+    async def _deal_line(self, conn: _Connection) -> None:
+        """This seat's own deal line, when one is due (its entropy after the dealer's
+        commitment, a complaint about a hand that does not open): made by the engine's
+        seat exactly as the in-process table asks it (:meth:`Seat.deal_line`), sent once
+        per table line. Another party's line may take the number first: the table's next
+        line then brings this one again, remade for it (a complaint too: the seat keeps it
+        until its line is written)."""
+        seat = self.seat
+        if seat is None or seat.view is None or self._deal_sent_for == seat.view.next_line:
+            return
+        complaint = seat.complaint
+        line = seat.deal_line()
+        if complaint is not None:  # kept until its line is written (the match then ends, and no line is due)
+            seat.complaint = complaint
+        if line is None:
+            return
+        self._deal_sent_for = line["n"]
+        await conn.send({"type": "line", "line": line})
 
     async def _move(self, conn: _Connection) -> None:
         seat = self.seat
@@ -259,6 +289,8 @@ class SeatClient:
             intent = await asyncio.to_thread(self.policy, seat.spec, obs, list(seat.view.seat_names))
             if seat.view.next_line != at:
                 return  # the table moved on meanwhile (a timeout)
+            if intent is None and seat.view.rules.to_move is None:
+                return  # a calling window this seat lets pass
             try:
                 line = await asyncio.to_thread(seat.move, intent)
             except (IllegalMove, MalformedInput) as exc:
@@ -313,7 +345,7 @@ class SeatClient:
                 delay = min(delay * 2, 2.0)
 
     async def _loop(self, conn: _Connection) -> bool:
-        self._sent_for = None
+        self._sent_for = self._deal_sent_for = None
         while True:
             msg = await conn.recv()
             kind = msg.get("type")
@@ -342,10 +374,12 @@ class SeatClient:
                                                          "have": 0}, conn.challenge))
                 elif msg.get("about") in ("create", "join") and self.seat is None:
                     raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
+            await self._deal_line(conn)
             if kind == "error" and msg.get("about") == "line":
                 self._tries += 1
                 if self._tries <= 2:
                     self._sent_for = None  # refused: try once more, then leave it to the referee's clock
+                    self._drop_stale_line()
             if self._my_turn() and self.seat is not None and self.seat.view is not None \
                     and self._sent_for != self.seat.view.next_line:
                 if self._sent_at != self.seat.view.next_line:
@@ -355,6 +389,22 @@ class SeatClient:
                     await conn.send({"type": "line", "line": self._last_line})  # the same line, never a second
                 else:
                     await self._move(conn)
+
+    def _drop_stale_line(self) -> None:
+        """A refused line this seat made before a break (the server's restart, its own)
+        whose stamp the referee's clock no longer accepts: forgotten, so the move is made
+        afresh. Safe only here: the server answers a line after it has sent this
+        connection every written line, so the table still waiting for the line's number
+        means the old line was never written (a seat never has two lines written for one
+        number, and its secrets follow the one that is)."""
+        from zkbluff.games.engine.referee import STAMP_TOLERANCE
+
+        last, view = self._last_line, self.seat.view if self.seat is not None else None
+        if last is None or view is None or last.get("n") != view.next_line:
+            return
+        at = last.get("at")
+        if isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
+            self._last_line = None
 
     def _on_room(self, msg: Mapping[str, Any]) -> None:
         if self.code is None:

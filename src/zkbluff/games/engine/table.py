@@ -199,6 +199,19 @@ class Table:
         return written
 
 
+def may_act(view: Referee, seat: int) -> bool:
+    """Whether ``seat`` may make a line now, by the public state ``view``: the deal is
+    ready and the seat is to move, or the table waits on the referee's clock (a calling
+    window: nobody is to move) and the seat has a legal action there. Any party's copy of
+    the state answers the same (a server, a seat's client)."""
+    if view.over or not view.deal_ready:
+        return False
+    rules = view.rules
+    if rules.to_move is NO_SEAT:
+        return view.spec.clock_due(rules) and bool(rules.legal_actions(seat))
+    return bool(rules.to_move == seat)
+
+
 # ---------------------------------------------------------------- local matches
 
 def secrets_path(transcript: Path, party: str) -> Path:

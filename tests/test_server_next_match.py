@@ -1,0 +1,126 @@
+"""The next match from a result (``again``): only the room's owner, only once the match is
+finished; it seats everyone again in a new match (new match id, new transcript, new
+secrets) while the finished one stays recorded once, with its points. Real parties on
+loopback; the first match ends fast by the deal's own rule (a seat that sends no entropy
+forfeits before any card is dealt), so no move is proved."""
+import asyncio
+import json
+
+from websockets.asyncio.client import connect
+
+from zkbluff.games.engine.parties import Prover, Seat, TimeLimits
+from zkbluff.games.engine.registry import spec_for
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.protocol.signing import SigningKey
+from zkbluff.server.app import Server, serve
+from zkbluff.server.protocol import sign_auth
+
+GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the seats' entropy lines come first
+STEP = 180  # a bound on any one wait (the first use of a statement's keys builds them into the cache)
+
+
+class Player:
+    """A person's client driven by hand: its own seat per match (key, secrets, prover)."""
+
+    def __init__(self, url, name, sends_entropy=True):
+        self.url, self.name, self.sends_entropy = url, name, sends_entropy
+        self.key = SigningKey.generate()
+        self.seat = None
+        self.match_id = None
+        self.results = []
+        self.errors = []
+
+    async def open(self):
+        self.ws = await connect(self.url)
+        self.challenge = json.loads(await self.ws.recv())["challenge"]
+        return self
+
+    async def send(self, msg, auth=False):
+        if auth:
+            msg = sign_auth(self.key, msg, self.challenge)
+        await self.ws.send(json.dumps(msg))
+
+    async def step(self):
+        msg = json.loads(await asyncio.wait_for(self.ws.recv(), STEP))
+        if msg["type"] == "seat" and msg["matchId"] != self.match_id:
+            self.match_id = msg["matchId"]
+            spec = spec_for(msg["game"], msg["options"])
+            self.seat = Seat(spec, msg["seat"], self.name, Prover(), self.key)
+            self.seat.sends_deal_lines = self.sends_entropy
+            await self.send({"type": "seat-join", "join": self.seat.join(), "toDealer": self.seat.to_dealer()})
+        elif msg["type"] == "line" and msg["matchId"] == self.match_id:
+            self.seat.receive(msg["line"])  # checked on this side too
+            due = self.seat.deal_line()
+            if due is not None:
+                await self.send({"type": "line", "line": due})
+        elif msg["type"] == "result":
+            self.results.append(msg)
+        elif msg["type"] == "error":
+            self.errors.append(msg)
+        return msg
+
+    async def until(self, done):
+        while not done():
+            await self.step()
+
+    async def error(self):
+        n = len(self.errors)
+        await self.until(lambda: len(self.errors) > n)
+        return self.errors[-1]
+
+
+async def _again(tmp_path):
+    server = Server(tmp_path / "data", limits=TimeLimits(entropy=1.0), tick=0.05)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    ann = await Player(url, "ann", sends_entropy=False).open()
+    bob = await Player(url, "bob").open()
+    await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)
+    code = (await ann.step())["code"]
+    await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
+    await bob.step()
+    host = server.rooms[code]
+    # before the start and while playing, there is no result to start from
+    await ann.send({"type": "again"})
+    assert "not finished" in (await ann.error())["message"]
+    await ann.send({"type": "start"})
+    await asyncio.gather(ann.until(lambda: ann.seat and ann.seat.view), bob.until(lambda: bob.seat and bob.seat.view))
+    first = ann.match_id
+    await ann.send({"type": "again"})
+    assert "not finished" in (await ann.error())["message"]
+    # ann sends no entropy: after the window she forfeits, before any card is dealt
+    await asyncio.gather(ann.until(lambda: ann.results), bob.until(lambda: bob.results))
+    assert ann.results[0]["matchId"] == bob.results[0]["matchId"] == first
+    assert ann.results[0]["placements"] == [2, 1] and ann.results[0]["points"] == [1, 5]
+    assert ann.results[0]["online"]
+    first_transcript = host.transcript
+    assert verify_transcript(first_transcript)["complete"]
+    board = {r.name: r.points for r in server.store.leaderboard()}
+    assert board == {"ann": 1, "bob": 5}
+
+    # the next match is the owner's call
+    await bob.send({"type": "again"})
+    assert "only the room owner" in (await bob.error())["message"]
+    assert host.match_id == first and host.room.state.value == "finished"
+    ann.sends_entropy = True
+    await ann.send({"type": "again"})
+    await asyncio.gather(ann.until(lambda: ann.match_id != first), bob.until(lambda: bob.match_id != first))
+    assert ann.match_id == bob.match_id == host.match_id != first
+    assert host.room.state.value == "playing"
+    # both seats' entropy this time: the deal is written in the new match's own transcript
+    await asyncio.gather(ann.until(lambda: ann.seat.view and ann.seat.view.deal_ready),
+                         bob.until(lambda: bob.seat.view and bob.seat.view.deal_ready))
+    assert host.transcript != first_transcript and host.table.view.deal_ready and not host.table.over
+    header = host.table.header
+    assert header["matchId"] == ann.match_id and header["parties"]["seats"] == [ann.key.public_hex,
+                                                                               bob.key.public_hex]
+    # the finished match is still recorded once, and still verifies
+    assert verify_transcript(first_transcript)["complete"]
+    assert {r.name: r.points for r in server.store.leaderboard()} == board
+    assert host.recorded == {first}
+    task.cancel()
+
+
+def test_the_next_match_from_a_result(tmp_path):
+    asyncio.run(asyncio.wait_for(_again(tmp_path), 180))
