@@ -10,6 +10,7 @@ from typing import Any, Optional
 import click
 
 from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
+from zkbluff.games.engine.table import may_act
 from zkbluff.games.registry import GAMES, spec_class
 
 DEFAULT_GAME = "proof-or-bluff"
@@ -101,7 +102,7 @@ def _n_seats(game: str, options: Optional[dict[str, Any]]) -> int:
 def _waiting_seats(tab: Any, rng: Any) -> list[int]:
     """The seats that may act while the table waits on the referee's clock (a calling
     window), in a random order: who is quickest."""
-    seats = [i for i in range(tab.spec.n_seats) if tab.rules.legal_actions(i)]
+    seats = [i for i in range(tab.spec.n_seats) if may_act(tab.referee, i)]
     rng.shuffle(seats)
     return seats
 
