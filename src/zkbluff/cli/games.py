@@ -102,7 +102,7 @@ def _n_seats(game: str, options: Optional[dict[str, Any]]) -> int:
 def _waiting_seats(tab: Any, rng: Any) -> list[int]:
     """The seats that may act while the table waits on the referee's clock (a calling
     window), in a random order: who is quickest."""
-    seats = [i for i in range(tab.spec.n_seats) if may_act(tab.referee, i)]
+    seats = [i for i in range(tab.spec.n_seats) if may_act(tab.view, i)]
     rng.shuffle(seats)
     return seats
 
