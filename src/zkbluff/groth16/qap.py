@@ -7,12 +7,13 @@
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from zkbluff.circuit.builder import R1CS
 from zkbluff.field import EvaluationDomain, FieldKernel, get_kernel, r, root_of_unity
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def domain_for(system: R1CS) -> EvaluationDomain:
@@ -59,6 +60,8 @@ class CoefficientMatrix:
 
     def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int,
                  matrices: tuple[int, ...] = (0, 1)):
+        import numpy as np
+
         arr = np.array([(m, c, s) for m, c, s, _ in coefficients], dtype=np.int64).reshape(-1, 3)
         vals = [v for *_, v in coefficients]
         self.domain_size = domain_size
