@@ -103,3 +103,27 @@ def test_game_specs_are_imported_when_looked_up():
     assert spec_class("cheat").game == "cheat"
     with pytest.raises(MalformedInput, match="known: .*proof-or-bluff"):
         spec_class("chess")
+
+
+def test_pinned_ids_resolve_from_the_manifest_like_the_registry():
+    from zkbluff.ceremony.project import pinned_vk, resolve_pinned_id
+    from zkbluff.statements import all_statements, get_statement
+
+    for name in {k.split("@")[0] for k in all_statements()}:
+        assert resolve_pinned_id(name) == get_statement(name).key_id
+    assert resolve_pinned_id("card.claim.v1@deck=20") == "card.claim.v1@deck=20"
+    with pytest.raises(MalformedInput, match="unknown statement 'card.nothing.v1'"):
+        resolve_pinned_id("card.nothing.v1")
+    assert pinned_vk(resolve_pinned_id("card.claim.v1")).n_public == 4
+
+
+def test_private_verifying_key_is_read_without_the_proving_key(tmp_path):
+    from zkbluff.ceremony.project import file_stem, pinned_vk
+    from zkbluff.statements.keys import verifying_key
+
+    vk = pinned_vk("card.claim.v1@deck=52")
+    (tmp_path / (file_stem("card.claim.v1@deck=52") + ".vk.json")).write_text(json.dumps(vk.to_json()))
+    assert verifying_key("card.claim.v1", tmp_path, create=False) == vk  # no .pk there: never read
+    (tmp_path / (file_stem("card.claim.v1@deck=52") + ".vk.json")).write_text("{not json")
+    with pytest.raises(MalformedInput):
+        verifying_key("card.claim.v1", tmp_path, create=False)

@@ -137,3 +137,34 @@ def test_packed_msm_equals_the_plain_one_with_zeros_and_infinity(mcl, group):
     assert getattr(mcl, f"{group}_msm_packed")(prepared, zero) is None
     with pytest.raises(MalformedInput, match="points"):
         getattr(mcl, f"{group}_msm_packed")(prepared, packed[:-32])
+
+
+# ------------------------------------------------------------------ fixed-base multiplication
+
+EDGE_SCALARS = [0, 1, 2, 255, 256, 257, (1 << 64) - 1, 1 << 128, 1 << 253, r - 1, r - 2]
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_fixed_base_kernel_equals_one_mcl_call_per_scalar(mcl, group):
+    from zkbluff.curve import mcl_backend
+
+    gen = G1_GENERATOR if group == "g1" else G2_GENERATOR
+    base = getattr(mcl, f"{group}_mul")(gen, 987654321)  # not only the generator
+    scalars = EDGE_SCALARS + [secrets.randbelow(r) for _ in range(80)]
+    fast = mcl_backend._fixed_base_many(group, getattr(mcl_backend, f"_{group}_bytes")(base), scalars)
+    assert fast is not None, "the C extension is built in this environment"
+    ref = [getattr(mcl, f"{group}_mul")(base, k) for k in scalars]
+    assert fast == ref
+    assert fast[0] is None and fast[1] == base
+    assert getattr(mcl, f"{group}_mul_many")(base, scalars) == ref  # the backend's entry point
+    assert fast[5] != getattr(mcl, f"{group}_mul")(base, scalars[5] + 1)  # a negative twin
+
+
+def test_fixed_base_kernel_refuses_wrong_sizes():
+    native = pytest.importorskip("zkbluff._fr_native")
+    with pytest.raises(ValueError):
+        native.fixed_base_table(bytes(95), 32, bytes(32), (1, 2, 3, 4))
+    with pytest.raises(ValueError):
+        native.fixed_base_mul(bytes(100), bytes(32), 32, bytes(32), (1, 2, 3, 4))
+    with pytest.raises(ValueError):
+        native.affine_points(bytes(97), 32)

@@ -86,6 +86,24 @@ def pinned_keys(folder: Optional[Path] = None) -> dict[str, dict]:
     return pins
 
 
+def resolve_pinned_id(name: str, folder: Optional[Path] = None) -> str:
+    """The registry id ``name`` stands for, from the manifest alone (no circuit is built or
+    imported): itself when registered, else a bare statement name's first registered
+    parameter set (as :func:`zkbluff.statements.get_statement` resolves it; the manifest
+    lists the statements in the registry's order, ``zkbluff circuits check`` keeps it so)."""
+    manifest = read_manifest(folder or registry_dir())
+    try:
+        ids = [e["id"] for e in manifest["statements"]]
+    except (KeyError, TypeError):
+        raise MalformedInput("manifest.json: 'statements' must list objects with an 'id'") from None
+    if name in ids:
+        return name
+    for key_id in ids:
+        if key_id.split("@")[0] == name:
+            return key_id
+    raise MalformedInput(f"unknown statement {name!r}; known: {', '.join(ids)}")
+
+
 def pinned_vk(key_id: str, folder: Optional[Path] = None) -> VerifyingKey:
     """The pinned verifying key of ``key_id`` (its file checked against the manifest's pin)."""
     folder = folder or registry_dir()

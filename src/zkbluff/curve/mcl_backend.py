@@ -340,6 +340,57 @@ def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
     return decode(bytes(dst), n_groups)
 
 
+def _addr(name: str) -> int:
+    return ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value  # type: ignore[return-value]
+
+
+def _native_kernel():
+    """The C extension's fixed-base kernels, or None (then the per-scalar loop runs)."""
+    try:
+        return importlib.import_module("zkbluff._fr_native")
+    except ImportError:
+        return None
+
+
+# per group: (coordinate bytes, Montgomery one of its field, table fns, mul fns)
+_FIXED_BASE = {
+    "g1": (32, _ONE_MONT, ("mclBnG1_add", "mclBnG1_dbl", "mclBnFp_mul", "mclBnFp_inv"),
+           ("mclBnG1_add", "mclBnFp_mul", "mclBnFp_inv", "mclBnFp_mul")),
+    "g2": (64, _ONE_MONT + _ZERO32, ("mclBnG2_add", "mclBnG2_dbl", "mclBnFp2_mul", "mclBnFp2_inv"),
+           ("mclBnG2_add", "mclBnFp2_mul", "mclBnFp2_inv", "mclBnFp_mul")),
+}
+_TABLES: dict = {}
+#: below this many scalars the per-scalar loop is as quick as building a table
+FIXED_BASE_MIN = 32
+
+
+def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> Optional[list]:
+    """``[k_i B]`` by the C fixed-base kernel (a table of 32 x 255 multiples of B, then at
+    most 32 mixed additions a scalar, one batched inversion to affine), a thread per core;
+    None when the extension is not built. Tables are kept per base (the generators)."""
+    native = _native_kernel()
+    if native is None:
+        return None
+    fsz, one, table_fns, mul_fns = _FIXED_BASE[group]
+    key = (group, base_bytes)
+    table = _TABLES.get(key)
+    if table is None:
+        table = native.fixed_base_table(base_bytes, fsz, one, tuple(_addr(f) for f in table_fns))
+        if len(_TABLES) > 8:
+            _TABLES.clear()
+        _TABLES[key] = table
+    fns = tuple(_addr(f) for f in mul_fns)
+    n = len(scalars)
+    blob = native.from_ints(scalars if isinstance(scalars, (list, tuple)) else list(scalars), n)
+    parts: dict[int, list] = {}
+
+    def work(lo: int, hi: int) -> None:
+        parts[lo] = native.affine_points(native.fixed_base_mul(table, blob[32 * lo: 32 * hi], fsz, one, fns), fsz)
+
+    _run_chunks(n, work)
+    return [P for lo in sorted(parts) for P in parts[lo]]
+
+
 def _finite(points: Sequence) -> Optional[list[bool]]:
     """Which points are finite (None when all are: nothing to leave out)."""
     mask = [P is not None for P in points]
@@ -421,6 +472,11 @@ class MclBackend:
         return _g1_from_struct(out)
 
     def g1_mul_many(self, base: G1Affine, scalars: Sequence[int]) -> list[G1Affine]:
+        """``[k_i base]``: by the C fixed-base kernel for many scalars, else one MCL call each."""
+        if base is not None and len(scalars) >= FIXED_BASE_MIN:
+            done = _fixed_base_many("g1", _g1_bytes(base), scalars)
+            if done is not None:
+                return done
         B = self._g1(base)
         out = G1Struct()
         res = []
@@ -484,6 +540,11 @@ class MclBackend:
         return _g2_from_struct(out)
 
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]:
+        """``[k_i base]``: by the C fixed-base kernel for many scalars, else one MCL call each."""
+        if base is not None and len(scalars) >= FIXED_BASE_MIN:
+            done = _fixed_base_many("g2", _g2_bytes(base), scalars)
+            if done is not None:
+                return done
         B = self._g2(base)
         out = G2Struct()
         res = []

@@ -36,8 +36,9 @@ def _prepared(pk: ProvingKey, backend: Backend) -> dict:
         return _prepared_locked(pk, backend)
 
 
-#: an MSM over at least this many points is split in two halves, one per core
-SPLIT_MSM_AT = 1 << 12
+#: an MSM over at least this many points is split in two halves, one per core (at 1024+
+#: points the halves cost ~15% more CPU and finish ~40% sooner on two idle cores: a play proof)
+SPLIT_MSM_AT = 1 << 10
 
 
 def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:

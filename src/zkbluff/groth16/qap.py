@@ -22,10 +22,11 @@ def domain_for(system: R1CS) -> EvaluationDomain:
 
 def coefficient_list(system: R1CS) -> list[tuple[int, int, int, int]]:
     """The A (matrix 0) and B (matrix 1) entries, then the public-input rows."""
-    out = []
+    out: list[tuple[int, int, int, int]] = []
+    extend = out.extend
     for j, (a, b, _c) in enumerate(system.constraints):
-        out.extend((0, j, s, v) for s, v in a.items())
-        out.extend((1, j, s, v) for s, v in b.items())
+        extend([(0, j, s, v) for s, v in a.items()])
+        extend([(1, j, s, v) for s, v in b.items()])
     m = system.n_constraints
     out.extend((0, m + s, s, 1) for s in range(system.n_public + 1))
     return out

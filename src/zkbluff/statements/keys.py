@@ -219,4 +219,10 @@ def verifying_key(key_id: str, folder: Optional[Path] = None, create: bool = Tru
     """The pinned verifying key (no proving key is rebuilt), or a private one from ``folder``."""
     if folder is None:
         return pinned_vk(get_statement(key_id).key_id)
+    vk_file = folder / (file_stem(get_statement(key_id).key_id) + ".vk.json")
+    if vk_file.exists():  # the verifying key alone (written beside the proving key when it was made)
+        try:
+            return VerifyingKey.from_json(json.loads(vk_file.read_text()))
+        except (OSError, ValueError) as exc:
+            raise MalformedInput(f"{vk_file}: {exc}") from None
     return load_keys(key_id, folder, create=create).vk
