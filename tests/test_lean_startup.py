@@ -79,7 +79,7 @@ except SystemExit:
     pass
 from zkbluff.groth16 import Proof, VerifyingKey, verify
 print(json.dumps(sorted(m for m in ("numpy", "zkbluff.server.app", "zkbluff.cli.games", "zkbluff.cli.server",
-                                    "zkbluff.games.cheat.spec", "zkbluff.groth16.prove", "py_ecc",
+                                    "zkbluff.games.cheat.spec", "concurrent.futures", "py_ecc",
                                     "zkbluff.ceremony.phase2") if m in sys.modules)))
 """
 
