@@ -20,6 +20,11 @@ $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-install
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
+# matplotlib for the benchmark chart (the bench extra; never the library's or the tests')
+$(VENV)/.stamp-bench: pyproject.toml $(VENV)/.stamp-test
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $@
+
 # snarkjs, circom2, circomlib, circomlibjs for the interop tests and vector generators
 node_modules/.stamp: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -54,7 +59,7 @@ keys: $(VENV)/.stamp-install
 	$(BIN)/zkbluff ceremony project
 
 # groth16py (arkworks, native) is a peer in the table where it installs; not a dependency
-bench: $(VENV)/.stamp-test node_modules/.stamp
+bench: $(VENV)/.stamp-bench node_modules/.stamp
 	-$(BIN)/python -m pip install -q groth16py
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python benchmarks/run.py
 

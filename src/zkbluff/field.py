@@ -20,11 +20,23 @@ import importlib
 import operator
 import os
 from functools import lru_cache
-from typing import Any, Iterable, Protocol, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from zkbluff.errors import BackendUnavailable, MalformedInput
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    class _LazyNumpy:
+        """numpy, imported on first use (a verifier never needs it: ~80 ms of start-up)."""
+
+        def __getattr__(self, name: str) -> Any:
+            import numpy
+
+            globals()["np"] = numpy
+            return getattr(numpy, name)
+
+    np = _LazyNumpy()
 
 #: order of the BN254 groups G1, G2 and modulus of the scalar field
 r = 21888242871839275222246405745257275088548364400416034343698204186575808495617

@@ -567,6 +567,238 @@ static PyObject *py_h_step(PyObject *self, PyObject *args) {
     return out;
 }
 
+
+/* ------------------------------------------------------------------------------------
+ * Fixed-base scalar multiplication for the setup and the ceremony, on MCL's own point
+ * routines. MCL exports no fixed-base or batch-normalise call; these kernels take the
+ * addresses of its exported functions (mclBnG1_add, mclBnFp_mul, ...: the caller,
+ * zkbluff.curve.mcl_backend, passes them) and treat points as opaque Jacobian triples
+ * [X | Y | Z] of `fsz`-byte coordinates (Fp: 32, Fp2: 64) in MCL's layout.
+ *
+ * table: for window j < 32, T[j][d] = d * 256^j * G (d = 1..255), normalised (z = 1) so
+ *        the additions below take MCL's mixed-addition path;
+ * mul:   k * G = sum_j T[j][byte j of k] (at most 32 additions a scalar, no doubling),
+ *        then every result normalised with one field inversion for the whole batch
+ *        (Montgomery's trick on the z coordinates) and its x, y turned into plain
+ *        little-endian integers (a Montgomery multiplication by 1).
+ * ------------------------------------------------------------------------------------ */
+typedef void (*pt_op3)(void *, const void *, const void *);
+typedef void (*pt_op2)(void *, const void *);
+
+#define FB_WINDOWS 32
+#define FB_DIGITS 256
+
+static int fb_is_zero(const unsigned char *a, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (a[i]) return 0;
+    return 1;
+}
+
+/* Normalise n Jacobian points in place (z = one); points at infinity (z = 0) are left. */
+static int fb_normalize(unsigned char *pts, size_t n, Py_ssize_t fsz, pt_op3 fmul, pt_op2 finv,
+                        const unsigned char *one) {
+    size_t psz = 3 * (size_t)fsz;
+    unsigned char *prefix = malloc(n * fsz + 3 * fsz);
+    if (!prefix) return -1;
+    unsigned char *acc = prefix + n * fsz, *t = acc + fsz, *u = t + fsz;
+    memcpy(acc, one, fsz);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(prefix + i * fsz, acc, fsz);  /* product of the z's before i */
+        const unsigned char *z = pts + i * psz + 2 * fsz;
+        if (!fb_is_zero(z, fsz)) fmul(acc, acc, z);
+    }
+    finv(acc, acc);  /* 1 / (product of every nonzero z) */
+    for (size_t i = n; i-- > 0;) {
+        unsigned char *p = pts + i * psz, *z = p + 2 * fsz;
+        if (fb_is_zero(z, fsz)) continue;
+        fmul(t, acc, prefix + i * fsz);  /* 1 / z_i */
+        fmul(acc, acc, z);
+        fmul(u, t, t);                   /* 1 / z^2 */
+        fmul(p, p, u);                   /* x = X / z^2 */
+        fmul(u, u, t);                   /* 1 / z^3 */
+        fmul(p + fsz, p + fsz, u);       /* y = Y / z^3 */
+        memcpy(z, one, fsz);
+    }
+    free(prefix);
+    return 0;
+}
+
+static int fb_parse_fns(PyObject *fns, void **out, int n) {
+    if (!PyTuple_Check(fns) || PyTuple_GET_SIZE(fns) != n) {
+        PyErr_Format(PyExc_ValueError, "expected a tuple of %d function addresses", n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i] = PyLong_AsVoidPtr(PyTuple_GET_ITEM(fns, i));
+        if (!out[i]) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a null function address");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(fixed_base_table_doc,
+"fixed_base_table(base, fsz, one, fns) -> bytes: the 32 x 255 normalised multiples\n"
+"d * 256^j * base (MCL Jacobian layout, coordinates of fsz bytes); fns = (add, dbl,\n"
+"field mul, field inv) as addresses; one = the field's Montgomery one.");
+
+static PyObject *py_fixed_base_table(PyObject *self, PyObject *args) {
+    Py_buffer base, one;
+    Py_ssize_t fsz;
+    PyObject *fns, *out = NULL;
+    void *f[4];
+    if (!PyArg_ParseTuple(args, "y*ny*O", &base, &fsz, &one, &fns)) return NULL;
+    if ((fsz != 32 && fsz != 64) || base.len != 3 * fsz || one.len != fsz) {
+        PyErr_SetString(PyExc_ValueError, "fixed_base_table: a point of 3 coordinates of 32 or 64 bytes");
+        goto done;
+    }
+    if (fb_parse_fns(fns, f, 4) < 0) goto done;
+    size_t psz = 3 * (size_t)fsz, n = (size_t)FB_WINDOWS * (FB_DIGITS - 1);
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *tab = (unsigned char *)PyBytes_AS_STRING(out);
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    unsigned char *b = malloc(psz);
+    if (!b) failed = 1;
+    else {
+        memcpy(b, base.buf, psz);
+        for (int j = 0; j < FB_WINDOWS; j++) {
+            unsigned char *row = tab + (size_t)j * (FB_DIGITS - 1) * psz;
+            memcpy(row, b, psz);
+            for (int d = 1; d < FB_DIGITS - 1; d++)
+                ((pt_op3)f[0])(row + d * psz, row + (d - 1) * psz, b);
+            for (int k = 0; k < 8; k++) ((pt_op2)f[1])(b, b);  /* next window's base: 256 b */
+        }
+        free(b);
+        if (fb_normalize(tab, n, fsz, (pt_op3)f[2], (pt_op2)f[3], one.buf) < 0) failed = 1;
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
+    PyBuffer_Release(&base);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+PyDoc_STRVAR(fixed_base_mul_doc,
+"fixed_base_mul(table, scalars, fsz, one, fns) -> bytes: k_i * base for each scalar of a\n"
+"packed Fr vector (Montgomery form, as from_ints makes it), from a fixed_base_table; each result\n"
+"is [x | y | z] with x, y plain little-endian integers and z the Montgomery one (all zero\n"
+"for the point at infinity). fns = (add, field mul, field inv, Fp mul) as addresses.");
+
+static PyObject *py_fixed_base_mul(PyObject *self, PyObject *args) {
+    Py_buffer tab, ks, one;
+    Py_ssize_t fsz;
+    PyObject *fns, *out = NULL;
+    void *f[4];
+    if (!PyArg_ParseTuple(args, "y*y*ny*O", &tab, &ks, &fsz, &one, &fns)) return NULL;
+    size_t psz = 3 * (size_t)fsz;
+    if ((fsz != 32 && fsz != 64) || one.len != fsz
+            || (size_t)tab.len != (size_t)FB_WINDOWS * (FB_DIGITS - 1) * psz || ks.len % 32) {
+        PyErr_SetString(PyExc_ValueError, "fixed_base_mul: a table of this point size and 32-byte scalars");
+        goto done;
+    }
+    if (fb_parse_fns(fns, f, 4) < 0) goto done;
+    size_t n = (size_t)ks.len / 32;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *T = tab.buf;
+    const fe *kv = ks.buf;
+    fe plain_fe_one = {{1, 0, 0, 0}};
+    memset(res, 0, n * psz);  /* MCL's point at infinity: z = 0 */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *acc = res + i * psz;
+        int started = 0;
+        fe plain;
+        fe_mul(&plain, &kv[i], &plain_fe_one);  /* the scalar's canonical value */
+        const unsigned char *k = (const unsigned char *)plain.v;  /* little-endian limbs */
+        for (int j = 0; j < FB_WINDOWS; j++) {
+            unsigned d = k[j];
+            if (!d) continue;
+            const unsigned char *e = T + ((size_t)j * (FB_DIGITS - 1) + (d - 1)) * psz;
+            if (!started) { memcpy(acc, e, psz); started = 1; }
+            else ((pt_op3)f[0])(acc, acc, e);
+        }
+    }
+    if (fb_normalize(res, n, fsz, (pt_op3)f[1], (pt_op2)f[2], one.buf) < 0) failed = 1;
+    else {
+        /* x, y out of Montgomery form: times the plain integer 1 (Montgomery product x * 1 / R) */
+        unsigned char plain_one[64];
+        memset(plain_one, 0, sizeof plain_one);
+        plain_one[0] = 1;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char *p = res + i * psz;
+            if (fb_is_zero(p + 2 * fsz, fsz)) continue;
+            for (Py_ssize_t c = 0; c < 2 * fsz; c += 32)  /* each Fp inside x and y */
+                ((pt_op3)f[3])(p + c, p + c, plain_one);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
+    PyBuffer_Release(&tab);
+    PyBuffer_Release(&ks);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+static PyObject *le32_to_pyobj(const unsigned char *a) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(a, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray(a, 32, 1, 0);
+#endif
+}
+
+PyDoc_STRVAR(affine_points_doc,
+"affine_points(raw, fsz) -> list: fixed_base_mul's results as affine tuples of ints, (x, y)\n"
+"for fsz 32 (G1), ((x0, x1), (y0, y1)) for fsz 64 (G2), None for the point at infinity.");
+
+static PyObject *py_affine_points(PyObject *self, PyObject *args) {
+    Py_buffer raw;
+    Py_ssize_t fsz;
+    if (!PyArg_ParseTuple(args, "y*n", &raw, &fsz)) return NULL;
+    PyObject *out = NULL;
+    size_t psz = 3 * (size_t)fsz;
+    if ((fsz != 32 && fsz != 64) || raw.len % psz) {
+        PyErr_SetString(PyExc_ValueError, "affine_points: points of 3 coordinates of 32 or 64 bytes");
+        goto done;
+    }
+    size_t n = (size_t)raw.len / psz;
+    out = PyList_New((Py_ssize_t)n);
+    if (!out) goto done;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *p = (const unsigned char *)raw.buf + i * psz;
+        PyObject *item;
+        if (fb_is_zero(p + 2 * fsz, fsz)) {
+            item = Py_None;
+            Py_INCREF(item);
+        } else if (fsz == 32) {
+            PyObject *x = le32_to_pyobj(p), *y = le32_to_pyobj(p + 32);
+            item = (x && y) ? PyTuple_Pack(2, x, y) : NULL;
+            Py_XDECREF(x); Py_XDECREF(y);
+        } else {
+            PyObject *c[4], *xx = NULL, *yy = NULL;
+            int ok = 1;
+            for (int j = 0; j < 4; j++) { c[j] = le32_to_pyobj(p + 32 * j); if (!c[j]) ok = 0; }
+            if (ok) { xx = PyTuple_Pack(2, c[0], c[1]); yy = PyTuple_Pack(2, c[2], c[3]); }
+            item = (xx && yy) ? PyTuple_Pack(2, xx, yy) : NULL;
+            for (int j = 0; j < 4; j++) Py_XDECREF(c[j]);
+            Py_XDECREF(xx); Py_XDECREF(yy);
+        }
+        if (!item) { Py_CLEAR(out); goto done; }
+        PyList_SET_ITEM(out, (Py_ssize_t)i, item);
+    }
+done:
+    PyBuffer_Release(&raw);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"from_ints", py_from_ints, METH_VARARGS, from_ints_doc},
     {"to_ints", py_to_ints, METH_O, to_ints_doc},
@@ -578,6 +810,9 @@ static PyMethodDef methods[] = {
     {"batch_inv", py_batch_inv, METH_O, batch_inv_doc},
     {"sparse_matvec", py_sparse_matvec, METH_VARARGS, sparse_matvec_doc},
     {"h_step", py_h_step, METH_VARARGS, h_step_doc},
+    {"fixed_base_table", py_fixed_base_table, METH_VARARGS, fixed_base_table_doc},
+    {"fixed_base_mul", py_fixed_base_mul, METH_VARARGS, fixed_base_mul_doc},
+    {"affine_points", py_affine_points, METH_VARARGS, affine_points_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,19 +25,19 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
 
 from zkbluff.circuit.builder import R1CS
-from zkbluff.ceremony.phase2 import (
-    Zkey, circuit_power, compact_bytes, compact_from_bytes, expand_compact, zkey_beacon, zkey_contribute, zkey_new,
-    zkey_verify, zkey_verify_fast,
-)
-from zkbluff.ceremony.ptau import (
-    Ptau, ptau_beacon, ptau_contribute, ptau_new, ptau_prepare, ptau_verify, read_ptau, write_ptau,
-)
 from zkbluff.curve import Backend, get_backend
 from zkbluff.errors import InvalidCeremony, MalformedInput
 from zkbluff.groth16.keys import VerifyingKey
+
+if TYPE_CHECKING:
+    from zkbluff.ceremony.phase2 import Zkey
+    from zkbluff.ceremony.ptau import Ptau
+
+# phase2 and ptau are imported where they are used: a verifier reading the pins and the
+# verifying keys (the common case) needs neither (~100 ms of imports)
 
 Say = Optional[Callable[[str], None]]
 KEYS_DIR = "keys"
@@ -86,6 +86,24 @@ def pinned_keys(folder: Optional[Path] = None) -> dict[str, dict]:
     return pins
 
 
+def resolve_pinned_id(name: str, folder: Optional[Path] = None) -> str:
+    """The registry id ``name`` stands for, from the manifest alone (no circuit is built or
+    imported): itself when registered, else a bare statement name's first registered
+    parameter set (as :func:`zkbluff.statements.get_statement` resolves it; the manifest
+    lists the statements in the registry's order, ``zkbluff circuits check`` keeps it so)."""
+    manifest = read_manifest(folder or registry_dir())
+    try:
+        ids = [e["id"] for e in manifest["statements"]]
+    except (KeyError, TypeError):
+        raise MalformedInput("manifest.json: 'statements' must list objects with an 'id'") from None
+    if name in ids:
+        return name
+    for key_id in ids:
+        if key_id.split("@")[0] == name:
+            return key_id
+    raise MalformedInput(f"unknown statement {name!r}; known: {', '.join(ids)}")
+
+
 def pinned_vk(key_id: str, folder: Optional[Path] = None) -> VerifyingKey:
     """The pinned verifying key of ``key_id`` (its file checked against the manifest's pin)."""
     folder = folder or registry_dir()
@@ -103,10 +121,12 @@ def pinned_vk(key_id: str, folder: Optional[Path] = None) -> VerifyingKey:
     return vk
 
 
-_PTAU_CACHE: dict[tuple[str, float], Ptau] = {}
+_PTAU_CACHE: dict[tuple[str, float], "Ptau"] = {}
 
 
 def project_ptau(folder: Optional[Path] = None) -> Ptau:
+    from zkbluff.ceremony.ptau import read_ptau
+
     path = _keys(folder or registry_dir()) / PTAU_NAME
     try:
         stamp = (str(path), path.stat().st_mtime)
@@ -119,6 +139,8 @@ def project_ptau(folder: Optional[Path] = None) -> Ptau:
 
 
 def read_compact(key_id: str, system: R1CS, folder: Optional[Path] = None) -> Zkey:
+    from zkbluff.ceremony.phase2 import compact_from_bytes
+
     path = _keys(folder or registry_dir()) / f"{file_stem(key_id)}.phase2"
     try:
         data = path.read_bytes()
@@ -130,6 +152,8 @@ def read_compact(key_id: str, system: R1CS, folder: Optional[Path] = None) -> Zk
 def project_key(key_id: str, system: R1CS, folder: Optional[Path] = None, backend: Optional[Backend] = None) -> Zkey:
     """The full pinned key of ``key_id`` for ``system`` (rebuilt from the compact file,
     the circuit and phase 1); refuses a circuit whose fingerprint is not the pinned one."""
+    from zkbluff.ceremony.phase2 import expand_compact
+
     folder = folder or registry_dir()
     pins = pinned_keys(folder)
     if key_id not in pins:
@@ -184,6 +208,11 @@ def run_project_ceremony(circuits: Mapping[str, R1CS], folder: Path, contributio
     statement's key is kept when its circuit and phase 1 are unchanged (unless
     ``redo_all``), else made anew the same way. Keys of unchanged statements stay the
     same, so old transcripts keep verifying. Writes the files, then the manifest pins."""
+    from zkbluff.ceremony.phase2 import circuit_power, compact_bytes, zkey_beacon, zkey_contribute, zkey_new
+    from zkbluff.ceremony.ptau import (
+        ptau_beacon, ptau_contribute, ptau_new, ptau_prepare, ptau_verify, read_ptau, write_ptau,
+    )
+
     t0 = time.perf_counter()
     be = backend or get_backend()
     say = say or (lambda _m: None)
@@ -299,6 +328,9 @@ def verify_project(circuits: Mapping[str, R1CS], folder: Optional[Path] = None, 
     circuit (random linear combinations; ``full`` also rebuilds each key and its
     circuit hash as snarkjs does), its record, its ``.vk.json`` and the manifest's pin.
     Raises :class:`InvalidCeremony` naming the first problem."""
+    from zkbluff.ceremony.phase2 import expand_compact, zkey_new, zkey_verify, zkey_verify_fast
+    from zkbluff.ceremony.ptau import ptau_verify
+
     t0 = time.perf_counter()
     folder = folder or registry_dir()
     be = backend or get_backend()

@@ -21,8 +21,6 @@ from __future__ import annotations
 import hashlib
 import struct
 
-from py_ecc import optimized_bn128 as bn
-
 from zkbluff.curve import B1, B2, G2Affine, fq2_add, fq2_mul, fq2_sqrt
 from zkbluff.ceremony.encoding import fq2_negative, fq_negative
 from zkbluff.errors import MalformedInput
@@ -128,6 +126,8 @@ class ChaCha:
                 break
         if greatest ^ fq2_negative(y):
             y = ((-y[0]) % p, (-y[1]) % p)
+        from py_ecc import optimized_bn128 as bn  # (imported here: ~40 ms a process otherwise)
+
         P = (bn.FQ2(list(x)), bn.FQ2(list(y)), bn.FQ2.one())
         Q = bn.multiply(P, G2_COFACTOR)  # py_ecc does not reduce the scalar mod r
         qx, qy = bn.normalize(Q)

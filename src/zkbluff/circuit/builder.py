@@ -287,6 +287,151 @@ class ConstraintSystem:
         return list(self.values)
 
 
+class VLC(LC):
+    """A linear combination known by its value only (the lean witness pass of
+    :class:`WitnessSystem`): it carries the value and whether it is a constant, never
+    its terms, so the free algebra costs one modular operation. Mixed with an :class:`LC`
+    (a gadget's ``LC.constant``) it wins the operator dispatch as a subclass."""
+
+    __slots__ = ("const",)
+
+    def __init__(self, value: int, const: bool):
+        self.terms = None  # type: ignore[assignment]
+        self.value = value
+        self.const = const
+
+    def is_constant(self) -> bool:
+        return self.const
+
+    def constant_value(self) -> int:
+        return self.value  # type: ignore[return-value]
+
+    def __add__(self, other: "LCLike") -> "LC":
+        v, c = _value_and_const(other)
+        return VLC((self.value + v) % r, self.const and c)  # type: ignore[operator]
+
+    __radd__ = __add__
+
+    def __sub__(self, other: "LCLike") -> "LC":
+        v, c = _value_and_const(other)
+        return VLC((self.value - v) % r, self.const and c)  # type: ignore[operator]
+
+    def __rsub__(self, other: "LCLike") -> "LC":
+        v, c = _value_and_const(other)
+        return VLC((v - self.value) % r, self.const and c)  # type: ignore[operator]
+
+    def __neg__(self) -> "LC":
+        return VLC(-self.value % r, self.const)  # type: ignore[operator]
+
+    def __mul__(self, k: int) -> "LC":
+        if isinstance(k, LC):
+            raise TypeError("LC * LC is not linear: use cs.mul(a, b, name), which adds a constraint")
+        k = int(k) % r
+        if k == 0:
+            return VLC(0, True)
+        return VLC(self.value * k % r, self.const)  # type: ignore[operator]
+
+    __rmul__ = __mul__
+
+    def __repr__(self) -> str:
+        return f"VLC(value={self.value}, const={self.const})"
+
+
+def _value_and_const(x: "LCLike") -> tuple[int, bool]:
+    if type(x) is VLC:
+        return x.value, x.const  # type: ignore[return-value]
+    if isinstance(x, LC):
+        return x.value, x.is_constant()  # type: ignore[return-value]
+    return int(x) % r, True
+
+
+class _Diverged(Exception):
+    """The lean pass cannot stand for the full one (it raised; the full pass names why)."""
+
+
+_NO_NAMESPACE = contextlib.nullcontext()
+
+
+class WitnessSystem(ConstraintSystem):
+    """The same ``synthesize`` run for the witness values only: no terms, no names, no
+    constraint list (the lean path of a proof; the constraint system is built once and
+    cached by the statement). Each constraint's values are still checked as it is added;
+    at the first one that fails (or any other error) :func:`build_witness` re-runs the
+    full builder, which raises naming the constraint.
+
+    It allocates exactly the wires of the full pass, with the same values, unless a
+    linear combination whose terms cancel to a constant is multiplied (the full pass folds
+    it, this one cannot see it): then it allocates *more* wires, which
+    :func:`build_witness` detects by the count and answers with the full pass."""
+
+    def __init__(self) -> None:
+        super().__init__(with_values=True)
+        self.n_constraints = 0
+
+    def namespace(self, name: str):  # type: ignore[override]
+        return _NO_NAMESPACE
+
+    def _value(self, hint: Hint, name: str) -> Optional[int]:
+        v = hint() if callable(hint) else hint
+        if isinstance(v, bool):
+            return int(v)
+        if not isinstance(v, int):
+            raise _Diverged(name)
+        return v % r
+
+    def public(self, name: str, value: Hint = None) -> LC:
+        if self._private_seen:
+            raise _Diverged(name)
+        if not callable(value) and isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < r:
+            raise _Diverged(name)
+        v = self._value(value, name)
+        self.n_public += 1
+        self.values.append(v)  # type: ignore[arg-type]
+        return VLC(v, False)  # type: ignore[arg-type]
+
+    def private_unchecked(self, name: str, value: Hint = None) -> LC:
+        self._private_seen = True
+        v = self._value(value, name)
+        self.values.append(v)  # type: ignore[arg-type]
+        return VLC(v, False)  # type: ignore[arg-type]
+
+    def enforce(self, a: LCLike, b: LCLike, c: LCLike, name: str) -> None:
+        av, _ = _value_and_const(a)
+        bv, _ = _value_and_const(b)
+        cv, _ = _value_and_const(c)
+        self.n_constraints += 1
+        if (av * bv - cv) % r:
+            raise _Diverged(name)
+
+    def enforce_equal(self, a: LCLike, b: LCLike, name: str) -> None:
+        self.n_constraints += 1
+        if (_value_and_const(a)[0] - _value_and_const(b)[0]) % r:
+            raise _Diverged(name)
+
+    def mul(self, a: LCLike, b: LCLike, name: str) -> LC:
+        av, ac = _value_and_const(a)
+        bv, bc = _value_and_const(b)
+        if ac:
+            return b * av if isinstance(b, LC) else LC.constant(av * bv)
+        if bc:
+            return a * bv  # type: ignore[operator]
+        v = av * bv % r
+        self._private_seen = True
+        self.values.append(v)
+        self.n_constraints += 1
+        return VLC(v, False)
+
+    def product_wire(self, v: int) -> None:
+        """What :meth:`mul` records for a product of two non-constants with value ``v``
+        (one wire, one constraint): for gadgets with a values-only fast path."""
+        self._private_seen = True
+        self.values.append(v)
+        self.n_constraints += 1
+
+    def system(self) -> R1CS:
+        raise RuntimeError("a WitnessSystem computes values only; build the system with ConstraintSystem")
+
+
 Synthesize = Callable[[ConstraintSystem, Optional[dict]], object]
 
 
@@ -296,3 +441,26 @@ def build(synthesize: Synthesize, inputs: Optional[dict] = None) -> tuple[R1CS, 
     synthesize(cs, inputs)
     return cs.system(), (cs.witness() if inputs is not None else None)
 
+
+
+def build_witness(synthesize: Synthesize, inputs: dict, shape: R1CS) -> list[int]:
+    """The witness of ``synthesize`` for ``inputs``, equal to :func:`build`'s, by the lean
+    pass (:class:`WitnessSystem`) when it gives exactly ``shape``'s wire and constraint
+    counts and every constraint held; otherwise by the full pass, which raises naming the
+    first unsatisfied constraint (or returns the witness the lean pass could not)."""
+    ws = WitnessSystem()
+    try:
+        synthesize(ws, inputs)
+    except _Diverged:
+        ws = None  # type: ignore[assignment]
+    except (ArithmeticError, TypeError, ValueError, KeyError):
+        ws = None  # type: ignore[assignment]  (the full pass raises it again, or its typed error)
+    if ws is not None and len(ws.values) == shape.n_wires and ws.n_constraints == shape.n_constraints \
+            and ws.n_public == shape.n_public:
+        return ws.values
+    system, witness = build(synthesize, inputs)
+    if system.n_wires != shape.n_wires or system.n_constraints != shape.n_constraints:
+        raise MalformedInput(f"the circuit built for these inputs has {system.n_constraints} constraints and "
+                             f"{system.n_wires} wires, expected {shape.n_constraints} and {shape.n_wires}")
+    assert witness is not None
+    return witness

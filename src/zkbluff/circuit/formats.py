@@ -117,23 +117,35 @@ def r1cs_from_bytes(data: bytes, what: str = ".r1cs") -> R1CS:
     n_public = n_pub_out + n_pub_in
     if n_public + 1 > n_wires:
         raise MalformedInput(f"{what}: {n_public} public signals but only {n_wires} wires")
-    rd = BinReader(sections[2], what + " constraints")
+    data = sections[2]
+    size, pos = len(data), 0
+    unpack_u32, from_bytes = struct.Struct("<I").unpack_from, int.from_bytes
     constraints = []
-    for j in range(m):
+    for j in range(m):  # (offsets by hand: this loop is most of a key's load time)
         lcs = []
         for _ in range(3):
+            if pos + 4 > size:
+                raise MalformedInput(f"{what} constraints: truncated at byte {pos}, wanted 4 more")
+            (k,) = unpack_u32(data, pos)
+            pos += 4
+            end = pos + (4 + N8) * k
+            if end > size:
+                raise MalformedInput(f"{what} constraints: truncated at byte {pos}, wanted {end - pos} more")
             terms: dict[int, int] = {}
-            for _ in range(rd.u32()):
-                w = rd.u32()
+            for q in range(pos, end, 4 + N8):
+                (w,) = unpack_u32(data, q)
                 if w >= n_wires:
                     raise MalformedInput(f"{what}: constraint {j} names wire {w}, but there are {n_wires}")
-                c = _fe(rd.take(N8), what)
+                c = from_bytes(data[q + 4: q + 4 + N8], "little")
+                if c >= r:
+                    raise MalformedInput(f"{what}: field element {c} is not below r")
                 if c:
                     terms[w] = (terms.get(w, 0) + c) % r
+            pos = end
             lcs.append(terms)
         constraints.append(tuple(lcs))
-    if rd.pos != len(rd.data):
-        raise MalformedInput(f"{what}: constraint section has {len(rd.data) - rd.pos} extra bytes")
+    if pos != size:
+        raise MalformedInput(f"{what}: constraint section has {size - pos} extra bytes")
     labels = None
     if 3 in sections:
         lab = BinReader(sections[3], what + " wire map")

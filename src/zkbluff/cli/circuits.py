@@ -220,10 +220,11 @@ def prove_cmd(name: str, inputs: str, proof: str, public: str) -> None:
 @typed_errors
 def verify_cmd(name: str, public: str, proof: str) -> None:
     """Verify a proof of statement NAME with the registry's keys. Exit 0/1/2."""
+    from zkbluff.ceremony.project import pinned_vk, resolve_pinned_id
     from zkbluff.groth16 import Proof, public_from_json, verify
-    from zkbluff.statements.keys import verifying_key
 
-    vk = verifying_key(name, create=False)
+    # the pinned verifying key alone, found through the manifest: no circuit built or imported
+    vk = pinned_vk(resolve_pinned_id(name))
     verify(vk, public_from_json(read_json(public, "public inputs")), Proof.from_json(read_json(proof, "proof")))
     click.echo("OK: the proof is valid")
 

@@ -106,11 +106,13 @@ assert g2_is_on_curve(G2_GENERATOR), "G2 generator is not on the twist"
 class Prepared:
     """A vector of points converted once into a backend's own layout, for repeated MSMs."""
 
-    __slots__ = ("data", "n")
+    __slots__ = ("data", "n", "finite")
 
-    def __init__(self, data: Any, n: int | None = None):
+    def __init__(self, data: Any, n: int | None = None, finite: Any = None):
         self.data = data
         self.n = len(data) if n is None else n
+        #: (a backend's own) which points are not the point at infinity, if it keeps that
+        self.finite = finite
 
     def __len__(self) -> int:
         return self.n

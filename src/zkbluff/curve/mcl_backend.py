@@ -12,22 +12,87 @@ MCL's memory layout (Jacobian, Montgomery form, little-endian 64-bit limbs) from
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import importlib.util
 import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
-from zkbluff.errors import BackendUnavailable
+from zkbluff.errors import BackendUnavailable, MalformedInput
 from zkbluff.field import p, r
 
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+MCL_BN_SNARK1 = 4
+#: mclbn256's MCLBN_COMPILED_TIME_VAR (4-limb Fp and Fr: 4 + 4 * 10)
+MCLBN_COMPILED_TIME_VAR = 44
+_LIB_EXT = ".dll" if sys.platform == "win32" else ".dylib" if sys.platform == "darwin" else ".so"
+
+
+def library_cache_dir() -> Optional[Path]:
+    """Where MCL's shared libraries are kept once written: ``$ZKBLUFF_CACHE_DIR/mcl/<key>``
+    (else ``~/.cache/zkbluff``), the key naming the installed mclbn256 module's path, size
+    and modification time (an upgrade gets a new folder). None when mclbn256 is not
+    installed."""
+    spec = importlib.util.find_spec("mclbn256")
+    if spec is None or spec.origin is None:
+        return None
+    module = Path(spec.origin).with_name("mclbn256.py")
+    try:
+        st = module.stat()
+    except OSError:
+        return None
+    key = hashlib.sha256(f"{module}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:20]
+    root = Path(os.environ.get("ZKBLUFF_CACHE_DIR") or Path.home() / ".cache" / "zkbluff")
+    return root / "mcl" / key
+
+
+def _load_library():
+    """MCL's library, loaded without rewriting it.
+
+    mclbn256 carries MCL's two shared libraries as hex inside its module and, on every
+    import, decodes them and writes them to a fresh temporary folder before loading them
+    (tens of ms and 10 MB written per process). The first load here does exactly that, then
+    keeps the two files (same layout: ``libmclbn256`` beside ``lib/libmcl``, which its
+    RUNPATH ``$ORIGIN/lib`` finds) in :func:`library_cache_dir`; later processes load
+    those files directly. A cache that cannot be read or written falls back to the
+    module's own loading."""
+    folder = library_cache_dir()
+    if folder is not None:
+        main, dep = folder / f"libmclbn256{_LIB_EXT}", folder / "lib" / f"libmcl{_LIB_EXT}"
+        if main.exists() and dep.exists():
+            try:
+                ctypes.CDLL(str(dep), mode=ctypes.RTLD_GLOBAL)
+                return ctypes.CDLL(str(main))
+            except OSError:
+                pass  # unreadable or foreign: the module's way below
+    from mclbn256 import mclbn256 as mcl_module
+
+    if folder is not None:
+        try:
+            (folder / "lib").mkdir(parents=True, exist_ok=True, mode=0o700)
+            for path, data in ((dep, getattr(mcl_module, "mcl_bs", b"")),
+                               (main, getattr(mcl_module, "mclbn256_bs", b""))):
+                if data and not path.exists():
+                    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+                    tmp.write_bytes(data)
+                    tmp.replace(path)
+        except OSError:
+            pass
+    return mcl_module.lib
+
+
 try:
-    from mclbn256 import mclbn256 as _mcl
+    _lib = _load_library()
 except Exception as exc:  # pragma: no cover - depends on the machine
     raise BackendUnavailable(f"backend 'mcl' cannot be loaded: {exc}") from exc
 
-MCL_BN_SNARK1 = 4
-_lib = _mcl.lib
-if _lib.mclBn_init(MCL_BN_SNARK1, _mcl.MCLBN_COMPILED_TIME_VAR) != 0:  # pragma: no cover
+if _lib.mclBn_init(MCL_BN_SNARK1, MCLBN_COMPILED_TIME_VAR) != 0:  # pragma: no cover
     raise BackendUnavailable("backend 'mcl': mclBn_init(MCL_BN_SNARK1) failed")
 
 _FP_BYTES = 32
@@ -39,6 +104,20 @@ _ZERO32 = bytes(32)
 _G1_SIZE = 3 * _FP_BYTES
 _G2_SIZE = 6 * _FP_BYTES
 _GT_SIZE = 12 * _FP_BYTES
+
+
+def _fr_layout_self_check() -> None:
+    """MCL keeps Fr in Montgomery form, 4 little-endian 64-bit limbs (``x 2^256 mod r``):
+    the layout the scalars here and the field kernel's packed vectors are written in.
+    Checked once at load, so a changed MCL cannot silently take wrong scalars."""
+    for x in (1, 2, 12345):
+        fr = (ctypes.c_uint64 * 4)()
+        _lib.mclBnFr_setInt32(fr, x)
+        if bytes(fr) != (x * _RR % r).to_bytes(32, "little"):
+            raise BackendUnavailable("backend 'mcl': its Fr layout is not 4-limb Montgomery form (x 2^256 mod r)")
+
+
+_fr_layout_self_check()
 
 G1Struct = ctypes.c_uint64 * 12
 G2Struct = ctypes.c_uint64 * 24
@@ -107,7 +186,7 @@ _G1_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
 _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
     ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 _THREADS = max(1, min(8, os.cpu_count() or 1))
-_POOL: ThreadPoolExecutor | None = None
+_POOL: "ThreadPoolExecutor | None" = None
 _POOL_PID = 0  # a forked child gets a pool of its own (the parent's threads are not in it)
 _MIN_PER_THREAD = 64
 
@@ -120,6 +199,8 @@ def _run_chunks(n: int, work: Callable[[int, int], None]) -> None:
         work(0, n)
         return
     if _POOL is None or _POOL_PID != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor
+
         _POOL = ThreadPoolExecutor(max_workers=_THREADS, thread_name_prefix="zkbluff-mcl")
         _POOL_PID = os.getpid()
     step = (n + k - 1) // k
@@ -259,6 +340,98 @@ def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
     return decode(bytes(dst), n_groups)
 
 
+def _addr(name: str) -> int:
+    return ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value  # type: ignore[return-value]
+
+
+def _native_kernel():
+    """The C extension's fixed-base kernels, or None (then the per-scalar loop runs)."""
+    try:
+        return importlib.import_module("zkbluff._fr_native")
+    except ImportError:
+        return None
+
+
+# per group: (coordinate bytes, Montgomery one of its field, table fns, mul fns)
+_FIXED_BASE = {
+    "g1": (32, _ONE_MONT, ("mclBnG1_add", "mclBnG1_dbl", "mclBnFp_mul", "mclBnFp_inv"),
+           ("mclBnG1_add", "mclBnFp_mul", "mclBnFp_inv", "mclBnFp_mul")),
+    "g2": (64, _ONE_MONT + _ZERO32, ("mclBnG2_add", "mclBnG2_dbl", "mclBnFp2_mul", "mclBnFp2_inv"),
+           ("mclBnG2_add", "mclBnFp2_mul", "mclBnFp2_inv", "mclBnFp_mul")),
+}
+_TABLES: dict = {}
+#: the per-scalar loop costs ~37 us (G1) / ~55 us (G2) a scalar, the kernel ~11 / ~15 us
+#: once its table exists, and a table ~4 / ~8 ms to build: so a kept table from 8
+#: scalars on, a new one from 192 (measured on this project's 2-core machine)
+FIXED_BASE_MIN_KEPT = 8
+FIXED_BASE_MIN_NEW = 192
+
+
+def _use_fixed_base(group: str, base_bytes: bytes, n: int) -> bool:
+    return n >= FIXED_BASE_MIN_NEW or (n >= FIXED_BASE_MIN_KEPT and (group, base_bytes) in _TABLES)
+
+
+def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> Optional[list]:
+    """``[k_i B]`` by the C fixed-base kernel (a table of 32 x 255 multiples of B, then at
+    most 32 mixed additions a scalar, one batched inversion to affine), a thread per core;
+    None when the extension is not built. Tables are kept per base (the generators)."""
+    native = _native_kernel()
+    if native is None:
+        return None
+    fsz, one, table_fns, mul_fns = _FIXED_BASE[group]
+    key = (group, base_bytes)
+    table = _TABLES.get(key)
+    if table is None:
+        table = native.fixed_base_table(base_bytes, fsz, one, tuple(_addr(f) for f in table_fns))
+        if len(_TABLES) > 8:
+            _TABLES.clear()
+        _TABLES[key] = table
+    fns = tuple(_addr(f) for f in mul_fns)
+    n = len(scalars)
+    blob = native.from_ints(scalars if isinstance(scalars, (list, tuple)) else list(scalars), n)
+    parts: dict[int, list] = {}
+
+    def work(lo: int, hi: int) -> None:
+        parts[lo] = native.affine_points(native.fixed_base_mul(table, blob[32 * lo: 32 * hi], fsz, one, fns), fsz)
+
+    _run_chunks(n, work)
+    return [P for lo in sorted(parts) for P in parts[lo]]
+
+
+def _finite(points: Sequence) -> Optional[list[bool]]:
+    """Which points are finite (None when all are: nothing to leave out)."""
+    mask = [P is not None for P in points]
+    return None if all(mask) else mask
+
+
+def _msm_packed(points: Prepared, scalars: bytes, limbs: int, mulvec, out) -> None:
+    """``out = sum k_i P_i`` over the terms with a nonzero scalar and a finite point (the
+    others add nothing), in one mulVec call."""
+    n = points.n
+    if len(scalars) != 32 * n:
+        raise MalformedInput(f"MSM: got {n} points and {len(scalars) / 32:g} scalars")
+    if n == 0:
+        return
+    import numpy as np
+
+    ks = np.frombuffer(scalars, dtype=np.uint64).reshape(n, 4)
+    keep = ks.any(axis=1)
+    if points.finite is not None:
+        if not isinstance(points.finite, np.ndarray):
+            points.finite = np.array(points.finite, dtype=bool)
+        keep &= points.finite
+    m = int(np.count_nonzero(keep))
+    if m == n:
+        frs = (ctypes.c_uint64 * (4 * n)).from_buffer_copy(scalars)
+        mulvec(ctypes.addressof(out), ctypes.addressof(points.data), ctypes.addressof(frs), n)
+        return
+    if m == 0:
+        return  # out stays the point at infinity
+    pts = np.ascontiguousarray(np.frombuffer(points.data, dtype=np.uint64, count=limbs * n).reshape(n, limbs)[keep])
+    sel = np.ascontiguousarray(ks[keep])
+    mulvec(ctypes.addressof(out), pts.ctypes.data, sel.ctypes.data, m)
+
+
 def _fr_struct(k: int):
     return (ctypes.c_uint64 * 4).from_buffer_copy((k % r * _RR % r).to_bytes(32, "little"))
 
@@ -286,7 +459,15 @@ class MclBackend:
     def g1_prepare(self, points: Sequence[G1Affine]) -> Prepared:
         n = len(points)
         buf = (G1Struct * max(n, 1)).from_buffer_copy(b"".join(map(_g1_bytes, points)) or bytes(_G1_SIZE))
-        return Prepared(buf, n)
+        return Prepared(buf, n, _finite(points))
+
+    def g1_msm_packed(self, points: Prepared, scalars: bytes) -> G1Affine:
+        """The MSM with scalars in the field kernel's packed Montgomery bytes (MCL's own Fr
+        layout, checked at load): no per-scalar conversion; zero scalars and points at
+        infinity are left out before MCL's mulVec."""
+        out = G1Struct()
+        _msm_packed(points, scalars, 12, _G1_MULVEC, out)
+        return _g1_from_struct(out)
 
     def g1_msm(self, points, scalars: Sequence[int]) -> G1Affine:
         pts = points if isinstance(points, Prepared) else self.g1_prepare(points)
@@ -298,6 +479,11 @@ class MclBackend:
         return _g1_from_struct(out)
 
     def g1_mul_many(self, base: G1Affine, scalars: Sequence[int]) -> list[G1Affine]:
+        """``[k_i base]``: by the C fixed-base kernel for many scalars, else one MCL call each."""
+        if base is not None and _use_fixed_base("g1", _g1_bytes(base), len(scalars)):
+            done = _fixed_base_many("g1", _g1_bytes(base), scalars)
+            if done is not None:
+                return done
         B = self._g1(base)
         out = G1Struct()
         res = []
@@ -343,7 +529,13 @@ class MclBackend:
     def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
         n = len(points)
         buf = (G2Struct * max(n, 1)).from_buffer_copy(b"".join(map(_g2_bytes, points)) or bytes(_G2_SIZE))
-        return Prepared(buf, n)
+        return Prepared(buf, n, _finite(points))
+
+    def g2_msm_packed(self, points: Prepared, scalars: bytes) -> G2Affine:
+        """:meth:`g1_msm_packed` in G2."""
+        out = G2Struct()
+        _msm_packed(points, scalars, 24, _G2_MULVEC, out)
+        return _g2_from_struct(out)
 
     def g2_msm(self, points, scalars: Sequence[int]) -> G2Affine:
         pts = points if isinstance(points, Prepared) else self.g2_prepare(points)
@@ -355,6 +547,11 @@ class MclBackend:
         return _g2_from_struct(out)
 
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]:
+        """``[k_i base]``: by the C fixed-base kernel for many scalars, else one MCL call each."""
+        if base is not None and _use_fixed_base("g2", _g2_bytes(base), len(scalars)):
+            done = _fixed_base_many("g2", _g2_bytes(base), scalars)
+            if done is not None:
+                return done
         B = self._g2(base)
         out = G2Struct()
         res = []

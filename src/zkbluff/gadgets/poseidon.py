@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from zkbluff.circuit.builder import LC, ConstraintSystem, LCLike
+from zkbluff.circuit.builder import LC, VLC, ConstraintSystem, LCLike, WitnessSystem
+from zkbluff.field import r
 from zkbluff.gadgets.poseidon_params import N_ROUNDS_F, params
 
 
@@ -29,6 +30,8 @@ def poseidon(cs: ConstraintSystem, inputs: Sequence[LCLike], name: str = "poseid
     (240 for two inputs, as circomlib's Poseidon(2)); the round constants and the MDS mixing are linear (free)."""
     t = len(inputs) + 1
     C, M, r_p = params(t)
+    if type(cs) is WitnessSystem:
+        return _poseidon_values(cs, inputs, C, M, r_p)
     state = [LC.constant(0)] + [LC.of(x) for x in inputs]
     half = N_ROUNDS_F // 2
     with cs.namespace(name):
@@ -46,6 +49,45 @@ def poseidon(cs: ConstraintSystem, inputs: Sequence[LCLike], name: str = "poseid
                 mixed.append(acc)
             state = mixed
     return state[0]
+
+
+def _poseidon_values(cs: WitnessSystem, inputs: Sequence[LCLike], C, M, r_p: int) -> LC:
+    """:func:`poseidon` in the lean witness pass: the same wires and constraint count as
+    the gadget (an S-box on a constant folds, as ``cs.mul`` folds it), on plain ints.
+    ``tests/test_lean_witness.py`` checks it equals the full pass on every statement."""
+    t = len(inputs) + 1
+    vals, consts = [0], [True]
+    for x in inputs:
+        if isinstance(x, LC):
+            vals.append(x.value % r)  # type: ignore[operator]
+            consts.append(x.is_constant())
+        else:
+            vals.append(int(x) % r)
+            consts.append(True)
+    half = N_ROUNDS_F // 2
+    wire = cs.product_wire
+
+    def sbox(x: int, const: bool) -> int:
+        x2 = x * x % r
+        x4 = x2 * x2 % r
+        x5 = x4 * x % r
+        if not const:
+            wire(x2)
+            wire(x4)
+            wire(x5)
+        return x5
+
+    for rnd in range(N_ROUNDS_F + r_p):
+        base = rnd * t
+        vals = [(v + C[base + i]) % r for i, v in enumerate(vals)]
+        if rnd < half or rnd >= half + r_p:
+            vals = [sbox(v, c) for v, c in zip(vals, consts)]
+        else:
+            vals[0] = sbox(vals[0], consts[0])
+        all_const = all(consts)
+        vals = [sum(v * m for v, m in zip(vals, row)) % r for row in M]
+        consts = [all_const] * t
+    return VLC(vals[0], consts[0])
 
 
 def commit(cs: ConstraintSystem, value: LCLike, salt: LCLike, name: str = "commit") -> LC:

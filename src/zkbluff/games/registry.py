@@ -2,16 +2,21 @@
 folder under games/ (rules, spec, text, bot) and one line here; see docs/adding-a-game.md."""
 from __future__ import annotations
 
-from zkbluff.games.engine.registry import games, register, spec_class, spec_for  # noqa: F401
-from zkbluff.games.cheat.spec import CheatSpec
-from zkbluff.games.mind_bluff.spec import MindBluffSpec
-from zkbluff.games.bluffers.spec import BluffersSpec
-from zkbluff.games.proof_or_bluff.spec import ClassicSpec, FiveUpSpec
+from typing import Any
 
-register(ClassicSpec)
-register(FiveUpSpec)
-register(CheatSpec)
-register(MindBluffSpec)
-register(BluffersSpec)
+from zkbluff.games.engine.registry import (  # noqa: F401
+    game_names, games, register, register_lazy, spec_class, spec_for,
+)
 
-GAMES = games()
+# each game's spec is imported when the game is first looked up (start-up of a verifier)
+register_lazy("proof-or-bluff", "zkbluff.games.proof_or_bluff.spec:ClassicSpec")
+register_lazy("five-up-two-down", "zkbluff.games.proof_or_bluff.spec:FiveUpSpec")
+register_lazy("cheat", "zkbluff.games.cheat.spec:CheatSpec")
+register_lazy("mind-bluff", "zkbluff.games.mind_bluff.spec:MindBluffSpec")
+register_lazy("bluffers", "zkbluff.games.bluffers.spec:BluffersSpec")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "GAMES":  # every game's spec, imported on first use
+        return games()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,12 +7,13 @@
 """
 from __future__ import annotations
 
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from zkbluff.circuit.builder import R1CS
 from zkbluff.field import EvaluationDomain, FieldKernel, get_kernel, r, root_of_unity
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def domain_for(system: R1CS) -> EvaluationDomain:
@@ -21,10 +22,11 @@ def domain_for(system: R1CS) -> EvaluationDomain:
 
 def coefficient_list(system: R1CS) -> list[tuple[int, int, int, int]]:
     """The A (matrix 0) and B (matrix 1) entries, then the public-input rows."""
-    out = []
+    out: list[tuple[int, int, int, int]] = []
+    extend = out.extend
     for j, (a, b, _c) in enumerate(system.constraints):
-        out.extend((0, j, s, v) for s, v in a.items())
-        out.extend((1, j, s, v) for s, v in b.items())
+        extend([(0, j, s, v) for s, v in a.items()])
+        extend([(1, j, s, v) for s, v in b.items()])
     m = system.n_constraints
     out.extend((0, m + s, s, 1) for s in range(system.n_public + 1))
     return out
@@ -59,6 +61,8 @@ class CoefficientMatrix:
 
     def __init__(self, coefficients: Sequence[tuple[int, int, int, int]], domain_size: int,
                  matrices: tuple[int, ...] = (0, 1)):
+        import numpy as np
+
         arr = np.array([(m, c, s) for m, c, s, _ in coefficients], dtype=np.int64).reshape(-1, 3)
         vals = [v for *_, v in coefficients]
         self.domain_size = domain_size

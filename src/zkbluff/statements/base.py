@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from zkbluff.circuit.builder import LC, R1CS, ConstraintSystem, build
+from zkbluff.circuit.builder import LC, R1CS, ConstraintSystem, build, build_witness
 from zkbluff.errors import MalformedInput
 from zkbluff.field import r
 from zkbluff.gadgets.basic import alloc_boolean, from_bits
@@ -60,19 +60,41 @@ class Statement:
         return full
 
     def build(self, inputs: Optional[dict] = None) -> tuple[R1CS, Optional[list[int]]]:
+        """``(system, witness)``: the constraint system (built once per process and shared:
+        do not change it) and, when ``inputs`` are given, the witness by the lean path
+        (:meth:`witness`). :meth:`build_full` runs the whole builder instead."""
+        return self.system(), (None if inputs is None else self.witness(inputs))
+
+    def build_full(self, inputs: Optional[dict] = None) -> tuple[R1CS, Optional[list[int]]]:
+        """One full run of the builder (a fresh system, with the witness when ``inputs``
+        are given): the reference the lean path is tested against."""
         full = None if inputs is None else self.complete(inputs)
         return build(lambda cs, inp: self.synthesize(cs, inp, self.param_dict), full)
 
+    def system(self) -> R1CS:
+        """The constraint system, built once per statement and process and kept (callers
+        must not change it)."""
+        cached = _SYSTEMS.get(self.key_id)
+        if cached is None or cached[0] is not self:
+            cached = (self, self.build_full()[0])
+            _SYSTEMS[self.key_id] = cached
+        return cached[1]
+
     def witness(self, inputs: dict) -> list[int]:
-        """The full witness (wire 0 is 1, then the publics) for ``inputs``; raises like
-        :meth:`build` (a malformed input, an unsatisfied constraint named)."""
-        _, witness = self.build(inputs)
-        assert witness is not None  # inputs were given
-        return witness
+        """The full witness (wire 0 is 1, then the publics) for ``inputs``, equal to
+        :meth:`build_full`'s; raises like it (a malformed input, an unsatisfied constraint
+        named). The lean path: the values only, against the cached :meth:`system`
+        (see :func:`zkbluff.circuit.builder.build_witness`)."""
+        params = self.param_dict
+        return build_witness(lambda cs, inp: self.synthesize(cs, inp, params), self.complete(inputs),
+                             self.system())
 
     def public_values(self, inputs: dict) -> list[int]:
         full = self.complete(inputs)
         return [full[k] for k in self.public]
+
+
+_SYSTEMS: dict[str, tuple[Statement, R1CS]] = {}
 
 
 def _fmt(v: Any) -> str:

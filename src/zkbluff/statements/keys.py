@@ -175,7 +175,6 @@ def load_keys(key_id: str, folder: Optional[Path] = None,
     with _LOCK:
         if cache_key in _LOADED:
             return _LOADED[cache_key]
-        system, _ = stmt.build()
         if folder is None:
             pin = pinned_keys().get(stmt.key_id)
             if not pin:
@@ -189,14 +188,15 @@ def load_keys(key_id: str, folder: Optional[Path] = None,
                     pk = None
                 if pk is not None and pk.vk.fingerprint() != pin["vk_fingerprint"]:
                     pk = None
-            if pk is None:
-                pk = project_key(stmt.key_id, system).pk
+            if pk is None:  # (only now is the circuit built: the cached file carries its own)
+                pk = project_key(stmt.key_id, stmt.system()).pk
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp = path.with_suffix(f".{os.getpid()}.tmp")
                 tmp.write_bytes(proving_key_to_bytes(pk))
                 tmp.replace(path)
             _LOADED[cache_key] = pk
             return pk
+        system = stmt.system()
         path = folder / (file_stem(stmt.key_id) + f".{system.fingerprint()[:16]}.pk")
         if path.exists():
             pk = proving_key_from_bytes(path.read_bytes(), str(path))
@@ -219,4 +219,10 @@ def verifying_key(key_id: str, folder: Optional[Path] = None, create: bool = Tru
     """The pinned verifying key (no proving key is rebuilt), or a private one from ``folder``."""
     if folder is None:
         return pinned_vk(get_statement(key_id).key_id)
+    vk_file = folder / (file_stem(get_statement(key_id).key_id) + ".vk.json")
+    if vk_file.exists():  # the verifying key alone (written beside the proving key when it was made)
+        try:
+            return VerifyingKey.from_json(json.loads(vk_file.read_text()))
+        except (OSError, ValueError) as exc:
+            raise MalformedInput(f"{vk_file}: {exc}") from None
     return load_keys(key_id, folder, create=create).vk

@@ -4,12 +4,15 @@ which the ``zkbluff.games`` package imports, so every spec is registered before 
 under ``zkbluff.games`` runs."""
 from __future__ import annotations
 
+import importlib
 from typing import Any, Optional
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine.spec import GameSpec
 
 _GAMES: dict[str, type[GameSpec]] = {}
+#: games named but not imported yet: game -> "module:SpecClass" (see :func:`register_lazy`)
+_LAZY: dict[str, str] = {}
 
 
 def register(spec: type[GameSpec]) -> type[GameSpec]:
@@ -20,13 +23,42 @@ def register(spec: type[GameSpec]) -> type[GameSpec]:
     return spec
 
 
+def register_lazy(game: str, target: str) -> None:
+    """Name ``game``, whose spec class ``"module:Class"`` is imported (and registered) when
+    first looked up: a process that verifies one game's transcript imports that game only."""
+    if game in _GAMES or _LAZY.get(game, target) != target:
+        raise ValueError(f"two specs registered as game {game!r}")
+    _LAZY[game] = target
+
+
+def _resolve(game: str) -> None:
+    target = _LAZY.get(game)
+    if target is None:
+        return
+    module, _, attr = target.partition(":")
+    spec = getattr(importlib.import_module(module), attr)
+    if spec.game != game:
+        raise ValueError(f"{target} is the spec of game {spec.game!r}, registered as {game!r}")
+    _LAZY.pop(game, None)
+    register(spec)
+
+
 def games() -> dict[str, type[GameSpec]]:
+    for game in list(_LAZY):
+        _resolve(game)
     return dict(_GAMES)
 
 
+def game_names() -> list[str]:
+    """Every registered game's name, sorted (nothing imported)."""
+    return sorted({*_GAMES, *_LAZY})
+
+
 def spec_class(game: Any) -> type[GameSpec]:
+    if isinstance(game, str) and game in _LAZY:
+        _resolve(game)
     if not isinstance(game, str) or game not in _GAMES:
-        raise MalformedInput(f"unknown game {game!r}; known: {', '.join(sorted(_GAMES))}")
+        raise MalformedInput(f"unknown game {game!r}; known: {', '.join(game_names())}")
     return _GAMES[game]
 
 
