@@ -54,7 +54,7 @@ def poseidon(cs: ConstraintSystem, inputs: Sequence[LCLike], name: str = "poseid
 def _poseidon_values(cs: WitnessSystem, inputs: Sequence[LCLike], C, M, r_p: int) -> LC:
     """:func:`poseidon` in the lean witness pass: the same wires and constraint count as
     the gadget (an S-box on a constant folds, as ``cs.mul`` folds it), on plain ints.
-    ``tests/test_lean_witness.py`` checks it equals the full pass on every statement."""
+    ``tests/statements/test_lean_witness.py`` checks it equals the full pass on every statement."""
     t = len(inputs) + 1
     vals, consts = [0], [True]
     for x in inputs:

@@ -77,7 +77,7 @@ _MAGIC = b"zkbpos1\n"
 @lru_cache(maxsize=None)
 def params(t: int) -> Params:
     """``(round_constants, mds, partial_rounds)`` for state width ``t`` (2..17): read from
-    the generated :data:`DATA_FILE` for the shipped widths (``tests/test_gadgets.py``
+    the generated :data:`DATA_FILE` for the shipped widths (``tests/gadgets/test_gadgets.py``
     regenerates them and compares), else computed by :func:`generate`."""
     if not 2 <= t <= len(N_ROUNDS_P) + 1:
         raise ValueError(f"Poseidon width t must be 2..{len(N_ROUNDS_P) + 1}, got {t}")
