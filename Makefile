@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench keys vectors circuits clean
+.PHONY: demo test test-fast typecheck bench mutate keys vectors circuits clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ $(VENV)/.stamp-install: pyproject.toml setup.py src/zkbluff/_native/fr.c | $(BIN
 
 $(VENV)/.stamp-test: pyproject.toml $(VENV)/.stamp-install
 	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+$(VENV)/.stamp-mutate: pyproject.toml $(VENV)/.stamp-test
+	$(BIN)/python -m pip install -q -e '.[test,mutate]'
 	touch $@
 
 # snarkjs, circom2, circomlib, circomlibjs for the interop tests and vector generators
@@ -50,5 +54,11 @@ bench: $(VENV)/.stamp-test node_modules/.stamp
 	-$(BIN)/python -m pip install -q groth16py
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python benchmarks/run.py
 
+# mutation testing, module by module against the tests that exercise each module (about an
+# hour on 2 cores; not part of `make test`): mutation/targets.toml, mutation/equivalent.txt,
+# report in benchmarks/mutation-results.md. MUTATE="gadgets.* groth16.verify" picks targets.
+mutate: $(VENV)/.stamp-mutate node_modules/.stamp
+	$(BIN)/python tools/mutate.py --jobs 2 $(MUTATE)
+
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache build/mutation
