@@ -84,10 +84,15 @@ def load_config(path: Path = CONFIG) -> tuple[dict, list[Target]]:
 
 # ---- mutant identity and the equivalents file -------------------------------------------------
 
+def short_name(operator: str) -> str:
+    """``core/NumberReplacer`` -> ``NumberReplacer`` (ours: ``zkbluff/RemoveCall`` -> ``RemoveCall``)."""
+    return operator.split("/", 1)[-1]
+
+
 def mutant_key(module: str, operator: str, line_text: str, occurrence_on_line: int) -> str:
     """A key that survives edits elsewhere in the file: module, operator, the stripped text
     of the mutated line, and which match of that operator on that line (0, 1, ...)."""
-    short = operator.removeprefix("core/")
+    short = short_name(operator)
     return f"{module} | {short} | {line_text.strip()} | #{occurrence_on_line}"
 
 
@@ -152,6 +157,61 @@ def _within(pos: tuple[int, int], span: tuple[tuple[int, int], tuple[int, int]])
     return span[0] <= pos <= span[1]
 
 
+# ---- our operators: deleting a check ---------------------------------------------------------
+# cosmic-ray changes operators and constants but never deletes a statement, and a deleted check
+# is the bug that matters most here (a guard that no longer raises, a constraint no longer
+# added). These two run under the provider name "zkbluff/" beside cosmic-ray's "core/".
+
+def _operators() -> dict:
+    import parso
+    from cosmic_ray.operators.operator import Example, Operator
+
+    def _pass(node):
+        return parso.python.tree.Keyword("pass", node.start_pos, prefix=node.get_first_leaf().prefix)
+
+    class RemoveRaise(Operator):
+        """Replace a ``raise`` by ``pass``: the check it ends lets everything through."""
+
+        def mutation_positions(self, node):
+            if node.type == "raise_stmt" or (node.type == "keyword" and node.value == "raise"
+                                             and node.parent is not None and node.parent.type == "simple_stmt"):
+                yield (node.start_pos, node.end_pos)
+
+        def mutate(self, node, index):
+            return _pass(node)
+
+        @classmethod
+        def examples(cls):
+            return (Example("if x:\n    raise E(x)\n", "if x:\n    pass\n"),)
+
+    class RemoveCall(Operator):
+        """Replace a call made for its effect (``cs.enforce(...)``, ``_same_length(a, b)``) by ``pass``."""
+
+        def mutation_positions(self, node):
+            if node.type in ("atom_expr", "power") and node.parent is not None and node.parent.type == "simple_stmt":
+                last = node.children[-1]
+                if last.type == "trailer" and last.children[0].type == "operator" and last.children[0].value == "(":
+                    yield (node.start_pos, node.end_pos)
+
+        def mutate(self, node, index):
+            return _pass(node)
+
+        @classmethod
+        def examples(cls):
+            return (Example("cs.enforce(a, b, c)\n", "pass\n"),)
+
+    return {"RemoveRaise": RemoveRaise, "RemoveCall": RemoveCall}
+
+
+def cosmic_ray_cli(argv: list[str]) -> int:
+    """cosmic-ray's command line with our operators registered (run in a subprocess)."""
+    import cosmic_ray.cli
+    import cosmic_ray.plugins
+
+    cosmic_ray.plugins.OPERATOR_PROVIDERS["zkbluff"] = _operators()
+    return cosmic_ray.cli.main(argv) or 0
+
+
 # ---- running one target -----------------------------------------------------------------------
 
 def _prepare_copy(target: Target, work: Path) -> Path:
@@ -182,14 +242,13 @@ def _env(work: Path, tree: Path) -> dict[str, str]:
 
 
 def _cosmic(args: list[str], cwd: Path, env: dict[str, str], log: Path) -> int:
-    exe = Path(sys.executable).with_name("cosmic-ray")
     with log.open("a") as fh:
         fh.write(f"$ cosmic-ray {' '.join(args)}\n")
         fh.flush()
-        return subprocess.run([str(exe), *args], cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
+        return subprocess.run([sys.executable, str(Path(__file__).resolve()), "--cosmic-ray", *args], cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
 
 
-def run_target(target: Target, settings: dict, equivalents: dict[str, str], say) -> dict:
+def run_target(target: Target, settings: dict, equivalents: dict[str, str], say, dry_run: bool = False) -> dict:
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
@@ -208,7 +267,8 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say)
 
     # the baseline: the tests must pass on the unmutated code (this also warms the key cache)
     t0 = time.monotonic()
-    base = subprocess.run(shlex.split(command), cwd=tree, env=env, capture_output=True, text=True)
+    base = subprocess.run(["true"] if dry_run else shlex.split(command), cwd=tree, env=env, capture_output=True,
+                          text=True)
     baseline = time.monotonic() - t0
     if base.returncode != 0:
         tail = "\n".join((base.stdout + base.stderr).splitlines()[-15:])
@@ -245,7 +305,7 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say)
             k = sorted(per_line[(line_no, m.operator_name)]).index((col, m.occurrence))
             key = mutant_key(target.module, m.operator_name, text, k)
             skip = None
-            if not keep.match(m.operator_name.removeprefix("core/")):
+            if not keep.match(short_name(m.operator_name)):
                 skip = ("out-of-scope", "operator not kept")
             elif any(_within(tuple(m.start_pos), s) for s in ann):
                 skip = ("out-of-scope", "in a type annotation")
@@ -261,6 +321,12 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say)
                 wdb.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=skip[1]))
     pending = sum(o.status == "pending" for o in outcomes.values())
     say(f"{target.name}: {pending} mutants to run (baseline {baseline:.1f}s, timeout {timeout:.0f}s)")
+    if dry_run:
+        counts = {"to run": pending}
+        for o in outcomes.values():
+            if o.status != "pending":
+                counts[o.status] = counts.get(o.status, 0) + 1
+        return {"target": target, "counts": counts, "dry_run": True}
     if _cosmic(["exec", str(config), str(db)], tree, env, log) != 0:
         raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {log})")
 
@@ -342,13 +408,18 @@ def _diff_body(diff: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--cosmic-ray"]:
+        return cosmic_ray_cli(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("targets", nargs="*", help="target names (default: all); a name ending in * is a prefix")
     ap.add_argument("--jobs", "-j", type=int, default=2, help="targets run side by side (default 2)")
     ap.add_argument("--report", type=Path, default=REPORT, help=f"report file (default {REPORT.relative_to(ROOT)})")
     ap.add_argument("--list", action="store_true", help="list the targets and exit")
+    ap.add_argument("--dry-run", action="store_true", help="count the mutants of each target, run nothing")
+    ap.add_argument("--config", type=Path, default=CONFIG, help="targets file (default mutation/targets.toml)")
     args = ap.parse_args(argv)
-    settings, targets = load_config()
+    settings, targets = load_config(args.config)
     if args.targets:
         chosen = [t for t in targets if any(t.name == n or (n.endswith("*") and t.name.startswith(n[:-1]))
                                             for n in args.targets)]
@@ -370,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_target, t, settings, equivalents, say): t for t in targets}
+        futures = {pool.submit(run_target, t, settings, equivalents, say, args.dry_run): t for t in targets}
         for fut in concurrent.futures.as_completed(futures):
             t = futures[fut]
             try:
@@ -379,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
                 errors[t.name] = str(exc)
                 say(f"{t.name}: ERROR {exc}")
     ordered = [results[t.name] for t in targets if t.name in results]
+    if args.dry_run:
+        for r in ordered:
+            print(f"{r['target'].name:24} " + ", ".join(f"{k} {v}" for k, v in sorted(r["counts"].items())))
+        return 1 if errors else 0
     write_report(ordered, errors, args.report, equivalents, time.monotonic() - started, args.jobs)
     say(f"report written to {args.report}")
     floor = float(settings.get("fail-under", 0))
