@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,8 +58,17 @@ class Outcome:
     diff: str = ""
 
 
+def _toml(text: str) -> dict:
+    try:
+        import tomllib  # Python 3.11+
+        return tomllib.loads(text)
+    except ModuleNotFoundError:  # 3.10: the toml package cosmic-ray depends on
+        import toml
+        return toml.loads(text)
+
+
 def load_config(path: Path = CONFIG) -> tuple[dict, list[Target]]:
-    data = tomllib.loads(path.read_text())
+    data = _toml(path.read_text())
     settings = data.get("settings", {})
     targets = []
     for t in data.get("target", []):
@@ -76,10 +84,21 @@ def load_config(path: Path = CONFIG) -> tuple[dict, list[Target]]:
     for t in targets:
         if not (ROOT / t.module).is_file():
             raise SystemExit(f"{path}: target {t.name!r}: no module {t.module}")
-        for test in t.tests:
-            if not (ROOT / test.split("::")[0]).exists():
-                raise SystemExit(f"{path}: target {t.name!r}: no test file {test}")
+        t.tests = [resolve_test(test, f"{path}: target {t.name!r}") for test in t.tests]
     return settings, targets
+
+
+def resolve_test(test: str, where: str) -> str:
+    """``tests/test_x.py[::node]`` as written, or, when tests/ has been reorganised, the one
+    file of that name anywhere under tests/ (test file names are unique in the project)."""
+    file, sep, node = test.partition("::")
+    if (ROOT / file).exists():
+        return test
+    found = sorted((ROOT / "tests").rglob(Path(file).name))
+    if len(found) != 1:
+        raise SystemExit(f"{where}: no test file {file}" if not found else
+                         f"{where}: {len(found)} test files named {Path(file).name}: {found}")
+    return str(found[0].relative_to(ROOT)) + sep + node
 
 
 # ---- mutant identity and the equivalents file -------------------------------------------------
