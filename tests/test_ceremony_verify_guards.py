@@ -149,6 +149,13 @@ def test_contribute_refuses_a_seat_out_of_range(record, keys, seat):
         mm.contribute_phase1(start, seat, keys[0], verify_first=False)
 
 
+def test_contribute_refuses_seat_minus_one_even_with_the_last_seats_key(record, keys):
+    """seat_keys[-1] is the last seat's key: -1 must be refused as a seat, not read from the end."""
+    start = mm.start_match_ceremony("m", [k.public for k in keys], record.circuits)
+    with pytest.raises(MalformedInput, match="seat -1: the signing key is not the seat's registered key"):
+        mm.contribute_phase1(start, -1, keys[-1], verify_first=False)
+
+
 def test_contribute_refuses_another_seats_key_and_accepts_the_last_seat(record, keys):
     start = mm.start_match_ceremony("m", [k.public for k in keys], record.circuits)
     with pytest.raises(MalformedInput, match="seat 1: the signing key is not the seat's registered key"):
@@ -209,6 +216,15 @@ def test_check_key_refuses_others_and_says_why(vks):
         assert (f"({fa[:16]})" in msg) == (STMT in ctx.pinned)
 
 
+def test_trust_context_is_frozen(vks):
+    import dataclasses
+    ctx = TrustContext()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.pinned = {STMT: vks[0].fingerprint()}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.private_source = "elsewhere"
+
+
 def test_trust_context_merges_and_is_read_only(vks, tmp_path):
     fa, fb, fc = (v.fingerprint() for v in vks)
     ctx = TrustContext().with_match_keys({"s1": fa}).with_match_keys({"s2": fb})
@@ -231,6 +247,12 @@ def test_trust_context_merges_and_is_read_only(vks, tmp_path):
     assert dict(priv.with_private_keys(more).private) == {"k0": fa, "k1": fb, "k2": fc}
 
 
+def test_private_keys_folder_that_cannot_be_listed(tmp_path):
+    bad = tmp_path / ("x" * 300)  # a name longer than the file system allows
+    with pytest.raises(MalformedInput, match=f"--keys {bad}: cannot list"):
+        TrustContext().with_private_keys(bad)
+
+
 def test_private_keys_folder_errors(tmp_path, vks):
     with pytest.raises(MalformedInput, match="no \\*.vk.json verifying keys there"):
         TrustContext().with_private_keys(tmp_path)
@@ -240,6 +262,11 @@ def test_private_keys_folder_errors(tmp_path, vks):
     (tmp_path / "bad.vk.json").write_text(json.dumps({"protocol": "plonk"}))
     with pytest.raises(MalformedInput, match="bad.vk.json: verification key: expected protocol 'groth16'"):
         TrustContext().with_private_keys(tmp_path)
+
+
+def test_default_trust_reads_the_folder_given(tmp_path):
+    (tmp_path / "manifest.json").write_text(json.dumps({"keys": {STMT: {"vk_fingerprint": "ab" * 32}}}))
+    assert dict(TrustContext.default(tmp_path).pinned) == {STMT: "ab" * 32}
 
 
 def test_default_trust_is_the_pinned_manifest():
@@ -277,9 +304,36 @@ def test_verify_needs_a_contribution_from_every_seat(record, keys, phase):
         mm.verify_match_ceremony(forged)
 
 
-def test_check_so_far_checks_statement_signatures_after_phase1(record, keys):
-    """check_so_far (what a seat runs before contributing) checks every statement's signatures."""
-    hs = hashes(record, STMT)
-    forged = resign(record, keys, STMT, [(0, 0, hs[0]), (1, 0, hs[1]), (2, 2, hs[2])])
-    with pytest.raises(InvalidCeremony, match=f"{STMT}: contribution #2's signature is not seat 1's"):
-        mm.check_so_far(forged)
+class _Spy:
+    """A backend that counts its pairing checks (to see that a caller's backend is the one used)."""
+
+    def __init__(self, be):
+        self._be, self.pairings = be, 0
+
+    def __getattr__(self, name):
+        return getattr(self._be, name)
+
+    def pairing_product_is_one(self, pairs):
+        self.pairings += 1
+        return self._be.pairing_product_is_one(pairs)
+
+
+@pytest.mark.parametrize("phase", [mm.PHASE1, STMT])
+def test_check_so_far_checks_every_phases_signatures(record, keys, mcl, phase):
+    """check_so_far (what a seat runs before contributing) checks phase 1's and every
+    statement's signatures, with the backend it is given."""
+    hs = hashes(record, phase)
+    forged = resign(record, keys, phase, [(0, 0, hs[0]), (1, 0, hs[1]), (2, 2, hs[2])])
+    spy = _Spy(mcl)
+    with pytest.raises(InvalidCeremony, match=f"{phase}: contribution #2's signature is not seat 1's"):
+        mm.check_so_far(forged, spy)
+    assert spy.pairings > 0
+
+
+def test_check_so_far_checks_every_key_against_phase1(record, mcl):
+    """A statement's key changed after the ceremony (its record and signatures intact)."""
+    zk = record.zkeys[STMT]
+    bad_ic = (mcl.g1_mul(zk.vk.ic[0], 2),) + tuple(zk.vk.ic[1:])
+    bad = replace(zk, pk=replace(zk.pk, vk=replace(zk.pk.vk, ic=bad_ic)))
+    with pytest.raises(InvalidCeremony, match="the IC section is not the one the circuit and phase 1 give"):
+        mm.verify_match_ceremony(replace(record, zkeys={STMT: bad}), mcl)

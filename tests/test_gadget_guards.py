@@ -262,3 +262,20 @@ def test_is_zero_of_r_minus_one_and_of_zero():
         cs = ConstraintSystem(with_values=True)
         assert LC.of(g.is_zero(cs, cs.private_unchecked("x", x))).value == want
         assert len(cs.constraints) == 3
+
+
+# ---- a malicious prover's bits (the constraints, not the hint, must refuse them) ------------------
+
+@pytest.mark.parametrize("x", [0, 1, 5])
+def test_to_bits_254_refuses_the_bits_of_x_plus_r(monkeypatch, x):
+    """A prover that hints the bits of x + r (they recompose to x in the field) is stopped by
+    to_bits' own strict check against r - 1: r and r + 1 are the first aliases past it."""
+    import zkbluff.gadgets.basic as basic
+
+    def stmt(cs, inputs):
+        g.to_bits(cs, cs.private_unchecked("x", inputs and inputs["x"]), 254)
+
+    build(stmt, {"x": x})  # the honest twin
+    monkeypatch.setattr(basic, "_bit_hint", lambda v, i: (lambda: ((v.value + r) >> i) & 1))
+    with pytest.raises(UnsatisfiedConstraint, match="bits/strict/"):
+        build(stmt, {"x": x})

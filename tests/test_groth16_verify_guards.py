@@ -229,3 +229,27 @@ def test_batch_verify_validates_every_item_first(keys, mcl):
         batch_verify(vk, [(public, proof), (public, Proof((proof.a[0], proof.a[1] + p), proof.b, proof.c))], mcl)
     with pytest.raises(MalformedInput, match="item 2: wrong number of public inputs"):
         batch_verify(vk, [(public, proof), (public, proof), (public[:1], proof)], mcl)
+
+
+class _BatchFails:
+    """The mcl backend, except that the first pairing-product check (the batch's) fails."""
+
+    def __init__(self, be):
+        self._be, self.calls = be, 0
+
+    def __getattr__(self, name):
+        return getattr(self._be, name)
+
+    def pairing_product_is_one(self, pairs):
+        self.calls += 1
+        return False if self.calls == 1 else self._be.pairing_product_is_one(pairs)
+
+
+def test_batch_fails_closed_when_no_single_proof_is_to_blame(keys, mcl):
+    """If the combined check fails but every proof verifies alone (it cannot, short of a fault),
+    the batch is still refused: never accepted by default."""
+    vk, public, proof = keys
+    be = _BatchFails(mcl)
+    with pytest.raises(InvalidProof, match="^the batch does not verify$"):
+        batch_verify(vk, [(public, proof), (public, proof)], be)
+    assert be.calls == 3  # the batch, then each proof alone

@@ -272,7 +272,7 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     started = time.monotonic()
-    work = WORK / target.name
+    work = (WORK / "dry-run" if dry_run else WORK) / target.name  # a dry run never touches a real run's copy
     tree = _prepare_copy(target, work)
     env = _env(work, tree)
     log = work / "cosmic-ray.log"
