@@ -210,3 +210,12 @@ def test_full_verify_checks_the_circuit_hash_and_h_count(setting, mcl):
     with pytest.raises(InvalidCeremony, match=f"the H section: {len(zk.pk.h_query) - 1} points, expected "
                                               f"{len(zk.pk.h_query)}"):
         zkey_verify(with_pk(zk, h_query=zk.pk.h_query[:-1]), system, pt, mcl, init=init)
+
+
+@pytest.mark.parametrize("field, section", [("l_query", "C \\(L\\)"), ("h_query", "H")])
+def test_points_at_infinity_in_place_of_l_or_h(setting, verify, field, section):
+    """Every point of the section at infinity: the combination is infinity, which must not pass."""
+    zk = setting[3]
+    bad = with_pk(zk, **{field: (None,) * len(getattr(zk.pk, field))})
+    with pytest.raises(InvalidCeremony, match=f"the {section} section"):
+        verify(bad)

@@ -63,6 +63,26 @@ def test_untampered_chain_verifies_with_its_reports(chain, beacon_chain, be):
     assert [(x.index, x.name, x.beacon) for x in reports] == [(1, "final beacon", True)]
 
 
+class _Spy:
+    """A backend that counts its pairing checks (to see that the caller's backend is used)."""
+
+    def __init__(self, be):
+        self._be, self.pairings = be, 0
+
+    def __getattr__(self, name):
+        return getattr(self._be, name)
+
+    def pairing_product_is_one(self, pairs):
+        self.pairings += 1
+        return self._be.pairing_product_is_one(pairs)
+
+
+def test_the_backend_given_is_the_one_used(beacon_chain, be):
+    spy = _Spy(be)
+    ptau_verify(beacon_chain, spy)
+    assert spy.pairings > 0
+
+
 def test_no_contribution_is_refused(be):
     with pytest.raises(InvalidCeremony, match="has no contribution: its secrets are known"):
         ptau_verify(ptau_new(2), be)
