@@ -269,7 +269,7 @@ def _cosmic(args: list[str], cwd: Path, env: dict[str, str], log: Path) -> int:
 
 def run_target(target: Target, settings: dict, equivalents: dict[str, str], say, dry_run: bool = False) -> dict:
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     started = time.monotonic()
     work = (WORK / "dry-run" if dry_run else WORK) / target.name  # a dry run never touches a real run's copy
@@ -278,8 +278,6 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     log = work / "cosmic-ray.log"
     module_path = tree / target.module
     source = module_path.read_text()
-    lines = source.splitlines()
-    ast_tree = ast.parse(source)
 
     pytest_args = [*settings.get("pytest-args", []), *target.pytest_args]
     command = shlex.join([sys.executable, "-m", "pytest", *pytest_args, *target.tests])
@@ -303,41 +301,11 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     if _cosmic(["init", str(config), str(db)], tree, env, log) != 0:
         raise RuntimeError(f"{target.name}: cosmic-ray init failed (see {log})")
 
-    keep = re.compile("|".join(f"(?:{k})$" for k in settings.get("operators", [".*"])))
-    ann = _annotation_spans(ast_tree)
-    funcs = _function_spans(ast_tree, target.functions) if target.functions else None
-    if target.functions and not funcs:
-        raise RuntimeError(f"{target.name}: none of the functions {target.functions} is in {target.module}")
-
-    outcomes: dict[str, Outcome] = {}
-    per_line: dict[tuple[int, str], list[tuple[int, int]]] = {}
     with use_db(str(db), WorkDB.Mode.open) as wdb:
-        items = list(wdb.work_items)
-        # the k-th match of an operator on a line, counted left to right
-        for item in items:
-            m = item.mutations[0]
-            per_line.setdefault((m.start_pos[0], m.operator_name), []).append((m.start_pos[1], m.occurrence))
-        for item in items:
-            m = item.mutations[0]
-            line_no, col = m.start_pos
-            text = lines[line_no - 1]
-            k = sorted(per_line[(line_no, m.operator_name)]).index((col, m.occurrence))
-            key = mutant_key(target.module, m.operator_name, text, k)
-            skip = None
-            if not keep.match(short_name(m.operator_name)):
-                skip = ("out-of-scope", "operator not kept")
-            elif any(_within(tuple(m.start_pos), s) for s in ann):
-                skip = ("out-of-scope", "in a type annotation")
-            elif funcs is not None and not any(a <= line_no <= b for a, b in funcs):
-                skip = ("out-of-scope", "outside the target's functions")
-            elif "pragma: no mutate" in text:
-                skip = ("out-of-scope", "pragma: no mutate")
-            elif _norm(key) in equivalents:
-                skip = ("equivalent", equivalents[_norm(key)])
-            outcomes[item.job_id] = Outcome(key=key, line=line_no, status="pending")
-            if skip:
-                outcomes[item.job_id].status, outcomes[item.job_id].reason = skip
-                wdb.set_result(item.job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=skip[1]))
+        outcomes = _classify(target, source, list(wdb.work_items), settings, equivalents)
+        for job_id, o in outcomes.items():
+            if o.status != "pending":
+                wdb.set_result(job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output=o.reason))
     pending = sum(o.status == "pending" for o in outcomes.values())
     say(f"{target.name}: {pending} mutants to run (baseline {baseline:.1f}s, timeout {timeout:.0f}s)")
     if dry_run:
@@ -349,13 +317,67 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     if _cosmic(["exec", str(config), str(db)], tree, env, log) != 0:
         raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {log})")
 
+    res = _collect(target, outcomes, db, time.monotonic() - started, baseline)
+    say(f"{target.name}: score {100 * res['score']:.1f}% ({res['killed']} killed, {res['survived']} survived) "
+        f"in {res['seconds']:.0f}s")
+    return res
+
+
+def _classify(target: Target, source: str, items: list, settings: dict, equivalents: dict[str, str]) -> dict:
+    """job id -> Outcome: "pending" (to run), "out-of-scope" or "equivalent" (with the reason)."""
+    lines = source.splitlines()
+    ast_tree = ast.parse(source)
+    keep = re.compile("|".join(f"(?:{k})$" for k in settings.get("operators", [".*"])))
+    ann = _annotation_spans(ast_tree)
+    funcs = _function_spans(ast_tree, target.functions) if target.functions else None
+    if target.functions and not funcs:
+        raise RuntimeError(f"{target.name}: none of the functions {target.functions} is in {target.module}")
+    per_line: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    for item in items:  # the k-th match of an operator on a line, counted left to right
+        m = item.mutations[0]
+        per_line.setdefault((m.start_pos[0], m.operator_name), []).append((m.start_pos[1], m.occurrence))
+    outcomes: dict[str, Outcome] = {}
+    for item in items:
+        m = item.mutations[0]
+        line_no, col = m.start_pos
+        text = lines[line_no - 1]
+        k = sorted(per_line[(line_no, m.operator_name)]).index((col, m.occurrence))
+        key = mutant_key(target.module, m.operator_name, text, k)
+        o = Outcome(key=key, line=line_no, status="pending")
+        if not keep.match(short_name(m.operator_name)):
+            o.status, o.reason = "out-of-scope", "operator not kept"
+        elif any(_within(tuple(m.start_pos), sp) for sp in ann):
+            o.status, o.reason = "out-of-scope", "in a type annotation"
+        elif funcs is not None and not any(a <= line_no <= b for a, b in funcs):
+            o.status, o.reason = "out-of-scope", "outside the target's functions"
+        elif "pragma: no mutate" in text:
+            o.status, o.reason = "out-of-scope", "pragma: no mutate"
+        elif _norm(key) in equivalents:
+            o.status, o.reason = "equivalent", equivalents[_norm(key)]
+        outcomes[item.job_id] = o
+    return outcomes
+
+
+def _collect(target: Target, outcomes: dict, db: Path, seconds: float, baseline: float) -> dict:
+    """The results of a session: each pending mutant killed, timed out, survived or incompetent."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+
+    wrong: list[str] = []
     with use_db(str(db), WorkDB.Mode.open) as wdb:
         for item, result in wdb.completed_work_items:
             o = outcomes[item.job_id]
+            if o.status == "equivalent" and result.worker_outcome != WorkerOutcome.SKIPPED \
+                    and result.test_outcome == TestOutcome.KILLED:
+                o.status, o.reason = "killed", "listed as equivalent but killed: a wrong entry"  # see the report
+                wrong.append(o.key)
+                continue
             if o.status != "pending":
                 continue
             o.diff = result.diff or ""
-            if result.worker_outcome == WorkerOutcome.NO_TEST or result.test_outcome == TestOutcome.INCOMPETENT:
+            if result.worker_outcome == WorkerOutcome.SKIPPED:
+                o.status = "not run"  # skipped by an earlier run's scope (re-run to count it)
+            elif result.worker_outcome == WorkerOutcome.NO_TEST or result.test_outcome == TestOutcome.INCOMPETENT:
                 o.status = "incompetent"
             elif result.test_outcome == TestOutcome.SURVIVED:
                 o.status = "survived"
@@ -370,12 +392,25 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     survived = counts.get("survived", 0)
     score = killed / (killed + survived) if killed + survived else 1.0
     used = {o.key for o in outcomes.values() if o.status == "equivalent"}
-    say(f"{target.name}: score {100 * score:.1f}% ({killed} killed, {survived} survived) "
-        f"in {time.monotonic() - started:.0f}s")
     return {"target": target, "counts": counts, "score": score, "killed": killed, "survived": survived,
-            "seconds": time.monotonic() - started, "baseline": baseline,
+            "seconds": seconds, "baseline": baseline,
             "survivors": sorted((o for o in outcomes.values() if o.status == "survived"), key=lambda o: o.line),
-            "equivalents_used": used}
+            "equivalents_used": used, "wrong_equivalents": wrong}
+
+
+def report_only(target: Target, settings: dict, equivalents: dict[str, str]) -> dict:
+    """A target's result from its last session (build/mutation/<target>), with today's
+    equivalents file: no test runs. The source is the copy that session mutated."""
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    work = WORK / target.name
+    db = work / "session.sqlite"
+    if not db.exists():
+        raise RuntimeError(f"{target.name}: no session in {work} (run the target first)")
+    source = (work / "tree" / target.module).read_text()
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        outcomes = _classify(target, source, list(wdb.work_items), settings, equivalents)
+    return _collect(target, outcomes, db, db.stat().st_mtime - (work / "cosmic-ray.toml").stat().st_mtime, 0.0)
 
 
 # ---- report -----------------------------------------------------------------------------------
@@ -418,6 +453,10 @@ def write_report(results: list[dict], errors: dict[str, str], path: Path, equiva
     if stale:
         out += ["## Stale equivalents", "", "These entries of mutation/equivalent.txt matched no mutant "
                 "(the line changed): re-check them.", ""] + [f"- `{k}`" for k in stale] + [""]
+    wrong = [k for r in results for k in r.get("wrong_equivalents", [])]
+    if wrong:
+        out += ["## Wrong equivalents", "", "These entries of mutation/equivalent.txt name mutants the tests kill "
+                "(counted as killed): remove or correct them.", ""] + [f"- `{k}`" for k in wrong] + [""]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(out).rstrip() + "\n")
 
@@ -437,6 +476,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the targets and exit")
     ap.add_argument("--dry-run", action="store_true", help="count the mutants of each target, run nothing")
     ap.add_argument("--config", type=Path, default=CONFIG, help="targets file (default mutation/targets.toml)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="write the report from the targets' last sessions (no test runs; today's equivalents)")
     args = ap.parse_args(argv)
     settings, targets = load_config(args.config)
     if args.targets:
@@ -460,7 +501,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {pool.submit(run_target, t, settings, equivalents, say, args.dry_run): t for t in targets}
+        if args.report_only:
+            futures = {pool.submit(report_only, t, settings, equivalents): t for t in targets}
+        else:
+            futures = {pool.submit(run_target, t, settings, equivalents, say, args.dry_run): t for t in targets}
         for fut in concurrent.futures.as_completed(futures):
             t = futures[fut]
             try:
