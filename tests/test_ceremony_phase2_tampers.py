@@ -219,3 +219,34 @@ def test_points_at_infinity_in_place_of_l_or_h(setting, verify, field, section):
     bad = with_pk(zk, **{field: (None,) * len(getattr(zk.pk, field))})
     with pytest.raises(InvalidCeremony, match=f"the {section} section"):
         verify(bad)
+
+
+class _Spy:
+    """A backend that counts its pairing checks (to see that the caller's backend is used)."""
+
+    def __init__(self, be):
+        self._be, self.pairings = be, 0
+
+    def __getattr__(self, name):
+        return getattr(self._be, name)
+
+    def pairing_product_is_one(self, pairs):
+        self.pairings += 1
+        return self._be.pairing_product_is_one(pairs)
+
+
+def test_the_backend_given_is_used_and_coefficients_have_128_bits(setting, mcl, monkeypatch):
+    """Both verifiers run on the backend they are given, and their random linear
+    combinations draw at least 128 bits per coefficient (the soundness error per check)."""
+    import importlib
+    phase2 = importlib.import_module("zkbluff.ceremony.phase2")
+    system, pt, init, zk = setting
+    asked = []
+    real = phase2.secrets.randbits
+    monkeypatch.setattr(phase2.secrets, "randbits", lambda n: asked.append(n) or real(n))
+    for run in (lambda be: zkey_verify_fast(zk, system, pt, be), lambda be: zkey_verify(zk, system, pt, be, init=init)):
+        spy = _Spy(mcl)
+        asked.clear()
+        run(spy)
+        assert spy.pairings > 0
+        assert asked and min(asked) >= 128
