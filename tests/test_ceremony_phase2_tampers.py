@@ -250,3 +250,23 @@ def test_the_backend_given_is_used_and_coefficients_have_128_bits(setting, mcl, 
         run(spy)
         assert spy.pairings > 0
         assert asked and min(asked) >= 128
+
+
+def test_a_beacon_claimed_with_a_chosen_secret_is_refused(setting, mcl):
+    """The beacon's s (public) with the contributor's own delta: transcript, proof of knowledge
+    and delta chain all hold; only the beacon check (s * d from the beacon) refuses it."""
+    import importlib
+    from zkbluff.ceremony.binfile import ContributionParams
+    from zkbluff.ceremony.rng import beacon_rng
+    phase2 = importlib.import_module("zkbluff.ceremony.phase2")
+    system, pt, init, zk = setting
+    rng = beacon_rng(BEACON, 10)
+    d, s = rng.fr(), rng.g1()
+    params = ContributionParams(1, "a beacon", 10, BEACON)
+    honest = phase2._apply(zk, d, s, params, mcl, None)
+    assert len(zkey_verify_fast(honest, system, pt, mcl)) == 4  # the honest twin
+    forged = phase2._apply(zk, 12345, s, params, mcl, None)
+    with pytest.raises(InvalidCeremony, match=r"#4 \(a beacon\): the beacon's key is not the one its value"):
+        zkey_verify_fast(forged, system, pt, mcl)
+    with pytest.raises(InvalidCeremony, match=r"#4 \(a beacon\): the beacon's key is not the one its value"):
+        zkey_verify(forged, system, pt, mcl, init=init)
