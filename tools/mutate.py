@@ -417,8 +417,10 @@ def report_only(target: Target, settings: dict, equivalents: dict[str, str]) -> 
 
 def write_report(results: list[dict], errors: dict[str, str], path: Path, equivalents: dict[str, str],
                  wall: float, jobs: int) -> None:
-    out = ["# Mutation testing results", "",
-           f"Written by `make mutate` (tools/mutate.py, cosmic-ray; {jobs} job(s), {wall / 60:.0f} min wall). "
+    how = ("Written by `tools/mutate.py --report-only` from each target's last session (its time is that "
+           "session's). " if jobs == 0 else
+           f"Written by `make mutate` (tools/mutate.py, cosmic-ray; {jobs} job(s), {wall / 60:.0f} min wall). ")
+    out = ["# Mutation testing results", "", how +
            "Score = killed / (killed + survived); timeouts count as killed; equivalent mutants "
            "(mutation/equivalent.txt) and out-of-scope ones (see docs/mutation-testing.md) are left out.", "",
            "| target | module | tests | killed | survived | equivalent | incompetent | score | time |",
@@ -517,7 +519,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in ordered:
             print(f"{r['target'].name:24} " + ", ".join(f"{k} {v}" for k, v in sorted(r["counts"].items())))
         return 1 if errors else 0
-    write_report(ordered, errors, args.report, equivalents, time.monotonic() - started, args.jobs)
+    write_report(ordered, errors, args.report, equivalents, time.monotonic() - started,
+                 0 if args.report_only else args.jobs)
     say(f"report written to {args.report}")
     floor = float(settings.get("fail-under", 0))
     low = [r["target"].name for r in ordered if 100 * r["score"] < floor]
