@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench keys vectors circuits clean
+.PHONY: demo test test-fast typecheck bench mutate keys vectors circuits clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,11 @@ $(VENV)/.stamp-bench: pyproject.toml $(VENV)/.stamp-test
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $@
 
+# cosmic-ray for `make mutate` (the mutate extra; never the library's or the tests')
+$(VENV)/.stamp-mutate: pyproject.toml $(VENV)/.stamp-test
+	$(BIN)/python -m pip install -q -e '.[test,mutate]'
+	touch $@
+
 # snarkjs, circom2, circomlib, circomlibjs for the interop tests and vector generators
 node_modules/.stamp: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -40,7 +45,7 @@ test: $(VENV)/.stamp-test node_modules/.stamp
 
 # the tests without the slow ones (for the edit-run loop; CI runs `make test`)
 test-fast: $(VENV)/.stamp-test node_modules/.stamp
-	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow"
+	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow and not mutate"
 
 # the type check alone (configured in pyproject.toml: strict for games, protocol and bots)
 typecheck: $(VENV)/.stamp-test
@@ -63,5 +68,12 @@ bench: $(VENV)/.stamp-bench node_modules/.stamp
 	-$(BIN)/python -m pip install -q groth16py
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python benchmarks/run.py
 
+# mutation testing, module by module against the tests that exercise each module (about an
+# hour on 2 cores; not part of `make test`): mutation/targets.toml, mutation/equivalent.txt,
+# report in benchmarks/mutation-results.md. MUTATE="gadgets.* groth16.verify" picks targets.
+mutate: $(VENV)/.stamp-mutate node_modules/.stamp
+	$(BIN)/python -m pytest -q -m mutate tests/repo/test_mutation_config.py
+	$(BIN)/python tools/mutate.py --jobs 2 $(MUTATE)
+
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache
+	rm -rf $(VENV) node_modules .pytest_cache .hypothesis .mypy_cache build/mutation
