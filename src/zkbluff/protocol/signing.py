@@ -13,6 +13,8 @@ signature that is not well formed raises :class:`MalformedInput` (exit 2).
 """
 from __future__ import annotations
 
+import functools
+
 from typing import Any, Optional
 
 from Crypto.PublicKey import ECC
@@ -85,11 +87,18 @@ def check_public_key(public_hex: Any, what: str = "public key") -> str:
     return public_hex
 
 
+@functools.lru_cache(maxsize=1024)
+def _public_key(raw: bytes) -> ECC.EccKey:
+    """The decoded Ed25519 point of ``raw`` (decoding costs a square root; a transcript's
+    lines are signed by a handful of keys, so each is decoded once). Raises ValueError."""
+    return eddsa.import_public_key(raw)
+
+
 def verify_signature(public_hex: str, message: bytes, signature: Any, who: str) -> None:
     """Return if ``signature`` is ``who``'s Ed25519 signature of ``message``; raise
     :class:`InvalidSignature` if not, :class:`MalformedInput` if it is not 64 bytes of hex."""
     sig = _hex_bytes(signature, SIGNATURE_BYTES, f"signature of {who}", code="line.signature")
-    key = eddsa.import_public_key(_hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}"))
+    key = _public_key(_hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}"))
     try:
         eddsa.new(key, "rfc8032").verify(message, sig)
     except ValueError:
