@@ -258,8 +258,8 @@ class Referee:
         elif kind == self.spec.deal.closing:
             if not self.ended:
                 raise IllegalMove(f"{kind}: before the end")
-            if "proofs" in event:
-                raise IllegalMove(f"{kind}: an unexpected proof")
+            if "proofs" in event or "clock" in event:
+                raise IllegalMove(f"{kind}: an unexpected {'proof' if 'proofs' in event else 'clock'}")
             self.spec.deal.check_closing(self.header, data, self.ledger)
             self.closed = True
         else:
@@ -311,8 +311,8 @@ class Referee:
             raise IllegalMove("end: a second end")
         if not self.over:
             raise IllegalMove("end: the match is not over by the rules")
-        if "proofs" in event:
-            raise IllegalMove("end: an unexpected proof")
+        if "proofs" in event or "clock" in event:
+            raise IllegalMove(f"end: an unexpected {'proof' if 'proofs' in event else 'clock'}")
         result = self.result()
         assert result is not None
         expected = result_data(result)

@@ -1,0 +1,319 @@
+"""Rules checks that a mutant could delete with no other test noticing (issue 21): illegal
+idle timeouts (by the seat not to move, in the prove and deal phases), 5 Up 2 Down's idle
+forfeits, the −1 (not −2) for a failed challenge, 5 Up 2 Down's Casino target and its board
+check, and the typed errors of every game's actions built from transcript data."""
+import copy
+
+import pytest
+
+from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.games.engine.rules import NO_SEAT, Result
+from zkbluff.games.proof_or_bluff.rules import (
+    CLASSIC_MAX_ROUNDS, DECK, FIVE_UP_MAX_ROUNDS, FIVE_UP_TARGETS, MODES, Accept, Challenge, Claim, ClassicDeal,
+    ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, board_ranks, next_rank,
+)
+
+KING, SEVEN, EIGHT, NINE, TWO, ACE = 11, 5, 6, 7, 0, 12
+# a board of five cards: 2c, 7c, 8c, 9c, Kc (ranks 2 7 8 9 K)
+BOARD = sum(1 << c for c in (TWO, SEVEN, EIGHT, NINE, KING))
+
+
+def classic(mode="standard", start=SEVEN):
+    r = ClassicRules(MODES[mode])
+    r.apply(NO_SEAT, ClassicDeal(1, start, ()))
+    return r
+
+
+def five_up(mode="standard"):
+    r = FiveUpRules(mode)
+    r.apply(NO_SEAT, FiveUpDeal(1, BOARD, ()))
+    return r
+
+
+def refused(r, seat, action, match):
+    """``action`` is refused with ``match`` and the state is exactly what it was."""
+    before = copy.deepcopy(r.s)
+    with pytest.raises(IllegalMove, match=match):
+        r.apply(seat, action)
+    with pytest.raises(IllegalMove, match=match):
+        r.check(seat, action)
+    assert r.s == before
+
+
+# ---------------------------------------------------------------- timeouts
+
+@pytest.mark.parametrize("make", [classic, five_up])
+def test_an_idle_timeout_of_the_seat_not_to_move_is_refused(make):
+    r = make()
+    assert r.s.to_move == 0
+    refused(r, NO_SEAT, Timeout(1, "idle"), "seat 1 is not the seat to move")
+    refused(r, NO_SEAT, Timeout(1, "proof"), "seat 1 is not the seat to move")
+    r.apply(NO_SEAT, Timeout(0, "idle"))  # the twin: the seat to move is timed out
+    assert r.over and r.result().placements == (2, 1)
+
+
+@pytest.mark.parametrize("make", [classic, five_up])
+def test_only_the_referee_times_a_seat_out(make):
+    r = make()
+    for seat in (0, 1):
+        refused(r, seat, Timeout(0, "idle"), f"only the referee times a seat out, not seat {seat}")
+
+
+def test_no_timeout_in_the_deal_phase():
+    """In the deal phase nobody is to move (the dealer deals); a seat cannot be timed out,
+    whichever seat the state last had to move."""
+    for r in (ClassicRules(MODES["casual"]), FiveUpRules("casual")):
+        assert r.to_move is NO_SEAT and r.s.to_move == 0
+        for limit in ("idle", "proof"):
+            refused(r, NO_SEAT, Timeout(0, limit), "seat 0 is not the seat to move")
+
+
+def test_no_idle_timeout_in_the_prove_phase_classic():
+    """A challenged seat that never proves is timed out under the proof limit (a caught
+    bluff), never as idle (a forfeit)."""
+    r = classic()
+    r.apply(0, Play(2, SEVEN))
+    r.apply(1, Challenge())
+    assert r.s.phase == "prove" and r.s.to_move == 0
+    refused(r, NO_SEAT, Timeout(0, "idle"), "idle timeout: not allowed in phase prove")
+    r.apply(NO_SEAT, Timeout(0, "proof"))
+    assert not r.over and r.s.scores == [0, 3]
+
+
+def test_no_idle_timeout_in_the_prove_phase_five_up():
+    r = five_up()
+    r.apply(0, Claim((KING,)))
+    r.apply(1, Challenge())
+    refused(r, NO_SEAT, Timeout(0, "idle"), "idle timeout: not allowed in phase prove")
+    r.apply(NO_SEAT, Timeout(0, "proof"))  # every named rank counts as a lie
+    assert r.s.scores == [0, 1]
+
+
+@pytest.mark.parametrize("make", [classic, five_up])
+def test_no_proof_timeout_outside_the_prove_phase(make):
+    r = make()
+    refused(r, NO_SEAT, Timeout(0, "proof"), "proof timeout: not allowed now")
+
+
+@pytest.mark.parametrize("make", [classic, five_up])
+def test_an_unknown_limit_is_refused(make):
+    refused(make(), NO_SEAT, Timeout(0, "nap"), "unknown limit 'nap'")
+
+
+def test_five_up_idle_forfeits_in_the_claim_and_respond_phases():
+    r = five_up()
+    r.apply(NO_SEAT, Timeout(0, "idle"))  # claim phase, seat 0 to claim
+    assert r.over and r.result() == Result((2, 1), (0, 0), "seat 0 abandoned an idle turn")
+    r = five_up()
+    r.apply(0, Claim((KING,)))
+    assert r.s.phase == "respond" and r.s.to_move == 1
+    r.apply(NO_SEAT, Timeout(1, "idle"))
+    assert r.over and r.result() == Result((1, 2), (0, 0), "seat 1 abandoned an idle turn")
+
+
+def test_classic_idle_forfeits_in_the_play_and_respond_phases():
+    r = classic()
+    r.apply(0, Play(1, SEVEN))
+    r.apply(NO_SEAT, Timeout(1, "idle"))
+    assert r.result() == Result((1, 2), (0, 0), "seat 1 abandoned an idle turn")
+
+
+def test_no_timeout_after_the_end():
+    r = five_up()
+    r.apply(NO_SEAT, Timeout(0, "idle"))
+    refused(r, NO_SEAT, Timeout(1, "idle"), "timeout: the match is over")
+
+
+# ---------------------------------------------------------------- scoring
+
+def test_a_failed_challenge_costs_exactly_one_point():
+    """From 3 points (so the floor at zero does not hide a −2)."""
+    r = classic("casino")
+    r.s.scores = [0, 3]
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    r.apply(0, ProveVerdict(True))
+    assert r.s.scores == [0, 2]
+    assert r.s.to_move == 1 and r.s.phase == "play" and r.s.pile == 0 and r.s.required_rank == EIGHT
+    # and a caught bluff gives exactly three
+    r.apply(1, Play(1, EIGHT))
+    r.apply(0, Challenge())
+    r.apply(1, ProveVerdict(False))
+    assert r.s.scores == [3, 2]
+
+
+def test_the_prove_seat_and_phase_guard():
+    """Only the challenged seat proves, and only after a challenge."""
+    r = classic()
+    refused(r, 0, ProveVerdict(True), "prove: not allowed now")
+    r.apply(0, Play(2, SEVEN))
+    refused(r, 0, ProveVerdict(True), "prove: not allowed now")
+    refused(r, 1, ProveVerdict(True), "prove: not allowed now")
+    r.apply(1, Challenge())
+    refused(r, 1, ProveVerdict(False), r"out of turn \(seat 1 moved, seat 0 is to move\)")
+    refused(r, NO_SEAT, ProveVerdict(False), "seat null")
+    refused(r, 0, ProveVerdict(1), "the verdict is true or false, got 1")  # type: ignore[arg-type]
+    r.apply(0, ProveVerdict(False))
+    assert r.s.scores == [0, 3]
+    f = five_up()
+    refused(f, 0, ProveLies(0), "prove: not allowed now")
+    f.apply(0, Claim((KING,)))
+    f.apply(1, Challenge())
+    refused(f, 1, ProveLies(0), "out of turn")
+    refused(f, 0, ProveLies(2), r"lies must be an integer 0\.\.1, got 2")
+    refused(f, 0, ProveLies(-1), r"0\.\.1, got -1")
+    refused(f, 0, ProveLies(True), "got True")  # type: ignore[arg-type]
+    f.apply(0, ProveLies(0))
+    assert f.s.scores == [2, 0]
+
+
+def test_five_up_casino_target_is_twenty():
+    assert FIVE_UP_TARGETS == {"casual": 10, "standard": 20, "casino": 20}
+    assert FiveUpRules("casino").s.target == 20 and FiveUpRules("casual").s.target == 10
+    with pytest.raises(IllegalMove, match="unknown mode 'x'"):
+        FiveUpRules("x")
+
+
+def test_five_up_casino_does_not_end_at_the_casual_target():
+    r = FiveUpRules("casino")
+    r.s.scores = [9, 0]
+    r.apply(NO_SEAT, FiveUpDeal(1, BOARD, ()))
+    r.apply(0, Claim((KING, NINE)))
+    r.apply(1, Accept())  # +3: 12, past casual's 10
+    r.apply(1, Claim(()))
+    assert not r.over and r.s.phase == "deal" and r.s.scores == [12, 0]
+    r.s.scores = [17, 0]
+    r.apply(NO_SEAT, FiveUpDeal(2, BOARD, ()))
+    r.apply(1, Claim(()))
+    r.apply(0, Claim((KING, NINE)))
+    r.apply(1, Accept())
+    assert r.over and r.result().placements == (1, 2) and r.s.scores == [20, 0]
+
+
+@pytest.mark.parametrize("board, why", [
+    (BOARD & ~(1 << KING), "four cards"),
+    (BOARD | 1 << 20, "six cards"),
+    (0, "no card"),
+    (-BOARD, "negative"),
+    (BOARD | 1 << 52, "a card past the deck"),
+    ((BOARD & ~(1 << KING)) | 1 << 52, "four cards and one past the deck"),
+    (True, "a bool"),
+    ("31", "a string"),
+])
+def test_five_up_board_validation(board, why):
+    r = FiveUpRules("standard")
+    refused(r, NO_SEAT, FiveUpDeal(1, board, ()), "the board must be 5 cards of the deck")
+
+
+def test_five_up_board_sets_the_claimable_ranks():
+    r = five_up()
+    assert board_ranks(r.s.board) == {TWO, SEVEN, EIGHT, NINE, KING}
+    refused(r, 0, Claim((ACE,)), "name none, one or two ranks of the board")
+    refused(r, 0, Claim((KING, KING, NINE)), "name none, one or two ranks")
+    refused(r, 0, Claim((True,)), "name none")  # type: ignore[arg-type]
+    r.apply(0, Claim((KING, KING)))  # a rank may be named twice
+    assert r.s.claim == (0, (KING, KING))
+
+
+def test_five_up_deal_round_and_dealer_guards():
+    r = FiveUpRules("standard")
+    refused(r, NO_SEAT, FiveUpDeal(2, BOARD, ()), "round 2, expected 1")
+    refused(r, 0, FiveUpDeal(1, BOARD, ()), "only the dealer deals, not seat 0")
+    r.apply(NO_SEAT, FiveUpDeal(1, BOARD, ()))
+    assert r.s.first_claimer == 0 and r.s.to_move == 0 and r.s.phase == "claim"
+    refused(r, NO_SEAT, FiveUpDeal(2, BOARD, ()), "deal: not allowed now")
+
+
+def test_classic_deal_guards_and_starting_rank():
+    r = ClassicRules(MODES["casual"])
+    refused(r, 0, ClassicDeal(1, SEVEN, ()), "only the dealer deals")
+    refused(r, NO_SEAT, ClassicDeal(2, SEVEN, ()), "round 2, expected 1")
+    refused(r, NO_SEAT, ClassicDeal(1, None, ()), "names a starting rank 0..12, got None")
+    refused(r, NO_SEAT, ClassicDeal(1, 13, ()), "got 13")
+    refused(r, NO_SEAT, ClassicDeal(1, -1, ()), "got -1")
+    refused(r, NO_SEAT, ClassicDeal(1, True, ()), "got True")  # type: ignore[arg-type]
+    r.apply(NO_SEAT, ClassicDeal(1, ACE, ()))
+    assert r.s.required_rank == ACE and r.s.hand_sizes == [5, 5] and r.s.phase == "play"
+    with pytest.raises(IllegalMove, match="starting rank must be 0..12"):
+        ClassicRules(MODES["casual"], 13)
+
+
+def test_only_the_first_classic_deal_names_a_starting_rank():
+    r = classic("casual")
+    r.s.hand_sizes = [1, 5]
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    r.apply(0, ProveVerdict(False))  # caught at the door: re-deal
+    assert r.s.phase == "deal" and r.s.to_move == 1
+    refused(r, NO_SEAT, ClassicDeal(2, EIGHT, ()), "only the first deal names a starting rank")
+    r.apply(NO_SEAT, ClassicDeal(2, None, ()))
+    assert r.s.to_move == 1 and r.s.required_rank == EIGHT and r.s.hand_sizes == [5, 5]
+
+
+def test_play_count_and_rank_guards():
+    r = classic()
+    refused(r, 0, Play(0, SEVEN), r"count must be 1\.\.4, got 0")
+    refused(r, 0, Play(5, SEVEN), r"1\.\.4, got 5")
+    refused(r, 0, Play(True, SEVEN), "got True")  # type: ignore[arg-type]
+    refused(r, 0, Play(1, EIGHT), "the required rank 7")
+    r.s.hand_sizes = [2, 7]
+    refused(r, 0, Play(3, SEVEN), r"count must be 1\.\.2, got 3")
+    r.apply(0, Play(2, SEVEN))
+    assert r.s.hand_sizes == [0, 7] and r.s.pile == 2 and r.s.claim == (0, 2, SEVEN)
+
+
+def test_legal_actions_follow_the_phase():
+    r = ClassicRules(MODES["casual"])
+    assert r.legal_actions(0) == [] and r.legal_actions(NO_SEAT) == []
+    r.apply(NO_SEAT, ClassicDeal(1, SEVEN, ()))
+    assert r.legal_actions(1) == []
+    assert r.legal_actions(0) == [Play(k, SEVEN) for k in (1, 2, 3, 4)]
+    r.s.hand_sizes = [2, 5]
+    assert r.legal_actions(0) == [Play(1, SEVEN), Play(2, SEVEN)]
+    r.apply(0, Play(1, SEVEN))
+    assert r.legal_actions(1) == [Accept(), Challenge()]
+    r.apply(1, Challenge())
+    assert r.legal_actions(0) == [ProveVerdict(True), ProveVerdict(False)]
+    f = five_up()
+    assert f.legal_actions(1) == []
+    assert Claim(()) in f.legal_actions(0) and Claim((KING, KING)) in f.legal_actions(0)
+    assert len(f.legal_actions(0)) == 1 + 5 + 15
+    f.apply(0, Claim((KING, NINE)))
+    f.apply(1, Challenge())
+    assert f.legal_actions(0) == [ProveLies(0), ProveLies(1), ProveLies(2)]
+
+
+def test_classic_draw_after_the_last_round_and_next_rank_wraps():
+    assert next_rank(ACE) == TWO and next_rank(TWO) == 1
+    r = classic("casual")
+    r.s.completed_rounds = CLASSIC_MAX_ROUNDS - 1
+    r.s.hand_sizes = [1, 5]
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    r.apply(0, ProveVerdict(False))
+    assert r.over and r.result().placements == (1, 1) and "6 completed rounds" in r.result().reason
+    assert r.result().winners == (0, 1)
+
+
+def test_five_up_last_round():
+    r = FiveUpRules("casual")
+    r.s.round, r.s.scores = FIVE_UP_MAX_ROUNDS - 1, [3, 1]
+    r.apply(NO_SEAT, FiveUpDeal(FIVE_UP_MAX_ROUNDS, BOARD, ()))
+    assert r.s.first_claimer == 1 and r.s.to_move == 1
+    r.apply(1, Claim(()))
+    r.apply(0, Claim(()))
+    assert r.over and r.result() == Result((1, 2), (3, 1), "the higher score after 10 rounds")
+
+
+def test_public_state_and_to_move():
+    r = ClassicRules(MODES["casino"])
+    p = r.public_state()
+    assert p.target == 20 and p.to_move is NO_SEAT and p.phase == "deal"
+    f = FiveUpRules("casino")
+    assert f.public_state().target == 20 and f.to_move is NO_SEAT
+    f.apply(NO_SEAT, FiveUpDeal(1, BOARD, ()))
+    assert f.public_state().board == BOARD and f.public_state().to_move == 0
+
+
+def test_deck_masks():
+    assert DECK.rank_mask(KING) == sum(1 << (KING + 13 * s) for s in range(4))
