@@ -626,3 +626,45 @@ def test_the_header_is_signed_by_the_referee_it_names(count_game):
     with pytest.raises(InvalidSignature, match="not signed by the referee"):
         Referee(sign_line(SigningKey.generate(), header))
     Referee(sign_line(tab.referee.key, header))
+
+
+# ---------------------------------------------------------------- any line: a typed error from an explicit check
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**70) | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
+KINDS = st.sampled_from(["go", "tick", "end", "reveal", "header", "deal", "entropy.seat"]) | JSON
+LINES = st.fixed_dictionaries(
+    {"seat": st.sampled_from([None, 0, 1, 2, -1, True]) | JSON, "action": KINDS, "data": JSON},
+    optional={"proofs": JSON, "clock": JSON, "at": JSON})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=LINES, cut=st.sampled_from([1, 2, 4, 5]))
+def test_any_line_is_accepted_or_refused_by_a_named_check(count_game, line, cut):
+    """A line of any shape after any prefix of a real match, signed by the key its seat or
+    role names: the referee accepts it or raises a ZkbluffError from one of its checks
+    (never the catch-all 'malformed line (KeyError ...)'), and a refused line changes nothing."""
+    from zkbluff.errors import ZkbluffError
+
+    tab, events, _ = count_game
+    lines = rechain(tab, events[:cut])
+    ref = Referee(json.loads(lines[0]))
+    for x in lines[1:]:
+        ref.apply(json.loads(x))
+    event = {**line, "n": ref.next_line, "prev": ref.head}
+    seat = event["seat"]
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 2:
+        key = tab.seats[seat].key
+    else:
+        key = tab.dealer.key if event["action"] == "reveal" else tab.referee.key
+    event = sign_line(key, event)
+    state = (ref.next_line, ref.head, ref.ended, ref.closed, ref.rules.public_state())
+    try:
+        ref.apply(event)
+    except ZkbluffError as exc:
+        assert "malformed line (" not in str(exc), str(exc)
+        assert (ref.next_line, ref.head, ref.ended, ref.closed, ref.rules.public_state()) == state

@@ -317,3 +317,63 @@ def test_public_state_and_to_move():
 
 def test_deck_masks():
     assert DECK.rank_mask(KING) == sum(1 << (KING + 13 * s) for s in range(4))
+
+
+# ---------------------------------------------------------------- every game's actions from transcript data
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from zkbluff.games.registry import GAMES  # noqa: E402
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8)
+ACTIONS = [(game, cls) for game, spec in sorted(GAMES.items()) for cls in spec.actions]
+
+
+def _field_data(cls):
+    """Data with exactly the action's field names and arbitrary JSON values."""
+    names = [f.name for f in __import__("dataclasses").fields(cls)]
+    return st.fixed_dictionaries({n: JSON for n in names})
+
+
+@pytest.mark.parametrize("game, cls", ACTIONS, ids=[f"{g}:{c.kind}" for g, c in ACTIONS])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_from_data_and_check_raise_only_typed_errors(game, cls, data):
+    """Any JSON as an action's data: ``from_data`` returns the action or raises
+    MalformedInput; the rules then accept it or raise IllegalMove (never a raw KeyError,
+    TypeError, AttributeError), for every seat a line may name, and change nothing when
+    they refuse."""
+    payload = data.draw(st.one_of(_field_data(cls), JSON), label="data")
+    try:
+        action = cls.from_data(payload)
+    except MalformedInput:
+        return
+    assert action.to_data() == {k: (list(v) if isinstance(v, tuple) else v) for k, v in payload.items()}
+    rules = GAMES[game]().new_rules()
+    for seat in [None] + list(range(rules.n_seats)):
+        before = copy.deepcopy(rules.public_state())
+        try:
+            rules.check(seat, action)
+        except IllegalMove:
+            assert rules.public_state() == before
+
+
+def test_a_mind_bluff_eat_must_carry_a_sealed_choice_of_the_right_shape():
+    """The public check every party runs (the referee alone can open it): an ephemeral
+    X25519 key (32 bytes hex), a dot, the box (hex)."""
+    from zkbluff.games.mind_bluff.referee import ChoiceOpening, VerdictChecker, seal_choice
+    from zkbluff.games.mind_bluff.rules import Eat
+    from zkbluff.protocol.entropy import x25519_keypair
+
+    _, referee_public = x25519_keypair()
+    good = seal_choice(referee_public.hex(), "m", 0, 1, 1, ChoiceOpening(2, 5))
+    checker = VerdictChecker(("ab" * 32, "cd" * 32))
+    assert len(checker.expect(None, 0, Eat(good))) == 1  # type: ignore[arg-type]
+    eph, box = good.split(".")
+    for bad in ("", "x", eph, eph + ".", "." + box, eph[2:] + "." + box, eph + "." + box + ".00",
+                eph.upper() + "." + box, eph + "." + box[1:], eph + "." + box[:-2] + "zz"):
+        with pytest.raises(MalformedInput, match="eat: "):
+            checker.expect(None, 0, Eat(bad))  # type: ignore[arg-type]
