@@ -377,3 +377,101 @@ def test_a_mind_bluff_eat_must_carry_a_sealed_choice_of_the_right_shape():
                 eph.upper() + "." + box, eph + "." + box[1:], eph + "." + box[:-2] + "zz"):
         with pytest.raises(MalformedInput, match="eat: "):
             checker.expect(None, 0, Eat(bad))  # type: ignore[arg-type]
+
+
+#: the transcript's action names per game and the party that makes each: the wire format
+#: (a renamed kind makes every recorded transcript unreadable)
+SCHEMA = {
+    "bluffers": {"auto_move": "seat", "call_bluff": "seat", "commit_seed": "seat", "deal": "dealer",
+                 "dealer_entropy": "dealer", "disconnect": "referee", "draw": "dealer", "leave_table": "seat",
+                 "play": "seat", "reconnect": "referee", "reveal": "seat", "share": "seat", "shed": "seat",
+                 "timeout": "referee"},
+    "cheat": {"call": "seat", "close_window": "referee", "deal": "dealer", "dispute": "seat", "entropy": "seat",
+              "entropy_dealer": "dealer", "forfeit": "referee", "hand_over": "seat", "pass": "seat",
+              "pick_up": "seat", "play": "seat", "reveal": "seat"},
+    "five-up-two-down": {"accept": "seat", "challenge": "seat", "claim": "seat", "deal": "dealer", "prove": "seat",
+                         "timeout": "referee"},
+    "mind-bluff": {"all_done": "seat", "all_done_verdict": "referee", "believe": "seat", "claim": "seat",
+                   "consent": "seat", "doubt": "seat", "doubt_verdict": "referee", "eat": "seat",
+                   "eat_verdict": "referee", "reveal": "referee", "reveal_entropy": "seat", "start_game": "referee"},
+    "proof-or-bluff": {"accept": "seat", "challenge": "seat", "deal": "dealer", "play": "seat", "prove": "seat",
+                       "timeout": "referee"},
+}
+
+
+def test_every_games_action_names_and_parties_are_the_transcript_schema():
+    assert sorted(GAMES) == sorted(SCHEMA)
+    for game, spec in GAMES.items():
+        kinds = [cls.kind for cls in spec.actions]
+        assert len(set(kinds)) == len(kinds), game
+        assert {k: spec.roles[k].value for k in kinds} == SCHEMA[game], game
+        for cls in spec.actions:
+            assert spec().action_class(cls.kind) is cls
+
+
+def test_the_proof_or_bluff_phases_and_limits_are_their_wire_names():
+    from zkbluff.games.proof_or_bluff.rules import Phase, TimeLimit
+
+    assert [p.value for p in Phase] == ["deal", "play", "respond", "prove", "claim", "over"]
+    assert [t.value for t in TimeLimit] == ["proof", "idle"]
+    assert ClassicRules.IDLE_PHASES == (Phase.PLAY, Phase.RESPOND)
+    assert FiveUpRules.IDLE_PHASES == (Phase.CLAIM, Phase.RESPOND)
+
+
+def test_a_check_changes_nothing_even_when_the_action_is_legal():
+    """``check`` runs the transition on a deep copy: the lists in the state (scores, hand
+    sizes) are not shared with it."""
+    r = classic()
+    before = copy.deepcopy(r.s)
+    for action in (Play(3, SEVEN), Play(1, SEVEN)):
+        r.check(0, action)
+        assert r.s == before
+    r.apply(0, Play(2, SEVEN))
+    r.apply(1, Challenge())
+    before = copy.deepcopy(r.s)
+    r.check(0, ProveVerdict(False))
+    assert r.s == before and r.s.scores == [0, 0]
+    f = five_up()
+    f.apply(0, Claim((KING,)))
+    before = copy.deepcopy(f.s)
+    f.check(1, Accept())
+    assert f.s == before
+
+
+def test_the_state_before_the_first_deal():
+    from zkbluff.games.proof_or_bluff.rules import ClassicPublic, FiveUpPublic
+
+    r = ClassicRules(MODES["casual"])
+    assert r.public_state() == ClassicPublic(10, 0, (0, 0), (0, 0), "deal", None, 0, None, 0, 0)
+    assert (r.s.winner, r.s.draw, r.s.end_reason, r.result()) == (None, False, "", None)
+    assert ClassicRules(MODES["casual"], 12).s.required_rank == 12
+    assert ClassicRules(MODES["casual"], 0).s.required_rank == 0
+    for bad in (13, -1, "3", True):
+        with pytest.raises(IllegalMove, match=f"^starting rank must be 0..12, got {bad}$"):
+            ClassicRules(MODES["casual"], bad)
+    f = FiveUpRules("standard")
+    assert f.public_state() == FiveUpPublic(20, (0, 0), 0, "deal", None, 0, 0, None)
+    assert (f.s.winner, f.s.draw, f.s.end_reason, f.s.claims_done, f.result()) == (None, False, "", 0, None)
+    with pytest.raises(Exception):
+        r.public_state().pile = 3  # type: ignore[misc]  # a frozen snapshot
+
+
+def test_actions_of_the_other_table_and_other_types_are_refused():
+    refused(classic(), 0, Claim((KING,)), "^claim: not an action of the classic table$")
+    refused(five_up(), 0, Play(1, SEVEN), "^play: not an action of 5 Up 2 Down$")
+    refused(classic(), 0, Play("2", SEVEN), r"count must be 1\.\.4, got '2'")  # type: ignore[arg-type]
+    refused(ClassicRules(MODES["casual"]), NO_SEAT, ClassicDeal(1, "3", ()), "got '3'")  # type: ignore[arg-type]
+    refused(five_up(), 0, Claim(("9",)), "name none")  # type: ignore[arg-type]
+    r = five_up()
+    r.apply(0, Claim((KING,)))
+    r.apply(1, Challenge())
+    refused(r, 0, ProveLies("0"), "got '0'")  # type: ignore[arg-type]
+
+
+def test_a_draw_is_a_shared_first_place():
+    r = FiveUpRules("casual")
+    r.s.round, r.s.scores = FIVE_UP_MAX_ROUNDS - 1, [3, 3]
+    r.apply(NO_SEAT, FiveUpDeal(FIVE_UP_MAX_ROUNDS, BOARD, ()))
+    r.apply(1, Claim(()))
+    r.apply(0, Claim(()))
+    assert r.result() == Result((1, 1), (3, 3), "a tie after 10 rounds") and r.s.draw and r.s.winner is None
