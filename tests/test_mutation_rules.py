@@ -3,6 +3,7 @@ idle timeouts (by the seat not to move, in the prove and deal phases), 5 Up 2 Do
 forfeits, the −1 (not −2) for a failed challenge, 5 Up 2 Down's Casino target and its board
 check, and the typed errors of every game's actions built from transcript data."""
 import copy
+import re
 
 import pytest
 
@@ -475,3 +476,126 @@ def test_a_draw_is_a_shared_first_place():
     r.apply(1, Claim(()))
     r.apply(0, Claim(()))
     assert r.result() == Result((1, 1), (3, 3), "a tie after 10 rounds") and r.s.draw and r.s.winner is None
+
+
+# ---------------------------------------------------------------- the engine's rules base (engine/rules.py)
+
+from dataclasses import dataclass as _dataclass  # noqa: E402
+from typing import ClassVar, Optional  # noqa: E402
+
+from zkbluff.games.engine.rules import Action, Rules  # noqa: E402
+
+
+@_dataclass(frozen=True)
+class Every(Action):
+    kind: ClassVar[str] = "every"
+    # string annotations, as in the game modules (``from __future__ import annotations``)
+    i: "int"
+    b: "bool"
+    s: "str"
+    ints: "tuple[int, ...]"
+    strs: "tuple[str, ...]"
+    maybe: "Optional[int]"
+
+
+GOOD = {"i": 3, "b": False, "s": "x", "ints": [1, 2], "strs": ["a"], "maybe": None}
+
+
+def test_typed_fields_round_trip():
+    a = Every.from_data(GOOD)
+    assert a == Every(3, False, "x", (1, 2), ("a",), None)
+    assert a.to_data() == GOOD and isinstance(a.to_data()["ints"], list)
+    assert Every.from_data({**GOOD, "maybe": 4}).maybe == 4
+    assert Every.from_data({**GOOD, "ints": (), "strs": []}).ints == ()
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("i", True, "every: i must be an integer, got True"),
+    ("i", "3", "every: i must be an integer, got '3'"),
+    ("i", 3.0, "every: i must be an integer, got 3.0"),
+    ("i", None, "every: i must be an integer, got None"),
+    ("b", 0, "every: b must be true or false, got 0"),
+    ("b", None, "every: b must be true or false, got None"),
+    ("s", 1, "every: s must be a string, got 1"),
+    ("ints", [1, True], "every: ints must be a list of integers, got [1, True]"),
+    ("ints", [1, "2"], "every: ints must be a list of integers, got [1, '2']"),
+    ("ints", "12", "every: ints must be a list of integers, got '12'"),
+    ("strs", ["a", 1], "every: strs must be a list of strings, got ['a', 1]"),
+    ("strs", "ab", "every: strs must be a list of strings, got 'ab'"),
+    ("maybe", "1", "every: maybe must be an integer, got '1'"),
+    ("maybe", False, "every: maybe must be an integer, got False"),
+])
+def test_typed_fields_refuse_other_types(field, value, message):
+    with pytest.raises(MalformedInput, match="^" + re.escape(message) + "$"):
+        Every.from_data({**GOOD, field: value})
+
+
+def test_data_must_be_an_object_with_exactly_the_fields():
+    with pytest.raises(MalformedInput, match=r"^every: data must be an object, got list$"):
+        Every.from_data([])
+    with pytest.raises(MalformedInput, match=re.escape("every: data fields ['b', 'i', 'ints', 'maybe', 's'], "
+                                                       "expected ['b', 'i', 'ints', 'maybe', 's', 'strs']")):
+        Every.from_data({k: v for k, v in GOOD.items() if k != "strs"})
+    with pytest.raises(MalformedInput, match="every: data fields"):
+        Every.from_data({**GOOD, "extra": 1})
+    assert Accept.from_data({}) == Accept()
+
+
+def test_an_unsupported_field_type_is_a_programming_error():
+    @_dataclass(frozen=True)
+    class Odd(Action):
+        kind: ClassVar[str] = "odd"
+        f: "float"
+
+    with pytest.raises(TypeError, match="odd.f: unsupported field type float"):
+        Odd.from_data({"f": 1.0})
+
+
+class _Turns(Rules):
+    n_seats = 2
+
+    def __init__(self, to_move, over=False):
+        self._to_move, self._over = to_move, over
+
+    over = property(lambda self: self._over)  # type: ignore[assignment]
+    to_move = property(lambda self: self._to_move)  # type: ignore[assignment]
+
+    def legal_actions(self, seat):
+        return []
+
+    def check(self, seat, action):
+        self._expect_turn(seat, "go")
+
+    def _apply(self, seat, action):
+        self.applied = (seat, action)
+
+    def public_state(self):
+        return None
+
+    def result(self):
+        return None
+
+
+def test_expect_turn_and_apply():
+    with pytest.raises(IllegalMove, match=r"^go: out of turn \(seat 1 is to move, not seat 0\)$"):
+        _Turns(1).check(0, Accept())
+    with pytest.raises(IllegalMove, match=r"^go: out of turn \(the dealer is to move, not seat 0\)$"):
+        _Turns(None).check(0, Accept())
+    with pytest.raises(IllegalMove, match=r"^go: out of turn \(seat 0 is to move, not the dealer\)$"):
+        _Turns(0).check(None, Accept())
+    with pytest.raises(IllegalMove, match=r"^go: the match is over$"):
+        _Turns(0, over=True).check(0, Accept())
+    t = _Turns(0)
+    t.apply(0, Accept())
+    assert t.applied == (0, Accept())
+    t = _Turns(1)
+    with pytest.raises(IllegalMove):
+        t.apply(0, Accept())  # apply checks first
+    assert not hasattr(t, "applied")
+    _Turns(None).check(None, Accept())
+
+
+def test_result_winners():
+    assert Result((1, 2, 1), (0, 0, 0), "").winners == (0, 2)
+    assert Result((2, 1), (0, 0), "").winners == (1,)
+    assert Result((2, 2), (0, 0), "").winners == ()
