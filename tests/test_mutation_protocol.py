@@ -99,3 +99,103 @@ def test_a_signing_key_is_an_ed25519_private_key():
     assert key.secret_hex() == seed and len(key.public_hex) == 64
     assert repr(key) == f"SigningKey(public={key.public_hex[:16]}…)" and seed not in repr(key)
     assert SigningKey.generate().public_hex != SigningKey.generate().public_hex
+
+
+# ---------------------------------------------------------------- the proof envelope
+
+from zkbluff.errors import IllegalMove, InvalidProof, TranscriptError  # noqa: E402
+from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests  # noqa: E402
+from zkbluff.protocol.context import context_value  # noqa: E402
+from zkbluff.protocol.envelope import FIELDS, Envelope, ProofBatch, check_envelope, make_envelope  # noqa: E402
+from zkbluff.statements import get_statement  # noqa: E402
+
+CLAIM = "card.claim.v1@deck=52"
+MASK = sum(1 << (5 + 13 * s) for s in range(4))
+
+
+@pytest.fixture(scope="module")
+def claim():
+    stmt = get_statement(CLAIM)
+    pk = setup_insecure_seeded_for_tests(stmt.build()[0], "mutation envelope")
+    system, w = stmt.build({"play": 1 << 5, "play_salt": 9, "rank_mask": MASK,
+                            "context": context_value("m", 4, "00" * 32)})
+    return stmt, pk, make_envelope(CLAIM, pk.vk, w[1:1 + system.n_public], prove(pk, w), 2)
+
+
+def check(stmt, pk, env, pinned=None, signer=2, verify_now=True):
+    return check_envelope(env, statement=CLAIM, vk=pk.vk, names=stmt.public,
+                          pinned={"rank_mask": MASK, "verdict": 1} if pinned is None else pinned,
+                          match_id="m", line=4, prev="00" * 32, signer=signer, verify_now=verify_now)
+
+
+def test_the_envelope_json_shape(claim):
+    stmt, pk, env = claim
+    assert FIELDS == ("statement", "vk", "public", "proof", "signer")
+    assert set(env) == set(FIELDS) and env["statement"] == CLAIM and env["vk"] == pk.vk.fingerprint()
+    assert env["signer"] == 2 and all(isinstance(x, str) for x in env["public"])
+    e = Envelope.from_json(env)
+    assert e.to_json() == env and e.named(stmt.public)["verdict"] == 1
+    assert Envelope.from_json({**env, "signer": None}).signer is None
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: e.update(statement=5), "^proof envelope: statement and vk must be strings$"),
+    (lambda e: e.update(vk=None), "^proof envelope: statement and vk must be strings$"),
+    (lambda e: e.update(signer="2"), "^proof envelope: signer must be a seat number or null, got '2'$"),
+    (lambda e: e.update(signer=False), "^proof envelope: signer must be a seat number or null, got False$"),
+    (lambda e: e.update(extra=1), r"^proof envelope: fields \['extra', 'proof', 'public', 'signer', 'statement', "
+                                  r"'vk'\], expected \['proof', 'public', 'signer', 'statement', 'vk'\]$"),
+])
+def test_a_malformed_envelope(claim, change, message):
+    stmt, pk, env = claim
+    bad = dict(env)
+    change(bad)
+    with pytest.raises(MalformedInput, match=message):
+        check(stmt, pk, bad)
+    with pytest.raises(MalformedInput, match="^proof envelope: fields list, expected"):
+        check(stmt, pk, [env])
+
+
+def test_each_refusal_before_pairing_with_its_message(claim):
+    stmt, pk, env = claim
+    with pytest.raises(IllegalMove, match=f"^expected a proof of {CLAIM}, got one of 'x'$"):
+        check(stmt, pk, {**env, "statement": "x"})
+    with pytest.raises(IllegalMove, match=f"^the proof names key 'ab', not the table's key for {CLAIM}$"):
+        check(stmt, pk, {**env, "vk": "ab"})
+    with pytest.raises(IllegalMove, match="^the proof names signer 2, but the line is made by 1$"):
+        check(stmt, pk, env, signer=1)
+    with pytest.raises(IllegalMove, match=f"^{CLAIM}: public input verdict is not what the table holds "
+                                          r"\(mismatch\)$"):
+        check(stmt, pk, env, pinned={"rank_mask": MASK, "verdict": 0})
+    with pytest.raises(MalformedInput, match=f"^{CLAIM}: no public input named 'count'$"):
+        check(stmt, pk, env, pinned={"count": 1})
+    with pytest.raises(MalformedInput, match=f"^{CLAIM}: 3 public inputs, expected {len(stmt.public)}$"):
+        check(stmt, pk, {**env, "public": env["public"][:3]})
+    # the context binds the match, the line and the previous hash
+    for kw in ({"match_id": "n", "line": 4, "prev": "00" * 32}, {"match_id": "m", "line": 5, "prev": "00" * 32},
+               {"match_id": "m", "line": 4, "prev": "11" * 32}):
+        with pytest.raises(IllegalMove, match=r"public input context is not what the table holds \(a proof from "
+                                              r"another turn or match\)$"):
+            check_envelope(env, statement=CLAIM, vk=pk.vk, names=stmt.public, pinned={}, signer=2, **kw)
+    got_env, publics = check(stmt, pk, env, pinned={})  # nothing pinned but the context: accepted
+    assert publics["context"] == context_value("m", 4, "00" * 32)
+
+
+def test_verify_now_pairs_and_the_batch_is_per_key(claim):
+    stmt, pk, env = claim
+    lying = {**env, "public": [env["public"][0], env["public"][1], "0"] + env["public"][3:]}
+    lie_at = stmt.public.index("verdict")
+    assert lie_at == 2
+    with pytest.raises(InvalidProof):
+        check(stmt, pk, lying, pinned={})
+    check(stmt, pk, lying, pinned={}, verify_now=False)
+    batch = ProofBatch()
+    batch.add(pk.vk, Envelope.from_json(env), 7)
+    batch.verify()
+    assert len(batch) == 0
+    batch.add(pk.vk, Envelope.from_json(env), 7)
+    batch.add(pk.vk, Envelope.from_json(lying), 9)
+    assert len(batch) == 2
+    with pytest.raises(TranscriptError) as exc:
+        batch.verify()
+    assert exc.value.line == 9 and f"the {CLAIM} proof does not verify" in str(exc.value)
