@@ -668,3 +668,43 @@ def test_any_line_is_accepted_or_refused_by_a_named_check(count_game, line, cut)
     except ZkbluffError as exc:
         assert "malformed line (" not in str(exc), str(exc)
         assert (ref.next_line, ref.head, ref.ended, ref.closed, ref.rules.public_state()) == state
+
+
+# ---------------------------------------------------------------- a timeout states its clock
+
+def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_paused):
+    from zkbluff.errors import EarlyTimeout
+
+    tab = classic_paused
+    ref = replay(tab)
+    ref.apply(deal_line(tab))
+    assert ref.rules.to_move == 0 and ref.rules.s.phase == "play"
+    idle = tab.view.header["limits"]["idle"]
+
+    def timeout(at=None, clock=None, data=None):
+        e = {"n": ref.next_line, "prev": ref.head, "seat": None, "action": "timeout",
+             "data": data or {"seat": 0, "limit": "idle"}}
+        if at is not None:
+            e["at"] = at
+        if clock is not None:
+            e["clock"] = clock
+        return sign_line(tab.referee.key, e)
+
+    with pytest.raises(MalformedInput, match="^timeout: the line needs its stamp 'at'$"):
+        ref.apply(timeout())
+    deadline = ref.head_at + idle
+    with pytest.raises(IllegalMove, match="^timeout: its clock None is not what the transcript gives"):
+        ref.apply(timeout(at=deadline + 1))
+    due = ref.timeout_clock(0, "idle", deadline + 1)
+    assert due == {"since": ref.next_line - 1, "limit": "idle", "seconds": idle, "deadline": deadline,
+                   "lastSigned": [3, line_hash(canonical(tab.writer.events[2]))]}  # seat 0's entropy line
+    with pytest.raises(EarlyTimeout, match=f"declared at {deadline}, not after its deadline {deadline}"):
+        ref.apply(timeout(at=deadline, clock=due))
+    with pytest.raises(IllegalMove, match="seat 1 is not the seat to move"):
+        ref.apply(timeout(at=deadline + 1, clock=ref.timeout_clock(1, "idle", deadline + 1),
+                          data={"seat": 1, "limit": "idle"}))
+    with pytest.raises(IllegalMove, match="proof timeout: not allowed now"):
+        ref.apply(timeout(at=deadline + 1, clock=ref.timeout_clock(0, "proof", deadline + 1),
+                          data={"seat": 0, "limit": "proof"}))
+    ref.apply(timeout(at=deadline + 1, clock=due))
+    assert ref.over and ref.result().placements == (2, 1)
