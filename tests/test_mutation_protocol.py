@@ -88,7 +88,7 @@ def test_hex_of_the_wrong_shape(text):
 
 
 def test_a_signing_key_is_an_ed25519_private_key():
-    with pytest.raises(MalformedInput, match="expected an Ed25519 private key"):
+    with pytest.raises(MalformedInput, match="^signing key: expected an Ed25519 private key$"):
         SigningKey(ECC.generate(curve="P-256"))
     with pytest.raises(MalformedInput, match="expected an Ed25519 private key"):
         SigningKey(ECC.generate(curve="Ed25519").public_key())

@@ -533,8 +533,8 @@ def test_typed_fields_refuse_other_types(field, value, message):
 def test_data_must_be_an_object_with_exactly_the_fields():
     with pytest.raises(MalformedInput, match=r"^every: data must be an object, got list$"):
         Every.from_data([])
-    with pytest.raises(MalformedInput, match=re.escape("every: data fields ['b', 'i', 'ints', 'maybe', 's'], "
-                                                       "expected ['b', 'i', 'ints', 'maybe', 's', 'strs']")):
+    with pytest.raises(MalformedInput, match="^" + re.escape("every: data fields ['b', 'i', 'ints', 'maybe', 's'], "
+                                                             "expected ['b', 'i', 'ints', 'maybe', 's', 'strs']") + "$"):
         Every.from_data({k: v for k, v in GOOD.items() if k != "strs"})
     with pytest.raises(MalformedInput, match="every: data fields"):
         Every.from_data({**GOOD, "extra": 1})
