@@ -558,11 +558,32 @@ def test_unknown_and_malformed_actions_are_typed(count_game):
         ({"seat": 0, "action": "go", "data": {"step": 1}, "proofs": []}, IllegalMove, "an unexpected proof"),
         ({"seat": 0, "action": "go", "data": {"step": 1}, "at": -1}, MalformedInput, "'at' must be a time"),
         ({"seat": 0, "action": "go", "data": {"step": 1}, "at": True}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": None}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": "1"}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": float("inf")}, MalformedInput, "'at' must be"),
     ]
     for line, err_type, match in cases:
         ref, err = apply_all(tab, events[:1] + [line])
         assert isinstance(err, err_type) and match in str(err), (match, err)
         assert ref.next_line == 2
+
+
+def test_a_stamp_of_zero_is_a_time_and_the_end_records_the_result(count_game):
+    tab, events, _ = count_game
+    ref, err = apply_all(tab, events[:1] + [{**events[1], "at": 0}, {**events[2], "at": 0.0}])
+    assert err is None and ref.head_at == 0.0
+    assert events[4]["data"] == {"placements": [1, 2], "scores": [3, 0], "reason": "three steps"}
+
+
+def test_limit_seconds():
+    from zkbluff.games.engine.referee import limit_seconds
+
+    limits = {"idle": 5, "proof": 2.5}
+    assert limit_seconds(limits, "idle") == 5.0 and isinstance(limit_seconds(limits, "idle"), float)
+    assert limit_seconds(limits, "proof") == 2.5
+    assert limit_seconds(limits, 3) == 3.0 and limit_seconds(limits, 0.5) == 0.5  # a game's own seconds
+    assert limit_seconds(limits, "deal") is None and limit_seconds(limits, True) is None
+    assert limit_seconds(limits, None) is None and limit_seconds(limits, ["idle"]) is None
 
 
 def test_a_line_that_does_not_follow_is_refused(count_game):
