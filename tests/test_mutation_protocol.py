@@ -199,3 +199,11 @@ def test_verify_now_pairs_and_the_batch_is_per_key(claim):
     with pytest.raises(TranscriptError) as exc:
         batch.verify()
     assert exc.value.line == 9 and f"the {CLAIM} proof does not verify" in str(exc.value)
+    batch = ProofBatch()
+    batch.add(pk.vk, Envelope.from_json(lying), 11)  # the first item of its batch is bad
+    batch.add(pk.vk, Envelope.from_json(env), 12)
+    with pytest.raises(TranscriptError) as exc:
+        batch.verify()
+    assert exc.value.line == 11
+    with pytest.raises(Exception):
+        Envelope.from_json(env).signer = 0  # type: ignore[misc]  # frozen
