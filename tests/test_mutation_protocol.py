@@ -189,6 +189,9 @@ def test_verify_now_pairs_and_the_batch_is_per_key(claim):
     with pytest.raises(InvalidProof):
         check(stmt, pk, lying, pinned={})
     check(stmt, pk, lying, pinned={}, verify_now=False)
+    with pytest.raises(InvalidProof):  # verifying is the default
+        check_envelope(lying, statement=CLAIM, vk=pk.vk, names=stmt.public, pinned={}, match_id="m", line=4,
+                       prev="00" * 32, signer=2)
     batch = ProofBatch()
     batch.add(pk.vk, Envelope.from_json(env), 7)
     batch.verify()
@@ -198,7 +201,7 @@ def test_verify_now_pairs_and_the_batch_is_per_key(claim):
     assert len(batch) == 2
     with pytest.raises(TranscriptError) as exc:
         batch.verify()
-    assert exc.value.line == 9 and f"the {CLAIM} proof does not verify" in str(exc.value)
+    assert exc.value.line == 9 and str(exc.value) == f"line 9: the {CLAIM} proof does not verify"
     batch = ProofBatch()
     batch.add(pk.vk, Envelope.from_json(lying), 11)  # the first item of its batch is bad
     batch.add(pk.vk, Envelope.from_json(env), 12)
