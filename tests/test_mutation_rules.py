@@ -601,3 +601,44 @@ def test_result_winners():
     assert Result((2, 2), (0, 0), "").winners == ()
     with pytest.raises(Exception):
         Result((1,), (0,), "").reason = "x"  # type: ignore[misc]  # frozen
+
+
+def test_scores_add_to_what_a_seat_already_has():
+    """From non-zero scores, so an assignment cannot pass for an addition."""
+    f = five_up("casino")
+    f.s.scores = [3, 4]
+    f.apply(0, Claim((KING,)))
+    f.apply(1, Challenge())
+    f.apply(0, ProveLies(0))  # a true challenged single: +2
+    assert f.s.scores == [5, 4]
+    f.apply(1, Claim((KING, NINE)))
+    f.apply(0, Challenge())
+    f.apply(1, ProveLies(2))  # two lies: the liar −2, the challenger +2
+    assert f.s.scores == [7, 2] and f.public_state().claim is None
+
+
+def test_the_target_is_reached_exactly():
+    r = classic("casual")  # target 10
+    r.s.scores = [0, 7]
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    r.apply(0, ProveVerdict(False))
+    assert r.over and r.result() == Result((2, 1), (0, 10), "reached 10 points")
+
+
+def test_the_claim_is_cleared_after_every_settlement():
+    r = classic()
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Accept())
+    assert r.public_state().claim is None and r.s.claim is None
+    r.apply(1, Play(1, EIGHT))
+    r.apply(0, Challenge())
+    r.apply(1, ProveVerdict(True))
+    assert r.s.claim is None
+    r = classic("casual")
+    r.s.hand_sizes = [1, 5]
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    r.apply(0, ProveVerdict(False))  # caught at the door
+    r.apply(NO_SEAT, ClassicDeal(2, None, ()))
+    assert r.s.claim is None and r.s.pile == 0
