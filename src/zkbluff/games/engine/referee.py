@@ -294,6 +294,8 @@ class Referee:
                 raise IllegalMove(f"{kind}: before the end", code=ORDER)
             if "proofs" in event:
                 raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
+            if "clock" in event:
+                raise IllegalMove(f"{kind}: an unexpected clock", code="line.malformed")
             self.spec.deal.check_closing(self.header, data, self.ledger)
             self.closed = True
         else:
@@ -377,6 +379,8 @@ class Referee:
             raise IllegalMove("end: the match is not over by the rules", code="end.early")
         if "proofs" in event:
             raise IllegalMove("end: an unexpected proof", code="proof.missing")
+        if "clock" in event:
+            raise IllegalMove("end: an unexpected clock", code="line.malformed")
         result = self.result()
         assert result is not None
         expected = result_data(result)

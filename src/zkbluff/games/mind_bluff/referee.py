@@ -205,6 +205,11 @@ class VerdictChecker:
         if isinstance(action, Eat):
             if not isinstance(action.sealed, str) or not action.sealed:
                 raise MalformedInput("eat: the choice must reach the referee sealed (field 'sealed')")
+            eph, _, box = action.sealed.partition(".")
+            if len(eph) != 64 or not box or len(box) % 2 or "." in box or \
+                    any(c not in "0123456789abcdef" for c in eph + box):
+                raise MalformedInput(f"eat: sealed must be 'ephemeral key (64 hex digits).box (hex)', "
+                                     f"got {action.sealed!r:.40}")
             return [ProofDemand(CHOICE, {"claim": RANGE_CLAIM, "verdict": 0})]
         if isinstance(action, EatVerdict):
             return [ProofDemand(STEP, {"old_commitment": self.count_commitment(),

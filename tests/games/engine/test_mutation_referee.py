@@ -1,0 +1,731 @@
+"""The engine referee's checks, each alone (issue 21): a stacked deal (a deal proof made
+from entropies other than the recorded ones, or for another round or board), the starting
+rank against the entropy commitments, each seat's entropy line, an ``end`` before the rules
+end the match, a closing line before the end (then ``complete`` for an unfinished match),
+and lines that carry what their kind never carries.
+
+Each test builds the line that one check must refuse, with every other part honest (a real
+proof under the pinned keys, the right party's signature), and asserts the message of that
+check: deleting the check makes the line pass or fail elsewhere with another message."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Optional
+
+import pytest
+
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError
+from zkbluff.games.engine import registry
+from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
+from zkbluff.games.engine.proven_deal import starting_draw
+from zkbluff.games.engine.referee import Referee
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.table import Table, open_match
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.games.proof_or_bluff.rules import N_RANKS, ClassicDeal, FiveUpDeal
+from zkbluff.games.registry import spec_for
+from zkbluff.protocol.commit_reveal import commit_entropy
+from zkbluff.protocol.entropy import EntropySecret
+from zkbluff.protocol.signing import InvalidSignature, SigningKey, sign_line
+from zkbluff.protocol.transcript import TranscriptWriter, canonical, line_hash
+
+CLASSIC, FIVE_UP = "proof-or-bluff", "five-up-two-down"
+
+
+class HeldDealer(Dealer):
+    """Writes its entropy line, then deals nothing: the table stops before the deal."""
+
+    def act(self):
+        return None
+
+
+def paused_table(game, keys=None, hold=()):
+    """A table stopped right before the first deal (or, with ``hold``, before those seats'
+    entropy lines)."""
+    spec = spec_for(game, {"mode": "casual", "deal": "dealer"})  # the house's deal in proof (not the oblivious default)
+    seats = [Seat(spec, i, f"s{i}", Prover(keys)) for i in range(2)]
+    for i in hold:
+        seats[i].sends_deal_lines = False
+    tab = Table(RefereeParty(spec, prover=Prover(keys)), HeldDealer(spec, Prover(keys)), seats, TranscriptWriter(None))
+    tab.start()
+    return tab
+
+
+def replay(tab, verify_now=True):
+    """A fresh referee that has accepted every line the table wrote."""
+    events = [json.loads(canonical(e)) for e in tab.writer.events]
+    ref = Referee(events[0], verify_now=verify_now)
+    for e in events[1:]:
+        ref.apply(e)
+    return ref
+
+
+def deal_line(tab, inputs=None, action=None):
+    """The dealer's signed deal line for round 1 with a real proof: the honest inputs
+    with ``inputs`` changed, and the honest action or ``action``."""
+    d = tab.dealer
+    spec = tab.spec
+    move = spec.dealer_move(d.state, d.view.rules, d.view.ledger, d.view.match_id, d.view.next_line)
+    env = d.prover.prove(spec.deal.statement_id, {**move.proofs[0], **(inputs or {})}, d.view.match_id,
+                         d.view.next_line, d.view.head, None)
+    return d._line(NO_SEAT, "deal", (action or move.action).to_data(), [env])
+
+
+@pytest.fixture(scope="module")
+def classic_paused(match_keys):
+    tab = paused_table(CLASSIC, match_keys)
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat"]
+    return tab
+
+
+@pytest.fixture(scope="module")
+def five_up_paused(match_keys):
+    return paused_table(FIVE_UP, match_keys)
+
+
+# ---------------------------------------------------------------- a stacked deal
+
+def test_the_honest_deal_line_is_accepted(classic_paused):
+    ref = replay(classic_paused)
+    action, publics = ref.apply(deal_line(classic_paused))
+    assert isinstance(action, ClassicDeal) and ref.ledger.hands[0] == publics[0]["hand0_commitment"]
+
+
+def test_a_deal_from_an_entropy_the_dealer_chose_for_the_seat_is_refused(classic_paused):
+    """The dealer proves a deal from its own entropy and one it picked in the seat's place
+    (so it knows every hand it stacks): the proof is valid, only the referee's pin of the
+    seat's recorded commitment refuses it (before the seat ever opens its hand)."""
+    chosen = EntropySecret.fresh()
+    line = deal_line(classic_paused, {"entropy1": chosen.entropy, "entropy1_salt": chosen.salt})
+    ref = replay(classic_paused)
+    with pytest.raises(IllegalMove, match="public input entropy1_commitment is not what the table holds"):
+        ref.apply(line)
+    assert ref.next_line == len(classic_paused.writer.events) + 1  # nothing changed
+    ref.apply(deal_line(classic_paused))
+
+
+def test_a_deal_from_another_dealer_entropy_is_refused(classic_paused):
+    chosen = EntropySecret.fresh()
+    line = deal_line(classic_paused, {"entropy0": chosen.entropy, "entropy0_salt": chosen.salt})
+    with pytest.raises(IllegalMove, match="public input entropy0_commitment is not what the table holds"):
+        replay(classic_paused).apply(line)
+
+
+def test_a_deal_proved_for_another_round_is_refused(classic_paused):
+    """The proof of round 2's deal (other hands, from the same entropies) on round 1's line."""
+    line = deal_line(classic_paused, {"round": 2})
+    with pytest.raises(IllegalMove, match="public input round is not what the table holds"):
+        replay(classic_paused).apply(line)
+
+
+def test_the_starting_rank_must_be_the_commitments_draw(classic_paused):
+    ref = replay(classic_paused)
+    draw = starting_draw(ref.ledger, N_RANKS)
+    honest = classic_paused.spec.dealer_move(classic_paused.dealer.state, ref.rules, ref.ledger, ref.match_id,
+                                             ref.next_line).action
+    assert honest.starting_rank == draw
+    for other in ((draw + 1) % N_RANKS, (draw + 12) % N_RANKS):
+        line = deal_line(classic_paused, action=ClassicDeal(1, other, honest.sealed_hands))
+        with pytest.raises(IllegalMove, match=f"the starting rank is the deal's public draw {draw}, "
+                                              f"not {other}"):
+            ref.apply(line)
+    ref.apply(deal_line(classic_paused))
+    assert ref.rules.s.required_rank == draw
+
+
+def test_a_five_up_deal_with_another_board_than_its_proof_is_refused(five_up_paused):
+    ref = replay(five_up_paused)
+    honest = five_up_paused.spec.dealer_move(five_up_paused.dealer.state, ref.rules, ref.ledger, ref.match_id,
+                                             ref.next_line).action
+    cards = [c for c in range(52) if honest.board >> c & 1]
+    spare = next(c for c in range(52) if not honest.board >> c & 1)
+    other = (honest.board & ~(1 << cards[0])) | (1 << spare)  # five cards still, one swapped
+    line = deal_line(five_up_paused, action=FiveUpDeal(1, other, honest.sealed_hands))
+    with pytest.raises(IllegalMove, match="public input board is not what the table holds"):
+        ref.apply(line)
+    ref.apply(deal_line(five_up_paused))
+    assert ref.rules.s.board == honest.board
+
+
+def test_a_deal_with_too_few_sealed_hands_is_malformed(classic_paused):
+    honest = deal_line(classic_paused)
+    data = {**honest["data"], "sealed_hands": honest["data"]["sealed_hands"][:1]}
+    line = classic_paused.dealer._line(NO_SEAT, "deal", data, honest["proofs"])
+    with pytest.raises(MalformedInput, match="1 sealed hands, expected one for each of the 2 seats dealt to"):
+        replay(classic_paused).apply(line)
+    data = {**honest["data"], "sealed_hands": ["XY", honest["data"]["sealed_hands"][1]]}
+    line = classic_paused.dealer._line(NO_SEAT, "deal", data, honest["proofs"])
+    with pytest.raises(MalformedInput, match="sealed hand 0"):
+        replay(classic_paused).apply(line)
+
+
+# ---------------------------------------------------------------- each seat's entropy line
+
+@pytest.fixture(scope="module")
+def entropy_paused(match_keys):
+    """Both seats hold back their entropy lines: the table waits after the dealer's."""
+    tab = paused_table(CLASSIC, match_keys, hold=(0, 1))
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer"]
+    for s in tab.seats:
+        s.sends_deal_lines = True
+    return tab
+
+
+def seat_line(tab, seat, change=None):
+    s = tab.seats[seat]
+    line = s.deal_line()
+    data = dict(line["data"])
+    if change:
+        change(data)
+    return s._line(seat, "entropy.seat", data, at=line["at"])
+
+
+def test_each_seats_entropy_line_is_checked_on_its_own(entropy_paused):
+    tab = entropy_paused
+    assert tab.spec.deal.dealer_seat == 1 and tab.spec.deal.entropy_seats == (0,)
+    other = str(EntropySecret.fresh().commitment)
+    cases = [
+        (0, lambda d: d.update(commitment=None), IllegalMove, "seat 0: an entropy commitment is due"),
+        (1, lambda d: d.update(commitment=other), IllegalMove, "seat 1: the dealer's seat contributes no entropy"),
+        (0, lambda d: d.update(commitment="12x"), MalformedInput, "'commitment' must be a decimal string"),
+        (0, lambda d: d.update(handKeyCommitment="ab"), MalformedInput, "'handKeyCommitment' must be 64"),
+        (0, lambda d: d.update(channelKey="AB" * 32), MalformedInput, "'channelKey' must be 64 lowercase hex"),
+        (0, lambda d: d.update(sealed=""), MalformedInput, "'sealed' must be"),
+        (0, lambda d: d.pop("sealed"), MalformedInput, "entropy.seat: fields"),
+    ]
+    for seat, change, err, match in cases:
+        ref = replay(tab)
+        with pytest.raises(err, match=match):
+            ref.apply(seat_line(tab, seat, change))
+        assert ref.ledger.deal.seats == {}  # nothing recorded
+    ref = replay(tab)
+    ref.apply(seat_line(tab, 0))
+    with pytest.raises(IllegalMove, match=r"seat 0: its entropy is already recorded \(line 3\)"):
+        second = tab.seats[0]._line(0, "entropy.seat", seat_line(tab, 0)["data"])
+        ref.apply(sign_line(tab.seats[0].key, {**second, "n": 4, "prev": ref.head}))
+    ref.apply(sign_line(tab.seats[1].key, {**seat_line(tab, 1), "n": 4, "prev": ref.head}))
+    assert sorted(ref.ledger.deal.seats) == [0, 1] and ref.deal_ready
+
+
+def test_a_seats_entropy_line_in_another_seats_name_is_refused(entropy_paused):
+    tab = entropy_paused
+    line = seat_line(tab, 0)
+    forged = sign_line(tab.seats[1].key, {k: v for k, v in line.items() if k != "sig"})
+    with pytest.raises(InvalidSignature, match="not signed by seat 0"):
+        replay(tab).apply(forged)
+
+
+def test_no_game_action_before_the_entropy_phase_is_complete(entropy_paused):
+    tab = entropy_paused
+    ref = replay(tab)
+    line = sign_line(tab.dealer.key, {"n": ref.next_line, "prev": ref.head, "seat": None, "action": "deal",
+                                      "data": {"round": 1, "starting_rank": 0, "sealed_hands": ["ab", "cd"]}})
+    with pytest.raises(IllegalMove, match="deal: the deal's entropy phase is not complete"):
+        ref.apply(line)
+
+
+# ---------------------------------------------------------------- end and closing, on a toy game
+
+@dataclass(frozen=True)
+class Go(Action):
+    kind: ClassVar[str] = "go"
+    step: int
+
+
+@dataclass(frozen=True)
+class Tick(Action):
+    kind: ClassVar[str] = "tick"
+
+
+@dataclass
+class CountState:
+    total: int = 0
+    to_move: Optional[int] = 0
+
+
+class CountRules(Rules):
+    """Two seats say ``go`` in turn; three steps end it (seat 0 wins). The referee may
+    ``tick`` (an action of the referee's) at any time."""
+
+    n_seats = 2
+
+    def __init__(self) -> None:
+        self.s = CountState()
+
+    @property
+    def over(self) -> bool:
+        return self.s.total >= 3
+
+    @property
+    def to_move(self) -> Optional[int]:
+        return None if self.over else self.s.to_move
+
+    def legal_actions(self, seat):
+        return [Go(self.s.total + 1)] if seat == self.to_move else []
+
+    def check(self, seat, action):
+        if isinstance(action, Tick):
+            if seat is not NO_SEAT or self.over:
+                raise IllegalMove("tick: the referee's, before the end")
+            return
+        self._expect_turn(seat, "go")
+        if not isinstance(action, Go) or action.step != self.s.total + 1:
+            raise IllegalMove(f"go: step {self.s.total + 1} expected")
+
+    def _apply(self, seat, action):
+        if isinstance(action, Go):
+            self.s.total += 1
+            self.s.to_move = 1 - self.s.to_move  # type: ignore[operator]
+
+    def public_state(self):
+        return CountState(self.s.total, self.to_move)
+
+    def result(self):
+        return Result((1, 2), (self.s.total, 0), "three steps") if self.over else None
+
+
+class RevealDeal(DealScheme):
+    """The dealer commits a secret in the header (SHA-256) and reveals it after the end."""
+
+    closing: ClassVar[Optional[str]] = "reveal"
+    trust: ClassVar[str] = "test only"
+
+    def seat_secrets(self):
+        return {}
+
+    def seat_public(self, secrets):
+        return {}
+
+    def seat_to_dealer(self, seat, secrets):
+        return {}
+
+    def dealer_start(self, match_id, seat_public, seat_messages):
+        return {"secret": "ab" * 32}
+
+    def header(self, dealer, seat_public):
+        return {"commitment": commit_entropy(dealer["secret"])}
+
+    def check_header(self, deal, n_seats):
+        if not isinstance(deal, dict) or set(deal) != {"commitment"}:
+            raise MalformedInput("count: deal must be {commitment}")
+
+    def closing_data(self, dealer):
+        return {"secret": dealer["secret"]}
+
+    def check_closing(self, header, data, ledger):
+        if not isinstance(data, dict) or set(data) != {"secret"} or not isinstance(data["secret"], str):
+            raise MalformedInput(f"reveal: data must be {{secret}}, got {data!r:.60}")
+        if commit_entropy(data["secret"]) != header["deal"]["commitment"]:
+            raise CommitmentMismatch("reveal: the secret does not open the header's commitment")
+
+
+class _Text:
+    RULES = "count to three"
+
+    @staticmethod
+    def describe(line, names):
+        return line["action"]
+
+
+class _Bot:
+    def __init__(self, seed):
+        pass
+
+    def act(self, obs):
+        return Go(obs.total + 1)
+
+
+class CountSpec(GameSpec):
+    game = "count-to-three"
+    title = "Count to three"
+    actions = (Go, Tick)
+    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE}
+    n_seats = 2
+    house_bot = _Bot
+    random_bot = _Bot
+    text = _Text
+
+    def __init__(self, options=None):
+        super().__init__(options)
+        self.deal = RevealDeal()
+
+    def statements(self):
+        return []
+
+    def new_rules(self):
+        return CountRules()
+
+    def new_ledger(self, header):
+        return None
+
+    def demand(self, rules, ledger, seat, action) -> list[ProofDemand]:
+        return []
+
+    def record(self, ledger, seat, action, publics):
+        pass
+
+    def new_private(self):
+        return {}
+
+    def seat_move(self, private, rules, seat, intent) -> Move:
+        return Move(intent)
+
+    def seat_receive(self, private, deal_secrets, seat, match_id, event, action, publics):
+        return dict(private)
+
+    def observation(self, rules, private, seat):
+        return rules.public_state()
+
+    def dealer_move(self, dealer, rules, ledger, match_id, line):
+        return None
+
+    def timeout(self, rules) -> Optional[tuple[Action, Any]]:
+        return None
+
+
+@pytest.fixture
+def count_game(monkeypatch, tmp_path):
+    monkeypatch.setitem(registry._GAMES, CountSpec.game, CountSpec)
+    path = tmp_path / "count.jsonl"
+    tab = open_match(CountSpec.game, None, ["a", "b"], transcript=path)
+    while not tab.over:
+        s = tab.to_move
+        tab.move(s, Go(tab.view.rules.s.total + 1))
+    events = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [e["action"] for e in events] == ["header", "go", "go", "go", "end", "reveal"]
+    events = [{k: v for k, v in e.items() if k != "at"} for e in events]  # optional offline; lines get reused
+    return tab, events, path
+
+
+def key_of(tab, e):
+    if e.get("seat") is not None:
+        return tab.seats[e["seat"]].key
+    return tab.dealer.key if e["action"] == "reveal" else tab.referee.key
+
+
+def rechain(tab, events):
+    out, prev = [], "0" * 64
+    for i, e in enumerate(events, start=1):
+        e = {k: v for k, v in e.items() if k != "sig"}
+        e = sign_line(key_of(tab, e), {**e, "n": i, "prev": prev})
+        out.append(canonical(e))
+        prev = line_hash(out[-1])
+    return out
+
+
+def write(tmp_path, lines, name="f.jsonl"):
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + ("\n" if lines else ""))
+    return p
+
+
+def apply_all(tab, events):
+    """Replay ``events`` (re-chained and re-signed) through a fresh referee; return it and
+    the error of the first refused line (None if all pass)."""
+    lines = rechain(tab, events)
+    ref = Referee(json.loads(lines[0]), verify_now=True)
+    for x in lines[1:]:
+        try:
+            ref.apply(json.loads(x))
+        except Exception as exc:  # noqa: BLE001 - the caller asserts the type
+            return ref, exc
+    return ref, None
+
+
+def test_the_toy_match_verifies_complete_only_with_its_closing_line(count_game, tmp_path):
+    tab, events, path = count_game
+    report = verify_transcript(path)
+    assert report["complete"] and report["over"] and report["winner"] == 0
+    ref, err = apply_all(tab, events)
+    assert err is None and ref.complete and ref.closed and ref.ended
+    ref, err = apply_all(tab, events[:-1])
+    assert err is None and ref.ended and not ref.closed and not ref.complete and ref.over
+    with pytest.raises(TranscriptError, match="the closing line"):
+        verify_transcript(write(tmp_path, rechain(tab, events[:-1])))
+    with pytest.raises(TranscriptError, match="the end and closing line"):
+        verify_transcript(write(tmp_path, rechain(tab, events[:-2])))
+
+
+def test_an_unfinished_match_is_not_complete(count_game, tmp_path):
+    tab, events, _ = count_game
+    report = verify_transcript(write(tmp_path, rechain(tab, events[:3])))
+    assert report["complete"] is False and report["over"] is False and report["result"] is None
+
+
+def test_an_end_before_the_rules_end_the_match_is_refused(count_game):
+    tab, events, _ = count_game
+    for cut in (1, 2, 3):  # after the header, after one go, after two
+        end = {**events[4], "data": {"placements": [1, 2], "scores": [cut - 1, 0], "reason": "three steps"}}
+        ref, err = apply_all(tab, events[:cut] + [end])
+        assert isinstance(err, IllegalMove) and "end: the match is not over by the rules" in str(err)
+        assert not ref.ended and not ref.complete
+
+
+def test_a_reveal_before_the_end_is_refused_and_never_makes_the_match_complete(count_game, tmp_path):
+    tab, events, _ = count_game
+    for cut in (1, 3, 4):  # after the header, mid-match, after the last go (over, no end yet)
+        ref, err = apply_all(tab, events[:cut] + [events[5]])
+        assert isinstance(err, IllegalMove) and "reveal: before the end" in str(err)
+        assert not ref.closed and not ref.complete
+        with pytest.raises(TranscriptError, match="reveal: before the end"):
+            verify_transcript(write(tmp_path, rechain(tab, events[:cut] + [events[5]])))
+
+
+def test_end_and_closing_lines_are_checked_each_on_its_own(count_game):
+    tab, events, _ = count_game
+    end, reveal = events[4], events[5]
+    cases = [
+        ([end, end], IllegalMove, "end: a second end"),
+        ([{**end, "data": {**end["data"], "reason": "other"}}], IllegalMove, "end: recorded"),
+        ([{**end, "data": {**end["data"], "placements": [2, 1]}}], IllegalMove, "the rules give"),
+        ([{**end, "proofs": []}], IllegalMove, "end: an unexpected proof"),
+        ([{**end, "clock": {"since": 4}}], IllegalMove, "end: an unexpected clock"),
+        ([end, {**reveal, "proofs": []}], IllegalMove, "reveal: an unexpected proof"),
+        ([end, {**reveal, "clock": {}}], IllegalMove, "reveal: an unexpected clock"),
+        ([end, {**reveal, "data": {"secret": "cd" * 32}}], CommitmentMismatch, "does not open"),
+        ([end, {**reveal, "data": []}], MalformedInput, "reveal: data must be"),
+        ([end, reveal, reveal], IllegalMove, "nothing may follow the closing line"),
+        ([end, reveal, end], IllegalMove, "nothing may follow the closing line"),
+        ([end, {**events[3], "seat": 1}], IllegalMove, "go: the match is over"),
+        ([end, {"seat": None, "action": "tick", "data": {}}], IllegalMove, "tick: the match is over"),
+        ([{"seat": None, "action": "tick", "data": {}}], IllegalMove, "tick: the match is over"),
+    ]
+    for tail, err_type, match in cases:
+        ref, err = apply_all(tab, events[:4] + tail)
+        assert isinstance(err, err_type) and match in str(err), (match, err)
+    ref, err = apply_all(tab, events[:4] + [end, reveal])
+    assert err is None and ref.complete
+
+
+def test_end_and_closing_lines_are_made_by_their_parties(count_game):
+    tab, events, _ = count_game
+    lines = rechain(tab, events)
+    ref = Referee(json.loads(lines[0]))
+    for x in lines[1:4]:
+        ref.apply(json.loads(x))
+    end = json.loads(lines[4])
+    by_dealer = sign_line(tab.dealer.key, {k: v for k, v in end.items() if k != "sig"})
+    with pytest.raises(InvalidSignature, match="not signed by the referee"):
+        ref.apply(by_dealer)
+    with pytest.raises(IllegalMove, match="the referee's line, but it names seat 0"):
+        ref.apply(sign_line(tab.seats[0].key, {**{k: v for k, v in end.items() if k != "sig"}, "seat": 0}))
+    ref.apply(end)
+    reveal = json.loads(lines[5])
+    by_referee = sign_line(tab.referee.key, {k: v for k, v in reveal.items() if k != "sig"})
+    with pytest.raises(InvalidSignature, match="not signed by the dealer"):
+        ref.apply(by_referee)
+    ref.apply(reveal)
+    assert ref.complete
+
+
+def test_a_referee_action_is_refused_from_a_seat_and_a_seat_action_from_the_referee(count_game):
+    tab, events, _ = count_game
+    tick = {"seat": 0, "action": "tick", "data": {}}
+    ref, err = apply_all(tab, events[:2] + [tick])
+    assert isinstance(err, IllegalMove) and "tick: the referee's line, but it names seat 0" in str(err)
+    ref, err = apply_all(tab, events[:2] + [{"seat": None, "action": "tick", "data": {}}])
+    assert err is None and ref.next_line == 4
+    ref, err = apply_all(tab, events[:1] + [{**events[1], "seat": None}])
+    assert isinstance(err, IllegalMove) and "go: a seat's action; the dealer or referee (seat null)" in str(err)
+    for seat in (2, -1, True, "0", 1.5):
+        err = _apply_unsigned(tab, events, seat)
+        assert isinstance(err, MalformedInput) and "go: seat must be 0..1" in str(err), (seat, err)
+
+
+def _apply_unsigned(tab, events, seat):
+    """A seat value no key can be found for (bool, string): refused before the signature."""
+    lines = rechain(tab, events[:1])
+    ref = Referee(json.loads(lines[0]))
+    try:
+        ref.apply({**events[1], "n": 2, "prev": ref.head, "seat": seat})
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    return None
+
+
+def test_unknown_and_malformed_actions_are_typed(count_game):
+    tab, events, _ = count_game
+    cases = [
+        ({"seat": 0, "action": "jump", "data": {}}, MalformedInput, "count-to-three: unknown action 'jump'"),
+        ({"seat": None, "action": "header", "data": {}}, IllegalMove, "a second header"),
+        ({"seat": 0, "action": 7, "data": {}}, MalformedInput, "action must be a string, got 7"),
+        ({"seat": 0, "action": "go", "data": {"step": "1"}}, MalformedInput, "go: step must be an integer"),
+        ({"seat": 0, "action": "go", "data": {"step": 1, "x": 1}}, MalformedInput, "go: data fields"),
+        ({"seat": 0, "action": "go", "data": []}, MalformedInput, "go: data must be an object"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "clock": {}}, IllegalMove, "only a timeout carries a clock"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "proofs": []}, IllegalMove, "an unexpected proof"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": -1}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": True}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": None}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": "1"}, MalformedInput, "'at' must be a time"),
+        ({"seat": 0, "action": "go", "data": {"step": 1}, "at": float("inf")}, MalformedInput, "'at' must be"),
+    ]
+    for line, err_type, match in cases:
+        ref, err = apply_all(tab, events[:1] + [line])
+        assert isinstance(err, err_type) and match in str(err), (match, err)
+        assert ref.next_line == 2
+
+
+def test_a_stamp_of_zero_is_a_time_and_the_end_records_the_result(count_game):
+    tab, events, _ = count_game
+    ref, err = apply_all(tab, events[:1] + [{**events[1], "at": 0}, {**events[2], "at": 0.0}])
+    assert err is None and ref.head_at == 0.0
+    assert events[4]["data"] == {"placements": [1, 2], "scores": [3, 0], "reason": "three steps"}
+
+
+def test_limit_seconds():
+    from zkbluff.games.engine.referee import limit_seconds
+
+    limits = {"idle": 5, "proof": 2.5}
+    assert limit_seconds(limits, "idle") == 5.0 and isinstance(limit_seconds(limits, "idle"), float)
+    assert limit_seconds(limits, "proof") == 2.5
+    assert limit_seconds(limits, 3) == 3.0 and limit_seconds(limits, 0.5) == 0.5  # a game's own seconds
+    assert limit_seconds(limits, "deal") is None and limit_seconds(limits, True) is None
+    assert limit_seconds(limits, None) is None and limit_seconds(limits, ["idle"]) is None
+
+
+def test_a_line_that_does_not_follow_is_refused(count_game):
+    tab, events, _ = count_game
+    lines = rechain(tab, events)
+    ref = Referee(json.loads(lines[0]))
+    second = json.loads(lines[1])
+    for bad in ({**second, "n": 3}, {**second, "prev": "0" * 64}, {**second, "n": "2"}):
+        with pytest.raises(IllegalMove, match="does not follow line 1"):
+            ref.apply(bad)
+    with pytest.raises(MalformedInput, match="a line must be an object"):
+        ref.apply([second])  # type: ignore[arg-type]
+    ref.apply(sign_line(tab.seats[0].key, {**{k: v for k, v in second.items() if k != "sig"}, "at": 100.0}))
+    later = {k: v for k, v in json.loads(lines[2]).items() if k != "sig"}
+    stamped = sign_line(tab.seats[1].key, {**later, "prev": ref.head, "at": 99.5})
+    with pytest.raises(IllegalMove, match="before the line it follows"):
+        ref.apply(stamped)
+
+
+@pytest.mark.parametrize("change, err_type, match", [
+    (lambda h: h.update(n=2), MalformedInput, "the first line must be the header"),
+    (lambda h: h.update(prev="1" * 64), MalformedInput, "the first line must be the header"),
+    (lambda h: h.update(action="go"), MalformedInput, "the first line must be the header"),
+    (lambda h: h.update(seat=0), MalformedInput, "the first line must be the header"),
+    (lambda h: h.update(data=[]), MalformedInput, "header: fields list"),
+    (lambda h: h["data"].pop("trust"), MalformedInput, "header: fields"),
+    (lambda h: h["data"].update(extra=1), MalformedInput, "header: fields"),
+    (lambda h: h["data"].update(limits={"idle": 0}), MalformedInput, "limits must map names to positive seconds"),
+    (lambda h: h["data"].update(limits={"idle": True}), MalformedInput, "limits must map"),
+    (lambda h: h["data"].update(limits={"idle": float("inf")}), MalformedInput, "limits must map"),
+    (lambda h: h["data"].update(limits=[1]), MalformedInput, "limits must map"),
+    (lambda h: h["data"].update(game="nope"), MalformedInput, "unknown game 'nope'"),
+    (lambda h: h["data"].update(options=[]), MalformedInput, "options must be an object"),
+    (lambda h: h["data"].update(matchId=""), MalformedInput, "matchId must be a non-empty string"),
+    (lambda h: h["data"].update(matchId=5), MalformedInput, "matchId must be a non-empty string"),
+    (lambda h: h["data"].update(seats=["a"]), MalformedInput, "seats must be 2 names"),
+    (lambda h: h["data"].update(seats=["a", 2]), MalformedInput, "seats must be 2 names"),
+    (lambda h: h["data"].update(seats="ab"), MalformedInput, "seats must be 2 names"),
+    (lambda h: h["data"]["parties"].pop("dealer"), MalformedInput, "parties must list"),
+    (lambda h: h["data"]["parties"].update(seats=["00" * 32]), MalformedInput, "parties must list"),
+    (lambda h: h["data"]["parties"].update(seats="x"), MalformedInput, "parties must list"),
+    (lambda h: h["data"].update(parties=[]), MalformedInput, "parties must list"),
+    (lambda h: h["data"]["parties"].update(dealer="zz"), MalformedInput, "the dealer's public key"),
+    (lambda h: h["data"].update(keys={"x": {}}), MalformedInput, "header: expected keys for"),
+    (lambda h: h["data"].update(keys=[]), MalformedInput, "header: expected keys for"),
+    (lambda h: h["data"].update(deal={}), MalformedInput, "count: deal must be"),
+])
+def test_every_header_field_is_checked(count_game, change, err_type, match):
+    tab, events, _ = count_game
+    header = json.loads(json.dumps(events[0]))
+    header.pop("sig")
+    change(header)
+    signed = sign_line(tab.referee.key, header)
+    with pytest.raises(err_type, match=match):
+        Referee(signed)
+
+
+def test_the_header_is_signed_by_the_referee_it_names(count_game):
+    tab, events, _ = count_game
+    header = {k: v for k, v in events[0].items() if k != "sig"}
+    with pytest.raises(InvalidSignature, match="not signed by the referee"):
+        Referee(sign_line(SigningKey.generate(), header))
+    Referee(sign_line(tab.referee.key, header))
+
+
+# ---------------------------------------------------------------- any line: a typed error from an explicit check
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 2**70) | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6)
+KINDS = st.sampled_from(["go", "tick", "end", "reveal", "header", "deal", "entropy.seat"]) | JSON
+LINES = st.fixed_dictionaries(
+    {"seat": st.sampled_from([None, 0, 1, 2, -1, True]) | JSON, "action": KINDS, "data": JSON},
+    optional={"proofs": JSON, "clock": JSON, "at": JSON})
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=LINES, cut=st.sampled_from([1, 2, 4, 5]))
+def test_any_line_is_accepted_or_refused_by_a_named_check(count_game, line, cut):
+    """A line of any shape after any prefix of a real match, signed by the key its seat or
+    role names: the referee accepts it or raises a ZkbluffError from one of its checks
+    (never the catch-all 'malformed line (KeyError ...)'), and a refused line changes nothing."""
+    from zkbluff.errors import ZkbluffError
+
+    tab, events, _ = count_game
+    lines = rechain(tab, events[:cut])
+    ref = Referee(json.loads(lines[0]))
+    for x in lines[1:]:
+        ref.apply(json.loads(x))
+    event = {**line, "n": ref.next_line, "prev": ref.head}
+    seat = event["seat"]
+    if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < 2:
+        key = tab.seats[seat].key
+    else:
+        key = tab.dealer.key if event["action"] == "reveal" else tab.referee.key
+    event = sign_line(key, event)
+    state = (ref.next_line, ref.head, ref.ended, ref.closed, ref.rules.public_state())
+    try:
+        ref.apply(event)
+    except ZkbluffError as exc:
+        assert "malformed line (" not in str(exc), str(exc)
+        assert (ref.next_line, ref.head, ref.ended, ref.closed, ref.rules.public_state()) == state
+
+
+# ---------------------------------------------------------------- a timeout states its clock
+
+def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_paused):
+    from zkbluff.errors import EarlyTimeout
+
+    tab = classic_paused
+    ref = replay(tab)
+    ref.apply(deal_line(tab))
+    assert ref.rules.to_move == 0 and ref.rules.s.phase == "play"
+    idle = tab.view.header["limits"]["idle"]
+
+    def timeout(at=None, clock=None, data=None):
+        e = {"n": ref.next_line, "prev": ref.head, "seat": None, "action": "timeout",
+             "data": data or {"seat": 0, "limit": "idle"}}
+        if at is not None:
+            e["at"] = at
+        if clock is not None:
+            e["clock"] = clock
+        return sign_line(tab.referee.key, e)
+
+    with pytest.raises(MalformedInput, match="^timeout: the line needs its stamp 'at'$"):
+        ref.apply(timeout())
+    deadline = ref.head_at + idle
+    with pytest.raises(IllegalMove, match="^timeout: its clock None is not what the transcript gives"):
+        ref.apply(timeout(at=deadline + 1))
+    due = ref.timeout_clock(0, "idle", deadline + 1)
+    assert due == {"since": ref.next_line - 1, "limit": "idle", "seconds": idle, "deadline": deadline,
+                   "lastSigned": [3, line_hash(canonical(tab.writer.events[2]))]}  # seat 0's entropy line
+    with pytest.raises(EarlyTimeout, match=f"declared at {deadline}, not after its deadline {deadline}"):
+        ref.apply(timeout(at=deadline, clock=due))
+    with pytest.raises(IllegalMove, match="seat 1 is not the seat to move"):
+        ref.apply(timeout(at=deadline + 1, clock=ref.timeout_clock(1, "idle", deadline + 1),
+                          data={"seat": 1, "limit": "idle"}))
+    with pytest.raises(IllegalMove, match="proof timeout: not allowed now"):
+        ref.apply(timeout(at=deadline + 1, clock=ref.timeout_clock(0, "proof", deadline + 1),
+                          data={"seat": 0, "limit": "proof"}))
+    ref.apply(timeout(at=deadline + 1, clock=due))
+    assert ref.over and ref.result().placements == (2, 1)
