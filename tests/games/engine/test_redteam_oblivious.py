@@ -1,0 +1,101 @@
+"""Red team against the oblivious deal at a two-player Proof or Bluff table: a cheating
+seat's lines that the referee (live) and ``transcript verify`` (offline) must refuse with a
+typed error, leaving the table as it was. Real proofs under the pinned keys; one dealt
+table per module."""
+import json
+
+import pytest
+
+from zkbluff.errors import IllegalMove, MalformedInput, TranscriptError, UnfoundedComplaint
+from zkbluff.games.engine.oblivious_deal import CHOOSE, COMMIT, COMPLAINT
+from zkbluff.games.engine.referee import Referee
+from zkbluff.games.engine.table import open_match
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.protocol import oblivious_deal as od
+from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.transcript import canonical, line_hash
+
+
+def _events(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def _extend(events, key, seat, action, data):
+    prev = line_hash(canonical(events[-1]))
+    return events + [sign_line(key, {"n": len(events) + 1, "prev": prev, "seat": seat, "action": action,
+                                     "data": data, "at": events[-1]["at"]})]
+
+
+def _referee(events):
+    ref = Referee(events[0])
+    for e in events[1:]:
+        ref.apply(e)
+    return ref
+
+
+def _write(tmp_path, events, name):
+    p = tmp_path / name
+    p.write_text("".join(canonical(e) + "\n" for e in events))
+    return p
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory):
+    """A classic casual (5+5) table right after its first oblivious deal, and the chooser's
+    protocol party rebuilt from its seed (as far as its choice)."""
+    path = tmp_path_factory.mktemp("redteam-dealt") / "m.jsonl"
+    tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "oblivious"}, transcript=path)
+    seat0 = tab.seats[0]
+    chooser = tab.spec.deal.chooser_party(seat0.deal_secrets, tab.match_id, 1, seat0.prover)
+    events = _events(path)
+    assert chooser.choose(events[1]["data"]) == events[2]["data"]
+    return tab, events, chooser
+
+
+@pytest.mark.parametrize("b", ["\u00b2", "\u0663", "1" * 5000])
+def test_a_complaint_whose_reveal_is_no_ascii_decimal_is_refused_typed_live_and_offline(dealt, tmp_path, b):
+    """A chooser complains with its OT reveal's ``b`` written in digits ``str.isdigit``
+    takes but ``int`` does not (a superscript two), in another script's digits (Arabic-Indic
+    three: a second spelling of a number), or too long for ``int``: the referee must refuse
+    it as MalformedInput — not crash with a ValueError — and change nothing."""
+    tab, events, chooser = dealt
+    head = events[:4]  # header, commit, choose, transfer: the chooser's answer is due
+    reveal = {**chooser._ot.reveal(0), "b": b}
+    line = _extend(head, tab.seats[0].key, 0, COMPLAINT, {"round": 1, "reveal": reveal})[-1]
+    ref = _referee(head)
+    with pytest.raises(MalformedInput, match="b must be"):
+        ref.apply(line)
+    assert ref.next_line == 5 and ref.ledger.deal.fault is None and not ref.over
+    with pytest.raises(MalformedInput) as exc:
+        verify_transcript(_write(tmp_path, head + [line], "bad-b.jsonl"))
+    assert exc.value.line == 5
+    # twin: the same complaint with b in ASCII digits is read, and refused for what it is
+    # (the deck seat was honest)
+    honest = _extend(head, tab.seats[0].key, 0, COMPLAINT, {"round": 1, "reveal": chooser._ot.reveal(0)})[-1]
+    with pytest.raises(UnfoundedComplaint, match="is correct"):
+        _referee(head).apply(honest)
+
+
+@pytest.mark.parametrize("kind,index", [(COMMIT, 1), (CHOOSE, 2)])
+@pytest.mark.parametrize("round_", [1.0, True])
+def test_an_exchange_line_whose_round_is_not_an_integer_is_refused(dealt, kind, index, round_):
+    """A seat writes its exchange message with ``round`` 1.0 or true (equal to 1 in Python,
+    another spelling in the signed transcript): refused as MalformedInput, nothing recorded."""
+    tab, events, _ = dealt
+    seat = 1 if kind == COMMIT else 0
+    head = events[:index]
+    line = _extend(head, tab.seats[seat].key, seat, kind, {**events[index]["data"], "round": round_})[-1]
+    ref = _referee(head)
+    before = ref.ledger.deal
+    with pytest.raises(MalformedInput, match="round"):
+        ref.apply(line)
+    assert ref.next_line == index + 1 and ref.ledger.deal == before
+    ref.apply(events[index])  # twin: the integer round is accepted
+
+
+def test_a_complaint_whose_round_is_true_is_refused(dealt):
+    tab, events, chooser = dealt
+    head = events[:4]
+    line = _extend(head, tab.seats[0].key, 0, COMPLAINT, {"round": True, "reveal": chooser._ot.reveal(0)})[-1]
+    with pytest.raises(MalformedInput, match="round"):
+        _referee(head).apply(line)
