@@ -99,3 +99,40 @@ def test_a_complaint_whose_round_is_true_is_refused(dealt):
     line = _extend(head, tab.seats[0].key, 0, COMPLAINT, {"round": True, "reveal": chooser._ot.reveal(0)})[-1]
     with pytest.raises(MalformedInput, match="round"):
         _referee(head).apply(line)
+
+
+def _house_header(seats, house_spec, match_id="m-redteam"):
+    """The header the house writes after the seats joined, under ``house_spec``."""
+    from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty
+    from zkbluff.games.engine.table import wire
+
+    referee, dealer = RefereeParty(house_spec, prover=Prover()), Dealer(house_spec, Prover())
+    joins, messages = [wire(s.join()) for s in seats], [wire(s.to_dealer()) for s in seats]
+    hello = wire(dealer.hello(match_id, joins, messages))
+    keys = {k: dealer.prover.key(k).vk.to_json() for k in house_spec.statements()}
+    return wire(referee.header(match_id, joins, hello, keys, None))
+
+
+@pytest.mark.parametrize("house_options", [{"mode": "casual", "deal": "dealer"},
+                                           {"mode": "standard", "deal": "oblivious"}])
+def test_a_seat_refuses_a_header_for_another_table_than_the_one_it_joined(house_options):
+    """The house seats a player at an oblivious casual table, then writes the header of a
+    dealer-deal table (where the house sees both hands) or of another hand size: the seat
+    must refuse the header (its join, its deal secrets, its agreement were for another
+    table) and hold no view."""
+    from zkbluff.errors import CommitmentMismatch
+    from zkbluff.games.engine.parties import Prover, Seat
+    from zkbluff.games.registry import spec_for
+
+    joined = spec_for("proof-or-bluff", {"mode": "casual", "deal": "oblivious"})
+    seats = [Seat(joined, i, f"s{i}", Prover()) for i in range(2)]
+    header = _house_header(seats, spec_for("proof-or-bluff", house_options))
+    for s in seats:
+        with pytest.raises(CommitmentMismatch, match="this seat joined"):
+            s.receive(header)
+        assert s.view is None
+    # twin: the header of the table they joined is accepted
+    good = _house_header(seats, joined)
+    for s in seats:
+        s.receive(good)
+        assert s.view is not None and s.view.header["options"] == {"mode": "casual", "deal": "oblivious"}
