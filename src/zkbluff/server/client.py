@@ -283,6 +283,7 @@ class SeatClient:
         if line is None:
             return
         self._deal_sent_for = line["n"]
+        self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
         await conn.send({"type": "line", "line": line})
 
     async def _move(self, conn: _Connection) -> None:

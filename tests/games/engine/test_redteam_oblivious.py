@@ -136,3 +136,81 @@ def test_a_seat_refuses_a_header_for_another_table_than_the_one_it_joined(house_
     for s in seats:
         s.receive(good)
         assert s.view is not None and s.view.header["options"] == {"mode": "casual", "deal": "oblivious"}
+
+
+@pytest.mark.parametrize("crashed_after", [4, 5])  # the deck seat's transfer, the chooser's hand
+def test_a_restart_right_after_a_seats_exchange_line_is_written_resumes_the_match(tmp_path, crashed_after):
+    """The house's process dies right after writing a seat's exchange line (the deck seat's
+    transfer, or the chooser's hand), before the files saved after a written line. Before
+    the fix the seat's hand lived only in memory until then: the resume raised
+    CommitmentMismatch ("it made no hand") at the deal and the match could never go on. The
+    seat's secrets are now saved before its line is written, so the match resumes and each
+    hand opens its commitment."""
+    import shutil
+
+    from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
+    from zkbluff.games.engine.table import Table, _saver, resume_match, secrets_path
+    from zkbluff.gadgets.native import commit
+    from zkbluff.games.registry import spec_for
+    from zkbluff.protocol.transcript import TranscriptWriter
+
+    spec = spec_for("proof-or-bluff", {"mode": "casual", "deal": "oblivious"})
+    path, backup = tmp_path / "c.jsonl", tmp_path / "before"
+    backup.mkdir()
+    save = _saver(path)
+
+    def persist(table):
+        save(table)
+        if len(table.writer.events) == crashed_after - 1:  # the files as they were before the line
+            for f in tmp_path.glob("c.jsonl.*.secrets.json"):
+                shutil.copy(f, backup / f.name)
+
+    seats = [Seat(spec, i, f"s{i}", Prover()) for i in range(2)]
+    tab = Table(RefereeParty(spec, prover=Prover()), Dealer(spec, Prover()), seats, TranscriptWriter(path), persist)
+    tab.start()
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:crashed_after]))  # the line was written ...
+    for f in backup.iterdir():  # ... its seat's secrets file was not
+        shutil.copy(f, tmp_path / f.name)
+    owner = 1 if crashed_after == 4 else 0
+    # the last files saved before the line was written already hold the hand it commits to
+    assert "1" in json.loads(secrets_path(path, f"seat{owner}").read_text())["deal"]["hands"]
+    resumed = resume_match(path)
+    assert [e["action"] for e in resumed.writer.events][crashed_after:crashed_after + 1] == \
+        (["oblivious.hand"] if crashed_after == 4 else ["deal"])
+    for s in resumed.seats:
+        assert commit(s.private["hand"], s.private["salt"]) == resumed.view.ledger.hands[s.seat]
+
+
+def test_a_remote_chooser_saves_its_hand_before_its_hand_line_leaves(dealt, tmp_path):
+    """A person's client makes its ``oblivious.hand`` line and sends it; the server writes
+    it; the client dies before the line comes back. Its saved seat must already hold the
+    hand the line commits to (before the fix it was saved only when a line came back, and
+    the restarted client could never open its hand at the deal)."""
+    import asyncio
+
+    from zkbluff.games.engine.parties import Prover, Seat
+    from zkbluff.protocol.transcript import TranscriptWriter
+    from zkbluff.server.client import SeatClient
+
+    tab, events, _ = dealt
+    exported = tab.seats[0].export()
+    fresh = {**exported, "deal": {"seed": exported["deal"]["seed"], "hands": {}}, "private": {}}
+    seat = Seat.restore(tab.spec, fresh, Prover())
+    for e in events[:4]:  # header, commit, choose, transfer: the chooser's hand is due
+        seat.receive(e)
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.code, client.match_id, client.seat = "ABCD-EFGH", tab.match_id, seat
+    client.folder.mkdir(parents=True)
+    client.writer = TranscriptWriter(client.transcript_path(tab.match_id), events=events[:4])
+
+    class Conn:
+        sent = []
+
+        async def send(self, msg):
+            self.sent.append(msg)
+
+    asyncio.run(client._deal_line(Conn()))
+    assert [m["line"]["action"] for m in Conn.sent] == ["oblivious.hand"]
+    saved = json.loads((client.folder / "seat.json").read_text())
+    assert saved["seat"]["deal"]["hands"]["1"] == exported["deal"]["hands"]["1"]
