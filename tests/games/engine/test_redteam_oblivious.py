@@ -214,3 +214,39 @@ def test_a_remote_chooser_saves_its_hand_before_its_hand_line_leaves(dealt, tmp_
     assert [m["line"]["action"] for m in Conn.sent] == ["oblivious.hand"]
     saved = json.loads((client.folder / "seat.json").read_text())
     assert saved["seat"]["deal"]["hands"]["1"] == exported["deal"]["hands"]["1"]
+
+
+def test_a_client_detects_the_house_server_rewriting_an_exchange_line_it_relays(dealt, tmp_path):
+    """The house's server relays the deck seat's ``oblivious.commit`` to the chooser's
+    client with one commitment changed: as is (the deck seat's signature no longer
+    covers it), or re-signed with the deck seat's key (the house plays that seat; the
+    permutation proof no longer covers the commitments). The client refuses both, keeps no
+    copy of them, and takes the line as written."""
+    from zkbluff.errors import InvalidProof
+    from zkbluff.protocol.signing import InvalidSignature
+    from zkbluff.games.engine.parties import Prover, Seat
+    from zkbluff.protocol.transcript import TranscriptWriter
+    from zkbluff.server.client import SeatClient
+
+    tab, events, _ = dealt
+    exported = tab.seats[0].export()
+    seat = Seat.restore(tab.spec, {**exported, "deal": {"seed": exported["deal"]["seed"], "hands": {}},
+                                   "private": {}}, Prover())
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.code, client.match_id, client.seat = "ABCD-EFGH", tab.match_id, seat
+    client.folder.mkdir(parents=True)
+    client.writer = TranscriptWriter(client.transcript_path(tab.match_id))
+    client._on_line({"matchId": tab.match_id, "line": events[0]})
+    commit_line = events[1]
+    data = commit_line["data"]
+    changed = {**data, "commitments": [data["commitments"][1], data["commitments"][0], *data["commitments"][2:]]}
+    as_is = {**commit_line, "data": changed}
+    body = {k: v for k, v in commit_line.items() if k != "sig"}
+    resigned = sign_line(tab.seats[1].key, {**body, "data": changed})
+    for line, err, why in [(as_is, InvalidSignature, "signed"), (resigned, InvalidProof, "permutation")]:
+        with pytest.raises(err, match=why) as exc:
+            client._on_line({"matchId": tab.match_id, "line": line})
+        assert (err is InvalidSignature) == isinstance(exc.value, InvalidSignature)  # re-signed: its proof fails
+        assert len(client.writer.events) == 1 and seat.view.next_line == 2
+    client._on_line({"matchId": tab.match_id, "line": commit_line})  # twin: the line as written
+    assert len(client.writer.events) == 2 and seat.view.ledger.deal.current is not None
