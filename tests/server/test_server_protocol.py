@@ -306,6 +306,11 @@ def test_a_clients_deal_line_is_sent_once_per_table_line_and_a_complaint_kept_un
             self.view = SimpleNamespace(next_line=7)
             self.complaint = {"line": 5}
 
+        spec = SimpleNamespace(game="cheat", options={})
+
+        def export(self):  # what the client saves before a deal line leaves
+            return {"complaint": self.complaint}
+
         def deal_line(self):
             if self.complaint is None:
                 return None
@@ -321,6 +326,8 @@ def test_a_clients_deal_line_is_sent_once_per_table_line_and_a_complaint_kept_un
 
     client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
     client.seat, conn = FakeSeat(), Conn()
+    client.code, client.writer = "ABCD-EFGH", SimpleNamespace(events=[])
+    client.folder.mkdir(parents=True)
 
     async def run():
         await client._deal_line(conn)

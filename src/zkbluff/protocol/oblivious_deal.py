@@ -160,7 +160,7 @@ def _message(msg, kind: str, session: str, round_no: int, fields: Sequence[str])
         raise MalformedInput(f"{what}: expected type 'oblivious.{kind}', got {msg.get('type')!r:.40}")
     if msg.get("version") != VERSION:
         raise MalformedInput(f"{what}: expected version {VERSION}, got {msg.get('version')!r:.20}")
-    if msg.get("session") != session or msg.get("round") != round_no:
+    if msg.get("session") != session or type(msg.get("round")) is not int or msg.get("round") != round_no:
         raise MalformedInput(f"{what}: for session {msg.get('session')!r:.60} round {msg.get('round')!r:.10}, "
                              f"expected session {session!r:.60} round {round_no}")
     missing = [f for f in fields if f not in msg]

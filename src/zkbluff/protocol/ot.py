@@ -279,8 +279,8 @@ def open_revealed(session: str, n: int, payload_bytes: int, setup: dict, request
     if isinstance(i, bool) or not isinstance(i, int) or isinstance(c, bool) or not isinstance(c, int) \
             or not 0 <= c < n:
         raise MalformedInput(f"OT reveal: expected integer transfer and choice in 0..{n - 1}, got {i!r}, {c!r}")
-    if not isinstance(b, str) or not b.isdigit() or not 0 < int(b) < r:
-        raise MalformedInput("OT reveal: b must be a decimal string in 1..r-1")
+    if not isinstance(b, str) or not b.isascii() or not b.isdigit() or len(b) > 100 or not 0 < int(b) < r:
+        raise MalformedInput(f"OT reveal: b must be a decimal string (ASCII digits) in 1..r-1, got {b!r:.40}")
     entries = _field(request, "B", "OT request")
     rows = _field(response, "ciphertexts", "OT response")
     if not isinstance(entries, list) or not isinstance(rows, list) or not 0 <= i < min(len(entries), len(rows)):

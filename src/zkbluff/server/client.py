@@ -157,6 +157,8 @@ class SeatClient:
         self._tries = 0
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
+        #: the table this client asked for when it hosts (game, options): a seat at another is refused
+        self.wanted: Optional[tuple[str, dict[str, Any]]] = None
 
     # ---- files
     @property
@@ -189,6 +191,9 @@ class SeatClient:
         if self.seat is not None and self.match_id == match_id:
             return None if self.writer and self.writer.events else self._seat_join()
         spec = spec_for(msg["game"], msg.get("options"))
+        if self.wanted is not None and (spec.game, dict(spec.options)) != self.wanted:
+            raise CommitmentMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
+                                     f"for {self.wanted[0]} {self.wanted[1]}")
         prover = Prover(self.key_folder, self.backend)
         saved = self._load_saved(match_id)
         self.match_id = match_id
@@ -278,6 +283,7 @@ class SeatClient:
         if line is None:
             return
         self._deal_sent_for = line["n"]
+        self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
         await conn.send({"type": "line", "line": line})
 
     async def _move(self, conn: _Connection) -> None:
@@ -305,7 +311,8 @@ class SeatClient:
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """Create a room for ``game``, add the bots, start when full, play it to its end."""
-        spec_for(game, options or None)  # an unknown game or option is refused before connecting
+        spec = spec_for(game, options or None)  # an unknown game or option is refused before connecting
+        self.wanted = (spec.game, dict(spec.options))
         return await self._session(create={"game": game, "options": options or {}})
 
     async def join(self, code: str) -> dict[str, Any]:

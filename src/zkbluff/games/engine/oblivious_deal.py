@@ -281,7 +281,8 @@ class ObliviousDeal(DealScheme):
 
     def _check_complaint(self, view: Any, data: Any, n: int, w: int) -> None:
         pub: ObliviousPublic = view.ledger.deal
-        if not isinstance(data, dict) or set(data) != {"round", "reveal"} or data["round"] != w:
+        if not isinstance(data, dict) or set(data) != {"round", "reveal"} or type(data["round"]) is not int \
+                or data["round"] != w:
             raise MalformedInput(f"oblivious.complaint: expected {{round: {w}, reveal}}, got {data!r:.120}")
         assert pub.current is not None
         try:

@@ -165,7 +165,13 @@ class Seat(_Party):
         if first:
             assert self.view is not None
             if self.view.seat_keys[self.seat] != self.public_key:
+                self.view = None
                 raise CommitmentMismatch(f"seat {self.seat}: the header lists another public key for this seat")
+            got, joined = (self.view.spec.game, dict(self.view.spec.options)), (self.spec.game, dict(self.spec.options))
+            if got != joined:  # the house may not change the table (its deal, its hands) after the join
+                self.view = None
+                raise CommitmentMismatch(f"seat {self.seat}: the header is for {got[0]} {got[1]}; this seat joined "
+                                         f"{joined[0]} {joined[1]}")
             return
         if restoring:
             return

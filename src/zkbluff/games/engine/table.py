@@ -159,6 +159,8 @@ class Table:
         for seat in self.seats:
             line = seat.deal_line()
             if line is not None:
+                if self.persist is not None:  # what the seat committed to in it (its hand) is saved before the line
+                    self.persist(self)
                 return line
         return None
 
