@@ -67,6 +67,7 @@ EVENT_WORDS = {
     EventKind.BELIEVED: "{who} believes it.",
     EventKind.DOUBTED: "{who} doubts it! (play pauses {hold} s)",
     EventKind.ALL_DONE: "{who} calls All done (Gochisousama)!",
+    EventKind.TIMED_OUT: "{who} let their time run out and forfeits the series.",
 }
 
 END_WORDS = {
@@ -213,6 +214,9 @@ class MindBluffText:
             return f"{_v(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
         if kind == "consent":
             return f"{_v(who, 'agrees')} to the next game."
+        if kind == "timeout":
+            late = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
+            return f"The referee's clock: {late} let their time run out and forfeits the series."
         if kind == "end":
             reason = str(d["reason"]).replace("P1", n[0]).replace("P2", n[1])
             return f"Series over: {reason}."
