@@ -183,3 +183,35 @@ def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(
     assert exc.value.line == j + 1
     # the twin: the honest lines re-signed the same way verify
     assert verify_transcript(_write(tmp_path, _resign_from(events, i, ref.key), "honest.jsonl"))["complete"]
+
+
+@pytest.mark.slow
+def test_a_three_seat_match_goes_on_after_a_withheld_share_to_a_verified_end(tmp_path, mcl, match_keys):
+    clock = Clock()
+    tab = open_match("bluffers", {"players": "3"}, transcript=tmp_path / "t.jsonl", clock=clock, backend=mcl,
+                     limits=TimeLimits(proof=PROOF))
+    bots = [tab.spec.house_bot(5 + i) for i in range(3)]
+    gone = None
+    for _ in range(2000):
+        if tab.over:
+            break
+        r = tab.rules
+        if gone is None and r.s.phase == Phase.PULL and r.to_move != r.s.puller:
+            gone = r.to_move                                  # this seat's agent withholds its share
+            round_no, chambers = r.s.round, list(r.s.chambers)
+            clock.now += PROOF + 0.1
+            line = tab.poll()
+            assert line["action"] == "forfeit" and line["data"] == {"seat": gone}
+            assert r.s.chambers == chambers and not r.s.alive[gone]   # no pull: the round was void
+            assert r.s.round == round_no + 1 and tab.writer.events[-1]["action"] == "deal"  # a new round, dealt
+            assert gone not in tab.writer.events[-1]["data"]["seats"] and r.to_move == r.s.starter
+            continue
+        seat = tab.to_move
+        tab.move(seat, bots[seat].act(tab.observation(seat)))
+        check_invariants(tab.rules.public_state())
+    assert tab.over and gone is not None
+    result = tab.rules.result()
+    report = verify_transcript(tab.writer.path)
+    assert report["complete"] and report["result"] == result
+    assert result.scores[gone] == 0 and sorted(result.placements) == [1, 2, 3]
+    assert sorted(s for i, s in enumerate(result.scores) if i != gone) in ([1, 8], [4, 8])
