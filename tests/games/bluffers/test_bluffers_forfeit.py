@@ -162,6 +162,9 @@ def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(
     assert result.placements[seat] == 2 and result.scores[seat] == 0 and result.scores[1 - seat] == 5
     report = verify_transcript(tab.writer.path)
     assert report["complete"] and report["result"] == result
+    said = tab.spec.text.describe(forfeit, ["ann", "bob"])
+    assert said.startswith(f"{['ann', 'bob'][seat]} did not make a move only it can make in time")
+    assert "no points" in said
 
     # the house forfeits the seat at its deadline, not after, and re-signs: refused offline
     events = [json.loads(json.dumps(e)) for e in tab.writer.events]

@@ -20,6 +20,7 @@ from zkbluff.games.mind_bluff.rules import (
     AllDone, AllDoneVerdict, Believe, Claim, Eat, EatVerdict, EventKind, MindBluffRules, Phase, Reveal,
     StartGame, TimeOut,
 )
+from zkbluff.games.mind_bluff.spec import series_review
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 
@@ -190,3 +191,7 @@ def test_a_consent_that_never_comes_ends_the_series_over_the_clock(tmp_path, mat
     assert tab.over and tab.rules.result().placements == (1, 2)
     assert "P2 let its time run out" in tab.writer.events[-1]["data"]["reason"]
     assert verify_transcript(tab.writer.path)["complete"]
+    said = tab.spec.text.describe(line, ["Aiko", "Ben"])
+    assert "Ben let their time run out and forfeits the series" in said
+    review = series_review(tab.writer.path)       # game 1's review; the series' result names the timeout
+    assert review["complete"] and len(review["games"]) == 1 and "P2 let its time run out" in review["result"]

@@ -744,8 +744,9 @@ class TableRules(BluffersRules):
                 raise IllegalMove(f"forfeit: the referee's clock, not seat {seat}")
             due = self.overdue()
             if not isinstance(due, Forfeit) or not _is_int(action.seat) or action.seat != due.seat:
+                now = "none" if due is None else f"{due.kind} {due.to_data()}"
                 raise IllegalMove(f"forfeit: seat {action.seat!r} owes no line only it can make now "
-                                  f"(the clock's line now: {due.kind + ' of seat ' + str(due.seat) if due else 'none'})")
+                                  f"(the clock's line now: {now})")
             return
         if self.shed_due is not None:
             if not isinstance(action, ShedCard) or seat != self.shed_due:
