@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from zkbluff.errors import EarlyTimeout, IllegalMove, TranscriptError
 from zkbluff.games.bluffers.moves import Proceed
 from zkbluff.games.bluffers.rules import (
     AutoMove, CallBluff, CommitSeed, DealHands, Disconnect, DrawTableCard, Forfeit, OpenPlay, Phase, Play, Share,
-    TableRules, Timeout, check_invariants,
+    ShedCard, TableRules, Timeout, check_invariants,
 )
 from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.rules import NO_SEAT
@@ -105,6 +107,51 @@ def test_a_dropped_seat_whose_agent_is_gone_forfeits_and_a_pending_shed_too():
     r.apply(NO_SEAT, Forfeit(0))
     assert r.shed_due is None and r.s.phase == Phase.DEAL and r.s.places[0] == 3
     check_invariants(r.public_state())
+
+
+@settings(max_examples=60)
+@given(st.integers(2, 4), st.randoms(use_true_random=False))
+def test_random_timeouts_and_forfeits_keep_the_invariants_and_every_match_ends(n, rnd):
+    """A random walk over the proven table's rules in which the clock fires now and then
+    (whatever ``overdue`` says is due) and seats drop: the public invariants hold at every
+    line, a forfeited seat never moves again, and the match ends with the forfeits scoring 0."""
+    r = TableRules(n)
+    forfeits: list[int] = []
+    for _ in range(5000):
+        if r.over:
+            break
+        check_invariants(r.public_state())
+        seat, due = r.to_move, r.overdue()
+        assert seat not in forfeits
+        if due is not None and rnd.random() < 0.1:
+            r.apply(NO_SEAT, due)
+            if isinstance(due, Forfeit):
+                forfeits.append(due.seat)
+            continue
+        if seat is NO_SEAT:
+            if r.drawn is None:
+                r.apply(NO_SEAT, DrawTableCard(rnd.randrange(3)))
+            else:
+                standing = tuple(r.standing())
+                r.apply(NO_SEAT, DealHands(r.drawn, standing, ("aa",) * len(standing)))
+        elif r.shed_due is not None:
+            r.apply(seat, ShedCard())
+        elif r.s.phase == Phase.COMMIT:
+            r.apply(seat, CommitSeed(1 + seat + rnd.randrange(1 << 64) * 8))
+        elif r.s.phase == Phase.REVEAL:
+            r.apply(seat, OpenPlay(tuple(rnd.sample(range(20), r.s.last_play.count)), 1))
+        elif r.s.phase == Phase.PULL:
+            r.apply(seat, Share(rnd.randrange(1 << 128)))
+        elif rnd.random() < 0.03 and not r.s.dropped[seat] and r.extras().timed_out is None:
+            r.apply(NO_SEAT, Disconnect(seat))
+        else:
+            r.apply(seat, rnd.choice(r.legal_actions(seat)))
+    assert r.over
+    check_invariants(r.public_state())
+    res = r.result()
+    assert sorted(res.placements) == list(range(1, n + 1))
+    assert all(res.scores[i] == 0 and res.placements[i] > 1 for i in forfeits)
+    assert r.public_state().forfeited == tuple(i in forfeits for i in range(n))
 
 
 # ---------------------------------------------------------------- a real table, a fake clock
