@@ -58,6 +58,12 @@ holds it up). A new series also needs everyone's agreement.
 ## Pauses
 A doubt pauses play for 4.5 seconds. Game 3 opens with a 10-second coin animation (the
 count shows "??"). All done keeps the result hidden for 3.6 seconds before the reveal.
+
+## Time
+Every wait on you — your turn, your claim, believe or doubt, your draw entropy before
+game 3, your agreement to the next game — has a time limit (the table's idle limit, ten
+minutes unless the table says otherwise). If it runs out you forfeit the series: your
+opponent wins it at once.
 """
 
 EVENT_WORDS = {
