@@ -19,6 +19,7 @@ from zkbluff.games.bluffers.rules import (
     AutoMove, CallBluff, CommitSeed, DealHands, Disconnect, DrawTableCard, Forfeit, OpenPlay, Phase, Play, Share,
     ShedCard, TableRules, Timeout, check_invariants,
 )
+from zkbluff.games.bluffers.spec import BluffersSpec
 from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.table import open_match
@@ -26,7 +27,7 @@ from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 
-PROOF = 10.0
+PROOF, IDLE = 10.0, 20.0
 
 
 def _dealt(n: int) -> TableRules:
@@ -54,6 +55,7 @@ def test_a_seats_own_choice_times_out_first_then_its_automatic_move_forfeits():
     _refused(r, NO_SEAT, Forfeit(0), "owes no line only it can make")   # its 30 s of choice come first
     r.apply(NO_SEAT, Timeout(0))
     assert r.overdue() == Forfeit(0)                                     # now its agent owes the proof
+    assert BluffersSpec({"players": "3"}).timeout(r) == (Forfeit(0), "idle")  # a prompt may still be open
     _refused(r, NO_SEAT, Forfeit(1), "seat 1 owes no line")
     _refused(r, 1, Forfeit(0), "the referee's clock")
     _refused(r, NO_SEAT, Forfeit(True), "owes no line")
@@ -99,11 +101,15 @@ def test_a_seed_never_committed_forfeits_before_the_first_deal():
 
 
 def test_a_dropped_seat_whose_agent_is_gone_forfeits_and_a_pending_shed_too():
+    spec = BluffersSpec({"players": "3"})
     r = _dealt(3)
+    assert spec.timeout(r) == (Timeout(0), "move")
     r.apply(NO_SEAT, Disconnect(0))
     assert r.overdue() == Forfeit(0)                                     # no 30 s: its agent owes the move
+    assert spec.timeout(r) == (Forfeit(0), "proof")
     r.apply(0, AutoMove("dropped"))
     assert r.shed_due == 0 and r.to_move == 0 and r.overdue() == Forfeit(0)
+    assert spec.timeout(r) == (Forfeit(0), "proof")                       # a new hand: no choice in it
     r.apply(NO_SEAT, Forfeit(0))
     assert r.shed_due is None and r.s.phase == Phase.DEAL and r.s.places[0] == 3
     check_invariants(r.public_state())
@@ -181,28 +187,29 @@ def _write(tmp_path, events, name):
 def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(tmp_path, mcl, match_keys):
     clock = Clock()
     tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=tmp_path / "b.jsonl", clock=clock,
-                     backend=mcl, limits=TimeLimits(proof=PROOF))
+                     backend=mcl, limits=TimeLimits(proof=PROOF, idle=IDLE))
     while tab.rules.s.phase != Phase.TURN:                               # seeds committed, round 1 dealt
         tab.move(tab.to_move, Proceed())
     seat = tab.to_move
     clock.now += 30.1
     line = tab.poll()
     assert line["action"] == "timeout" and line["data"] == {"seat": seat}
-    # the seat's agent is gone: its automatic move never comes
+    # the seat's agent is gone: its automatic move never comes (it has the idle limit for it)
     ref = tab.referee
-    early = ref._line(None, "forfeit", Forfeit(seat).to_data(), at=clock.now + PROOF - 1,
-                      clock=ref.view.timeout_clock(seat, "proof", clock.now + PROOF - 1))
-    clock.now += PROOF - 1
+    assert tab.spec.timeout(tab.rules) == (Forfeit(seat), "idle")
+    early = ref._line(None, "forfeit", Forfeit(seat).to_data(), at=clock.now + IDLE - 1,
+                      clock=ref.view.timeout_clock(seat, "idle", clock.now + IDLE - 1))
+    clock.now += IDLE - 1
     n = len(tab.writer.events)
     with pytest.raises(EarlyTimeout):
         tab.publish(early)
     assert len(tab.writer.events) == n
-    clock.now = line["at"] + PROOF                                       # at the deadline: not yet
+    clock.now = line["at"] + IDLE                                        # at the deadline: not yet
     assert tab.poll() is None
     clock.now += 0.01
     forfeit = tab.poll()
     assert forfeit["action"] == "forfeit" and forfeit["data"] == {"seat": seat} and forfeit["seat"] is None
-    assert forfeit["clock"]["limit"] == "proof" and forfeit["clock"]["deadline"] == line["at"] + PROOF
+    assert forfeit["clock"]["limit"] == "idle" and forfeit["clock"]["deadline"] == line["at"] + IDLE
     assert forfeit["at"] > forfeit["clock"]["deadline"]
     assert tab.over and tab.writer.events[-1]["action"] == "end"
     result = tab.rules.result()
@@ -226,8 +233,8 @@ def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(
     j = i - 1
     assert events[j]["action"] == "timeout"
     skipped = json.loads(json.dumps(events[:j])) + [dict(events[i], n=j + 1)]
-    skipped[-1]["clock"] = dict(events[j]["clock"], limit="proof", seconds=PROOF,
-                                deadline=events[j]["clock"]["deadline"] - 30 + PROOF)
+    skipped[-1]["clock"] = dict(events[j]["clock"], limit="idle", seconds=IDLE,
+                                deadline=events[j]["clock"]["deadline"] - 30 + IDLE)
     with pytest.raises(TranscriptError) as exc:
         verify_transcript(_write(tmp_path, _resign_from(skipped, j, ref.key), "skipped.jsonl"))
     assert exc.value.line == j + 1
@@ -239,7 +246,7 @@ def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(
 def test_a_three_seat_match_goes_on_after_a_withheld_share_to_a_verified_end(tmp_path, mcl, match_keys):
     clock = Clock()
     tab = open_match("bluffers", {"players": "3"}, transcript=tmp_path / "t.jsonl", clock=clock, backend=mcl,
-                     limits=TimeLimits(proof=PROOF))
+                     limits=TimeLimits(proof=PROOF, idle=IDLE))
     bots = [tab.spec.house_bot(5 + i) for i in range(3)]
     gone = None
     for _ in range(2000):
@@ -249,9 +256,9 @@ def test_a_three_seat_match_goes_on_after_a_withheld_share_to_a_verified_end(tmp
         if gone is None and r.s.phase == Phase.PULL and r.to_move != r.s.puller:
             gone = r.to_move                                  # this seat's agent withholds its share
             round_no, chambers = r.s.round, list(r.s.chambers)
-            clock.now += PROOF + 0.1
+            clock.now += PROOF + 0.1                          # a share runs on the proof limit
             line = tab.poll()
-            assert line["action"] == "forfeit" and line["data"] == {"seat": gone}
+            assert line["action"] == "forfeit" and line["data"] == {"seat": gone} and line["clock"]["limit"] == "proof"
             assert r.s.chambers == chambers and not r.s.alive[gone]   # no pull: the round was void
             assert r.s.round == round_no + 1 and tab.writer.events[-1]["action"] == "deal"  # a new round, dealt
             assert gone not in tab.writer.events[-1]["data"]["seats"] and r.to_move == r.s.starter

@@ -630,7 +630,7 @@ class Timeout(Action):
 class Forfeit(Action):
     """The referee's clock (``NO_SEAT``): ``seat`` owed a line only it can make (the proof
     of its automatic move after a timeout or while away, its seed, its reveal, its share,
-    its new hand) and let the ``proof`` limit run out. It is out of the match at once: its
+    its new hand) and let its limit run out (the spec names it). It is out of the match at once: its
     place is settled as a knock-out's, it scores no points (as if it had left), and the
     round in progress is void (cards collected, no pull); the next standing seat after it
     starts the next round. A seat's automatic move needs that seat's own proof, so a seat

@@ -22,10 +22,11 @@ The lines of a match (:class:`~zkbluff.games.bluffers.rules.TableRules`):
    ``card.pick.v1`` (the card the seat's own seed picks for that line) and ``shed``
    (``card.play.v1`` on the picked card's commitment: the new hand). A dropped or departed
    seat's turns are the same ``auto_move`` made by its own agent, without the wait;
-6. ``forfeit`` (the referee's clock, the header's ``proof`` limit): a seat that owes a line
-   only its own agent can make (the automatic move and its shed, its seed, its reveal, its
-   share) and lets the limit run out is out with no points and the round is void, so a
-   match never waits on a seat whose agent is gone (docs/bluffers.md, "Time limits").
+6. ``forfeit`` (the referee's clock: the header's ``idle`` limit for the automatic move
+   after a timeout, its ``proof`` limit for the rest): a seat that owes a line only its own
+   agent can make (the automatic move and its shed, its seed, its reveal, its share) and
+   lets the limit run out is out with no points and the round is void, so a match never
+   waits on a seat whose agent is gone (docs/bluffers.md, "Time limits").
 """
 from __future__ import annotations
 
@@ -202,14 +203,19 @@ class BluffersSpec(GameSpec):
 
     def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
         """The seat to move's own choice runs on the seed's 30 seconds (``move``: then
-        ``Timeout`` and its agent's automatic move); every line only that seat can make
-        (the automatic move's proof, a seed, a reveal, a share, a new hand) runs on the
-        header's ``proof`` limit, then ``Forfeit``: the seat is out with no points."""
+        ``Timeout``, and its agent owes the automatic move); every line only that seat's
+        agent can make runs on a header limit, then ``Forfeit`` (out, no points): the
+        automatic move after the seat's own timeout on ``idle`` (a person's client may still
+        be showing the prompt when the 30 seconds end: it is given the idle turn's time to
+        notice), every other such line (a seed, a reveal, a share, a new hand, a dropped
+        seat's automatic move) on ``proof``."""
         assert isinstance(rules, TableRules)
         due = rules.overdue()
         if due is None:
             return None
-        return due, ("move" if isinstance(due, Timeout) else "proof")
+        if isinstance(due, Timeout):
+            return due, "move"
+        return due, ("idle" if rules.shed_due is None and rules.timed_out == rules.to_move else "proof")
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:
