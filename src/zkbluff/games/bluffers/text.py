@@ -79,8 +79,9 @@ player starts it.
   automatically to the end and the match goes on for the others.
 - If your device stops answering altogether (a move played for you, turning your cards
   over when called, your share of a pull: only your own device can prove these), after
-  the table's proof limit (a minute unless the table says otherwise) you are out of the
-  match with no points; the round is void and a new one is dealt to the others.
+  the table's limit (ten minutes for the card played after your 30 seconds, a minute for
+  the rest, unless the table says otherwise) you are out of the match with no points;
+  the round is void and a new one is dealt to the others.
 
 ## Winning and points
 
