@@ -1,9 +1,9 @@
 """The server's clock finishes a networked match nobody plays on: a person's client that
-vanishes once the cards are dealt is timed out by the referee (strictly after each
-deadline), the house bots play on, and the match is recorded and verifies. Real proofs;
-loopback. Not here: Mind Bluff, whose rules set no time limit (a consent waits for ever),
-and Bluffers, whose timed-out seat's automatic move is made by that seat's own agent with
-its own proof (a vanished client cannot make it: the table waits after the timeout)."""
+vanishes after its first lines is timed out by the referee (strictly after each deadline),
+the house bots play on, and the match is recorded and verifies. Real proofs; loopback.
+Every game: Mind Bluff's silent seat forfeits the series (its idle limit); a Bluffers seat
+is timed out after its 30 seconds, then forfeits when its own agent's automatic move (a
+proof only that agent can make) does not come within the proof limit."""
 import asyncio
 import json
 
@@ -21,7 +21,7 @@ from zkbluff.server.protocol import sign_auth
 STEP = 180  # a bound on any one wait (the first use of a statement's keys builds them into the cache)
 #: the games whose waits run on a clock, with options that keep a match short
 TIMED = {"cheat": {"players": "3", "window": "1"}, "proof-or-bluff": {"mode": "casual"},
-         "five-up-two-down": None}
+         "five-up-two-down": None, "mind-bluff": None, "bluffers": None}
 
 
 async def _vanish(game, options, tmp_path):
@@ -78,4 +78,10 @@ async def _vanish(game, options, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(TIMED))
 def test_the_servers_clock_finishes_a_match_whose_person_vanished(game, tmp_path):
-    asyncio.run(asyncio.wait_for(_vanish(game, TIMED[game], tmp_path), 600))
+    events = asyncio.run(asyncio.wait_for(_vanish(game, TIMED[game], tmp_path), 600))
+    clocked = [(e["action"], e["data"].get("seat")) for e in events if "clock" in e]
+    if game == "bluffers":  # its 30 s, then its agent's automatic move never comes: out, no points
+        seat = clocked[0][1]
+        assert clocked == [("timeout", seat), ("forfeit", seat)] and events[-1]["data"]["scores"][seat] == 0
+    if game == "mind-bluff":  # the silent seat forfeits the series
+        assert len(clocked) == 1 and clocked[0][0] == "timeout" and events[-1]["data"]["placements"][clocked[0][1]] == 2

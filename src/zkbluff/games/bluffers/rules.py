@@ -14,7 +14,10 @@ seat; randomness and hidden values enter as actions:
   (:func:`pull_fires`); nobody knows the outcome before the last share is in, nobody
   can steer it (see :mod:`zkbluff.statements.revolver` and docs/bluffers.md);
 - ``AutoMove`` (the clock or a dropped seat's agent): one card played for the seat,
-  chosen by the seat's own proven randomness, or the forced call.
+  chosen by the seat's own proven randomness, or the forced call;
+- ``Forfeit`` (the referee's clock, on the proven table): a seat that owes a line only it
+  can make (its automatic move's proof, a seed, a reveal, a share) and lets the time for
+  it run out is out of the match with no points; the round in progress is void.
 
 Every illegal action raises :class:`IllegalMove` saying why and leaves the state
 unchanged (``check`` never mutates). :func:`check_invariants` checks a snapshot.
@@ -203,10 +206,11 @@ class Snapshot:
     dropped: tuple[bool, ...]
     left: tuple[bool, ...]
     seed_commitments: tuple[Optional[int], ...]
-    knocked_out: tuple[int, ...]   # seats in the order they were knocked out
+    knocked_out: tuple[int, ...]   # seats in the order they were knocked out (a forfeit too)
     places: tuple[Optional[int], ...]
     starter: Optional[int]         # who starts the next (or current) round
     last_pull: Optional[PullOutcome]
+    forfeited: tuple[bool, ...] = ()  # out by the clock (Forfeit): no points
 
 
 @dataclass
@@ -235,6 +239,7 @@ class _State:
     places: list[Optional[int]] = field(default_factory=list)
     starter: Optional[int] = 0
     last_pull: Optional[PullOutcome] = None
+    forfeited: list[bool] = field(default_factory=list)
 
 
 def _is_int(x) -> bool:
@@ -252,7 +257,8 @@ class BluffersRules(Rules):
         self.n_seats = n_seats
         n = n_seats
         self.s = _State(n, hand_sizes=[0] * n, chambers=[0] * n, fired=[False] * n, alive=[True] * n,
-                        dropped=[False] * n, left=[False] * n, seed_commitments=[None] * n, places=[None] * n)
+                        dropped=[False] * n, left=[False] * n, seed_commitments=[None] * n, places=[None] * n,
+                        forfeited=[False] * n)
 
     # ---- contract
     @property
@@ -274,7 +280,7 @@ class BluffersRules(Rules):
             contributors=s.contributors, shares=tuple(s.shares), chambers=tuple(s.chambers), fired=tuple(s.fired),
             alive=tuple(s.alive), dropped=tuple(s.dropped), left=tuple(s.left),
             seed_commitments=tuple(s.seed_commitments), knocked_out=tuple(s.knocked_out), places=tuple(s.places),
-            starter=s.starter, last_pull=s.last_pull)
+            starter=s.starter, last_pull=s.last_pull, forfeited=tuple(s.forfeited))
 
     def result(self) -> Optional[Result]:
         s = self.s
@@ -282,11 +288,15 @@ class BluffersRules(Rules):
             return None
         places = tuple(p for p in s.places if p is not None)
         assert len(places) == s.n
-        scores = tuple(0 if s.left[i] else POINTS[s.n][s.places[i] - 1] for i in range(s.n))  # type: ignore[operator]
+        scores = tuple(0 if s.left[i] or s.forfeited[i] else POINTS[s.n][s.places[i] - 1]  # type: ignore[operator]
+                       for i in range(s.n))
         winner = s.places.index(1)
         reason = f"seat {winner} is the last one standing"
         if any(s.left):
             reason += "; " + ", ".join(f"seat {i}" for i in range(s.n) if s.left[i]) + " left the table (no points)"
+        if any(s.forfeited):
+            reason += "; " + ", ".join(f"seat {i}" for i in range(s.n) if s.forfeited[i]) + \
+                " forfeited (time ran out on a line only it could make; no points)"
         return Result(placements=places, scores=scores, reason=reason)
 
     # ---- helpers every party may use
@@ -543,12 +553,14 @@ def check_invariants(snap: Snapshot) -> None:
         assert 0 <= snap.chambers[i] <= CHAMBERS, f"seat {i}: chamber {snap.chambers[i]} out of range"
         if snap.chambers[i] == CHAMBERS:
             assert snap.fired[i], f"seat {i}: six pulls without a bang"
-        assert snap.fired[i] == (i in snap.knocked_out)
-        assert snap.fired[i] == (not snap.alive[i])
+        out = snap.fired[i] or bool(snap.forfeited and snap.forfeited[i])
+        assert not (snap.fired[i] and snap.forfeited and snap.forfeited[i]), f"seat {i}: fired and forfeited"
+        assert out == (i in snap.knocked_out)
+        assert out == (not snap.alive[i])
         if not snap.alive[i]:
             assert snap.hand_sizes[i] == 0
     assert len(set(snap.knocked_out)) == len(snap.knocked_out), "a revolver fired twice"
-    assert sum(snap.fired) == len(snap.knocked_out)
+    assert sum(snap.fired) + sum(snap.forfeited) == len(snap.knocked_out)
     settled = sorted(p for p in snap.places if p is not None)
     if snap.phase == Phase.OVER:
         assert settled == list(range(1, n + 1))
@@ -615,6 +627,19 @@ class Timeout(Action):
 
 
 @dataclass(frozen=True)
+class Forfeit(Action):
+    """The referee's clock (``NO_SEAT``): ``seat`` owed a line only it can make (the proof
+    of its automatic move after a timeout or while away, its seed, its reveal, its share,
+    its new hand) and let its limit run out (the spec names it). It is out of the match at once: its
+    place is settled as a knock-out's, it scores no points (as if it had left), and the
+    round in progress is void (cards collected, no pull); the next standing seat after it
+    starts the next round. A seat's automatic move needs that seat's own proof, so a seat
+    whose agent is gone cannot be played for: this is how the match goes on without it."""
+    kind: ClassVar[str] = "forfeit"
+    seat: int
+
+
+@dataclass(frozen=True)
 class ShedCard(Action):
     """After a one-card ``AutoMove`` (whose proof fixed the card its seed picks), the same
     seat proves its new hand: the old hand less that card."""
@@ -633,7 +658,7 @@ class OpenPlay(Action):
 #: the proven table's action classes (its transcript schema)
 TABLE_ACTIONS: tuple[type[Action], ...] = (
     CommitSeed, DrawTableCard, DealHands, Play, CallBluff, Timeout, AutoMove, ShedCard, OpenPlay, Share, Disconnect,
-    Reconnect, LeaveTable)
+    Reconnect, LeaveTable, Forfeit)
 
 
 @dataclass(frozen=True)
@@ -683,6 +708,20 @@ class TableRules(BluffersRules):
     def extras(self) -> TableExtras:
         return TableExtras(self.drawn, self.timed_out, self.shed_due)
 
+    def overdue(self) -> Optional[Action]:
+        """The line the referee's clock writes when the seat to move lets its limit run
+        out: ``Timeout`` while the move is the seat's own choice (its 30 seconds; then its
+        agent owes the automatic move), ``Forfeit`` for any other line the seat owes (the
+        automatic move's proof, a seed, a reveal, a share, a new hand); None while nobody
+        is to move."""
+        seat = self.to_move
+        if self.over or seat is NO_SEAT:
+            return None
+        if self.shed_due is None and self.s.phase == Phase.TURN and self.timed_out is None \
+                and not self.plays_automatically(seat):
+            return Timeout(seat)
+        return Forfeit(seat)
+
     def legal_actions(self, seat: Optional[int]) -> list[Action]:
         if self.over:
             return []
@@ -700,6 +739,15 @@ class TableRules(BluffersRules):
         what = action.kind
         if isinstance(action, (Disconnect, Reconnect, LeaveTable)):
             return super().check(seat, action)
+        if isinstance(action, Forfeit):
+            if seat is not NO_SEAT:
+                raise IllegalMove(f"forfeit: the referee's clock, not seat {seat}")
+            due = self.overdue()
+            if not isinstance(due, Forfeit) or not _is_int(action.seat) or action.seat != due.seat:
+                now = "none" if due is None else f"{due.kind} {due.to_data()}"
+                raise IllegalMove(f"forfeit: seat {action.seat!r} owes no line only it can make now "
+                                  f"(the clock's line now: {now})")
+            return
         if self.shed_due is not None:
             if not isinstance(action, ShedCard) or seat != self.shed_due:
                 raise IllegalMove(f"{what}: seat {self.shed_due} owes the proof of its new hand (shed) first")
@@ -753,6 +801,8 @@ class TableRules(BluffersRules):
             self.drawn = None
         elif isinstance(action, Timeout):
             self.timed_out = action.seat
+        elif isinstance(action, Forfeit):
+            self._forfeit(action.seat)
         elif isinstance(action, ShedCard):
             self.shed_due = None
         elif isinstance(action, OpenPlay):
@@ -769,3 +819,36 @@ class TableRules(BluffersRules):
                 if self.timed_out == gone:
                     self.timed_out = None  # its move is now the dropped seat's automatic one
             super()._apply(seat, action)
+
+    def _forfeit(self, seat: int) -> None:
+        """``seat`` is out by the clock (:class:`Forfeit`): placed as a knock-out, no points;
+        before the first deal the other seats go on committing; in a round the round is
+        void (the cards collected, no pull) and the next standing seat after it starts the
+        next one."""
+        s = self.s
+        s.alive[seat] = False
+        s.forfeited[seat] = True
+        s.places[seat] = sum(s.alive) + 1
+        s.knocked_out.append(seat)
+        self.timed_out = self.shed_due = None
+        committing = s.phase == Phase.COMMIT
+        if not committing:
+            s.hand_sizes = [0] * s.n
+            s.pile = 0
+            s.table_card, s.last_play = None, None
+            s.caller, s.revealed, s.matched = None, (), ()
+            s.puller, s.contributors, s.shares = None, (), []
+        if sum(s.alive) == 1:
+            winner = self.standing()[0]
+            s.places[winner] = 1
+            s.phase, s.to_move, s.starter = Phase.OVER, None, None
+            return
+        if s.starter == seat or not committing:
+            s.starter = self._next_alive(seat)
+        if committing:  # seats commit in seat order: the ones after it have not yet
+            if seat == s.n - 1:
+                s.phase, s.to_move = Phase.DEAL, NO_SEAT
+            else:
+                s.to_move = seat + 1
+        else:
+            s.phase, s.to_move = Phase.DEAL, NO_SEAT

@@ -21,7 +21,12 @@ The lines of a match (:class:`~zkbluff.games.bluffers.rules.TableRules`):
 5. ``timeout`` (the referee's clock, 30 s a move) then ``auto_move`` carrying
    ``card.pick.v1`` (the card the seat's own seed picks for that line) and ``shed``
    (``card.play.v1`` on the picked card's commitment: the new hand). A dropped or departed
-   seat's turns are the same ``auto_move`` made by its own agent, without the wait.
+   seat's turns are the same ``auto_move`` made by its own agent, without the wait;
+6. ``forfeit`` (the referee's clock: the header's ``idle`` limit for the automatic move
+   after a timeout, its ``proof`` limit for the rest): a seat that owes a line only its own
+   agent can make (the automatic move and its shed, its seed, its reveal, its share) and
+   lets the limit run out is out with no points and the round is void, so a match never
+   waits on a seat whose agent is gone (docs/bluffers.md, "Time limits").
 """
 from __future__ import annotations
 
@@ -105,7 +110,7 @@ class BluffersSpec(GameSpec):
         "commit_seed": Role.SEAT, "draw": Role.DEALER, "deal": Role.DEALER,
         "play": Role.SEAT, "call_bluff": Role.SEAT, "timeout": Role.REFEREE, "auto_move": Role.SEAT,
         "shed": Role.SEAT, "reveal": Role.SEAT, "share": Role.SEAT, "disconnect": Role.REFEREE,
-        "reconnect": Role.REFEREE, "leave_table": Role.SEAT}
+        "reconnect": Role.REFEREE, "leave_table": Role.SEAT, "forfeit": Role.REFEREE}
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1))}
     default_options: ClassVar[Mapping[str, str]] = {"players": "2"}
@@ -197,13 +202,20 @@ class BluffersSpec(GameSpec):
             ledger.plays[seat] = publics["play_commitment"]  # the picked card; the new hand comes with shed
 
     def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+        """The seat to move's own choice runs on the seed's 30 seconds (``move``: then
+        ``Timeout``, and its agent owes the automatic move); every line only that seat's
+        agent can make runs on a header limit, then ``Forfeit`` (out, no points): the
+        automatic move after the seat's own timeout on ``idle`` (a person's client may still
+        be showing the prompt when the 30 seconds end: it is given the idle turn's time to
+        notice), every other such line (a seed, a reveal, a share, a new hand, a dropped
+        seat's automatic move) on ``proof``."""
         assert isinstance(rules, TableRules)
-        seat = rules.to_move
-        if rules.over or seat is NO_SEAT or rules.shed_due is not None or rules.s.phase != Phase.TURN:
+        due = rules.overdue()
+        if due is None:
             return None
-        if rules.timed_out is not None or rules.plays_automatically(seat):
-            return None
-        return Timeout(seat), "move"
+        if isinstance(due, Timeout):
+            return due, "move"
+        return due, ("idle" if rules.shed_due is None and rules.timed_out == rules.to_move else "proof")
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:

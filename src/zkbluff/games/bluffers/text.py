@@ -77,6 +77,11 @@ player starts it.
   up where you left off.
 - If you leave the table you earn no points from the match; your seat is played
   automatically to the end and the match goes on for the others.
+- If your device stops answering altogether (a move played for you, turning your cards
+  over when called, your share of a pull: only your own device can prove these), after
+  the table's limit (ten minutes for the card played after your 30 seconds, a minute for
+  the rest, unless the table says otherwise) you are out of the match with no points;
+  the round is void and a new one is dealt to the others.
 
 ## Winning and points
 
@@ -207,6 +212,9 @@ class TableText:
             return f"{who} calls bluff!"
         if kind == "timeout":
             return f"{names[data['seat']]}'s 30 seconds ran out."
+        if kind == "forfeit":
+            return (f"{names[data['seat']]} did not make a move only it can make in time: out of the match, "
+                    f"no points; the round is void.")
         if kind == "auto_move":
             how = "time ran out" if data["reason"] == "timeout" else "away"
             return (f"{who} ({how}): " + ("one card its own seed picks is played." if proof

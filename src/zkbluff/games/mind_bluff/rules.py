@@ -19,6 +19,10 @@ its proof disclosed:
 * ``DoubtVerdict(truthful)`` — the referee's TRUE/BLUFF proof;
 * ``AllDoneVerdict(exactly_one)`` — the referee's proof of whether exactly 1 remains.
 
+The referee's clock enters as ``TimeOut(seat)``: the seat the table waits for (its turn,
+its claim, its answer, its draw entropy, its consent) let its time run out, and forfeits
+the series (the seed sets no limit; the table's choice, docs/mind-bluff.md "Time limits").
+
 Nothing here does I/O, cryptography or randomness; illegal actions raise
 :class:`IllegalMove` saying why and change nothing.
 """
@@ -194,12 +198,25 @@ class Consent(Action):
     kind: ClassVar[str] = "consent"
 
 
+@dataclass(frozen=True)
+class TimeOut(Action):
+    """The referee's clock: ``seat``, the seat the table waits for, let its time run out.
+    It forfeits the series: the other seat wins it at once (the game in progress is
+    abandoned, never revealed). Legal exactly while ``seat`` is :attr:`MindBluffRules.to_move`
+    in a phase a seat acts in (the deadline itself is the referee's ``clock`` check)."""
+
+    kind: ClassVar[str] = "timeout"
+    seat: int
+
+
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
     StartGame, Eat, AllDone, EatVerdict, Claim, Believe, Doubt, DoubtVerdict, AllDoneVerdict, Reveal,
-    RevealEntropy, Consent)}
+    RevealEntropy, Consent, TimeOut)}
 
 #: which actions the referee (NO_SEAT) takes; all others are a seat's
-REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal})
+REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal, TimeOut})
+#: the phases in which the table waits on a seat (a ``TimeOut`` may end the wait)
+SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME})
 
 
 def action_from_data(kind: str, data: object) -> Action:
@@ -223,6 +240,7 @@ class EventKind(str, Enum):
     ALL_DONE = "all_done"
     ALL_DONE_RESULT = "all_done_result"  # outcome True = exactly one remained (a win)
     GAME_ENDED = "game_ended"          # seat: the winner
+    TIMED_OUT = "timed_out"            # seat let its time run out: it forfeits the series
 
 
 class EndReason(str, Enum):
@@ -285,6 +303,7 @@ class MindBluffState:
     consents: tuple[int, ...]      # human seats that consented in NEXT_GAME / SERIES_OVER
     humans: tuple[bool, bool]
     series_winner: Optional[int]
+    timed_out: Optional[int] = None  # the seat whose time ran out (it forfeited the series)
 
 
 # ------------------------------------------------------------------ the engine
@@ -317,6 +336,7 @@ class MindBluffRules(Rules):
         self.revealed_entropy: set[int] = set()   # seats that revealed their draw entropy
         self._after_reveal = Phase.START
         self._actor = 0  # the seat whose eat or All done awaits the referee's verdict
+        self.timed_out: Optional[int] = None  # the seat that forfeited the series by the clock
 
     # ---- contract
     @property
@@ -385,6 +405,8 @@ class MindBluffRules(Rules):
         what = getattr(action, "kind", type(action).__name__)
         if not isinstance(action, tuple(ACTIONS.values())):
             raise IllegalMove(f"{what}: not a Mind Bluff action")
+        if isinstance(action, TimeOut):
+            return self._check_timeout(seat, action)
         expected_by_phase: dict[Phase, type | tuple[type, ...]] = {
             Phase.START: StartGame, Phase.TURN: (Eat, AllDone), Phase.EAT_VERDICT: EatVerdict,
             Phase.CLAIM: Claim, Phase.RESPOND: (Believe, Doubt), Phase.DOUBT_VERDICT: DoubtVerdict,
@@ -415,6 +437,14 @@ class MindBluffRules(Rules):
         elif isinstance(action, Claim):
             assert seat is not None  # a claim is a seat's move (checked above)
             self._check_claim(seat, action)
+
+    def _check_timeout(self, seat: Optional[int], a: TimeOut) -> None:
+        if seat is not NO_SEAT:
+            raise IllegalMove(f"timeout: only the referee's clock times a seat out, not {_who(seat)}")
+        if self.phase not in SEAT_PHASES:
+            raise IllegalMove(f"timeout: the table waits for {self._waiting()}, no seat's time runs")
+        if isinstance(a.seat, bool) or a.seat != self.to_move:
+            raise IllegalMove(f"timeout: seat {a.seat!r} is not the seat the table waits for ({_who(self.to_move)})")
 
     def _check_start(self, a: StartGame) -> None:
         g = self.game + 1
@@ -503,6 +533,14 @@ class MindBluffRules(Rules):
             self.revealed_entropy.add(seat)
             if len(self.revealed_entropy) == N_SEATS:
                 self.phase, self._to_move = Phase.START, NO_SEAT
+        elif isinstance(action, TimeOut):
+            self._log(EventKind.TIMED_OUT, action.seat)
+            self.timed_out = action.seat
+            self.series_winner = other(action.seat)
+            self.claim = None
+            self.consents = set()
+            self._to_move = NO_SEAT
+            self.phase = Phase.SERIES_OVER
         elif isinstance(action, Consent):
             assert seat is not None
             self.consents.add(seat)
@@ -569,7 +607,8 @@ class MindBluffRules(Rules):
             phase=self.phase, to_move=self.to_move, game=self.game, first=self.first, start=self.start,
             turn=self.turn, wins=(self.wins[0], self.wins[1]), debts=(self.debts[0], self.debts[1]),
             claim=self.claim, events=tuple(self.events), games=tuple(self.games),
-            consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner)
+            consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner,
+            timed_out=self.timed_out)
 
     def result(self) -> Optional[Result]:
         if not self.over or self.series_winner is None:
@@ -577,6 +616,10 @@ class MindBluffRules(Rules):
         w = self.series_winner
         placements = tuple(1 if i == w else 2 for i in range(N_SEATS))
         score = f"{self.wins[w]}–{self.wins[other(w)]}"
+        if self.timed_out is not None:
+            return Result(placements, (self.wins[0], self.wins[1]),
+                          f"{SEAT_NAMES[w]} won the series: {SEAT_NAMES[self.timed_out]} let its time run out "
+                          f"(games {score})")
         return Result(placements, (self.wins[0], self.wins[1]), f"{SEAT_NAMES[w]} won the series {score}")
 
 

@@ -24,7 +24,7 @@ import secrets as pysecrets
 from typing import Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
-from zkbluff.games.engine.rules import Action, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
 from zkbluff.games.mind_bluff import text
 from zkbluff.games.mind_bluff.bot import HouseBot, RandomBot, SeatView, seat_legal
@@ -35,7 +35,7 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, N_SEATS, REFEREE_ACTIONS, Claim, Eat, MindBluffRules, RevealEntropy, StartGame,
+    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, RevealEntropy, StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
 
@@ -121,7 +121,14 @@ class MindBluffSpec(GameSpec):
         ledger.record(seat, action, publics)
 
     def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
-        return None  # the seed sets no time limits; a table may add them
+        """The seed sets no limit; this table gives every seat's wait (its turn, its claim,
+        its answer, its draw entropy, its consent) the header's ``idle`` limit. The seat that
+        lets it run out forfeits the series (:class:`TimeOut`; docs/mind-bluff.md)."""
+        assert isinstance(rules, MindBluffRules)
+        seat = rules.to_move
+        if rules.over or seat is NO_SEAT or rules.phase not in SEAT_PHASES:
+            return None
+        return TimeOut(seat), "idle"
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:

@@ -58,6 +58,12 @@ holds it up). A new series also needs everyone's agreement.
 ## Pauses
 A doubt pauses play for 4.5 seconds. Game 3 opens with a 10-second coin animation (the
 count shows "??"). All done keeps the result hidden for 3.6 seconds before the reveal.
+
+## Time
+Every wait on you — your turn, your claim, believe or doubt, your draw entropy before
+game 3, your agreement to the next game — has a time limit (the table's idle limit, ten
+minutes unless the table says otherwise). If it runs out you forfeit the series: your
+opponent wins it at once.
 """
 
 EVENT_WORDS = {
@@ -67,6 +73,7 @@ EVENT_WORDS = {
     EventKind.BELIEVED: "{who} believes it.",
     EventKind.DOUBTED: "{who} doubts it! (play pauses {hold} s)",
     EventKind.ALL_DONE: "{who} calls All done (Gochisousama)!",
+    EventKind.TIMED_OUT: "{who} let their time run out and forfeits the series.",
 }
 
 END_WORDS = {
@@ -213,6 +220,9 @@ class MindBluffText:
             return f"{_v(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
         if kind == "consent":
             return f"{_v(who, 'agrees')} to the next game."
+        if kind == "timeout":
+            late = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
+            return f"The referee's clock: {late} let their time run out and forfeits the series."
         if kind == "end":
             reason = str(d["reason"]).replace("P1", n[0]).replace("P2", n[1])
             return f"Series over: {reason}."
