@@ -45,7 +45,7 @@ test: $(VENV)/.stamp-test node_modules/.stamp
 
 # the tests without the slow ones (for the edit-run loop; CI runs `make test`)
 test-fast: $(VENV)/.stamp-test node_modules/.stamp
-	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow and not mutate"
+	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow"
 
 # the type check alone (configured in pyproject.toml: strict for games, protocol and bots)
 typecheck: $(VENV)/.stamp-test

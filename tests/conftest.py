@@ -72,3 +72,15 @@ def match_keys() -> None:
     which every verifier trusts by default. A test that wants a private key set passes
     its own folder deliberately (see tests/ceremony/test_ceremony_trust.py)."""
     return None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``mutate`` need the mutate extra (cosmic-ray), which `make test` does not
+    install: they run only when asked for by name of marker (`-m mutate`, as `make mutate`
+    does) and are deselected otherwise, whatever else ``-m`` says."""
+    if "mutate" in (config.getoption("markexpr") or ""):
+        return
+    keep = [item for item in items if item.get_closest_marker("mutate") is None]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("mutate")])
+        items[:] = keep

@@ -385,7 +385,7 @@ def test_a_mind_bluff_eat_must_carry_a_sealed_choice_of_the_right_shape():
 #: Bluffers is the engine deal's own lines (entropy.dealer, entropy.seat), not a game action.
 SCHEMA = {
     "bluffers": {"auto_move": "seat", "call_bluff": "seat", "commit_seed": "seat", "deal": "dealer",
-                 "disconnect": "referee", "draw": "dealer", "leave_table": "seat",
+                 "disconnect": "referee", "draw": "dealer", "forfeit": "referee", "leave_table": "seat",
                  "play": "seat", "reconnect": "referee", "reveal": "seat", "share": "seat", "shed": "seat",
                  "timeout": "referee"},
     "cheat": {"call": "seat", "close_window": "referee", "deal": "dealer", "dispute": "seat",
@@ -395,7 +395,8 @@ SCHEMA = {
                          "timeout": "referee"},
     "mind-bluff": {"all_done": "seat", "all_done_verdict": "referee", "believe": "seat", "claim": "seat",
                    "consent": "seat", "doubt": "seat", "doubt_verdict": "referee", "eat": "seat",
-                   "eat_verdict": "referee", "reveal": "referee", "reveal_entropy": "seat", "start_game": "referee"},
+                   "eat_verdict": "referee", "reveal": "referee", "reveal_entropy": "seat", "start_game": "referee",
+                   "timeout": "referee"},
     "proof-or-bluff": {"accept": "seat", "challenge": "seat", "deal": "dealer", "play": "seat", "prove": "seat",
                        "timeout": "referee"},
 }
