@@ -18,6 +18,7 @@ from zkbluff.ceremony.ptau import ptau_contribute, ptau_new, ptau_prepare
 from zkbluff.circuit import build
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR
 from zkbluff.errors import InvalidCeremony, MalformedInput
+from backend_spies import PairingSpy
 
 
 def cube(cs, inputs):
@@ -221,20 +222,6 @@ def test_points_at_infinity_in_place_of_l_or_h(setting, verify, field, section):
         verify(bad)
 
 
-class _Spy:
-    """A backend that counts its pairing checks (to see that the caller's backend is used)."""
-
-    def __init__(self, be):
-        self._be, self.pairings = be, 0
-
-    def __getattr__(self, name):
-        return getattr(self._be, name)
-
-    def pairing_product_is_one(self, pairs):
-        self.pairings += 1
-        return self._be.pairing_product_is_one(pairs)
-
-
 def test_the_backend_given_is_used_and_coefficients_have_128_bits(setting, mcl, monkeypatch):
     """Both verifiers run on the backend they are given, and their random linear
     combinations draw at least 128 bits per coefficient (the soundness error per check)."""
@@ -245,7 +232,7 @@ def test_the_backend_given_is_used_and_coefficients_have_128_bits(setting, mcl, 
     real = phase2.secrets.randbits
     monkeypatch.setattr(phase2.secrets, "randbits", lambda n: asked.append(n) or real(n))
     for run in (lambda be: zkey_verify_fast(zk, system, pt, be), lambda be: zkey_verify(zk, system, pt, be, init=init)):
-        spy = _Spy(mcl)
+        spy = PairingSpy(mcl)
         asked.clear()
         run(spy)
         assert spy.pairings > 0

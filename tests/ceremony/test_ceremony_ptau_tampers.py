@@ -14,6 +14,7 @@ import pytest
 from zkbluff.ceremony.ptau import _verify_lagrange, ptau_beacon, ptau_contribute, ptau_new, ptau_prepare, ptau_verify
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, get_backend
 from zkbluff.errors import InvalidCeremony
+from backend_spies import PairingSpy
 
 BEACON = bytes.fromhex("0123456789abcdef")
 
@@ -63,22 +64,8 @@ def test_untampered_chain_verifies_with_its_reports(chain, beacon_chain, be):
     assert [(x.index, x.name, x.beacon) for x in reports] == [(1, "final beacon", True)]
 
 
-class _Spy:
-    """A backend that counts its pairing checks (to see that the caller's backend is used)."""
-
-    def __init__(self, be):
-        self._be, self.pairings = be, 0
-
-    def __getattr__(self, name):
-        return getattr(self._be, name)
-
-    def pairing_product_is_one(self, pairs):
-        self.pairings += 1
-        return self._be.pairing_product_is_one(pairs)
-
-
 def test_the_backend_given_is_the_one_used(beacon_chain, be):
-    spy = _Spy(be)
+    spy = PairingSpy(be)
     ptau_verify(beacon_chain, spy)
     assert spy.pairings > 0
 

@@ -18,6 +18,7 @@ from zkbluff.ceremony.trust import MATCH, PRIVATE, PROJECT, Trust, TrustContext,
 from zkbluff.circuit import build
 from zkbluff.errors import InvalidCeremony, MalformedInput, UntrustedKey
 from zkbluff.groth16 import setup_insecure_seeded_for_tests
+from backend_spies import PairingSpy
 
 
 def cube(cs, inputs):
@@ -304,27 +305,13 @@ def test_verify_needs_a_contribution_from_every_seat(record, keys, phase):
         mm.verify_match_ceremony(forged)
 
 
-class _Spy:
-    """A backend that counts its pairing checks (to see that a caller's backend is the one used)."""
-
-    def __init__(self, be):
-        self._be, self.pairings = be, 0
-
-    def __getattr__(self, name):
-        return getattr(self._be, name)
-
-    def pairing_product_is_one(self, pairs):
-        self.pairings += 1
-        return self._be.pairing_product_is_one(pairs)
-
-
 @pytest.mark.parametrize("phase", [mm.PHASE1, STMT])
 def test_check_so_far_checks_every_phases_signatures(record, keys, mcl, phase):
     """check_so_far (what a seat runs before contributing) checks phase 1's and every
     statement's signatures, with the backend it is given."""
     hs = hashes(record, phase)
     forged = resign(record, keys, phase, [(0, 0, hs[0]), (1, 0, hs[1]), (2, 2, hs[2])])
-    spy = _Spy(mcl)
+    spy = PairingSpy(mcl)
     with pytest.raises(InvalidCeremony, match=f"{phase}: contribution #2's signature is not seat 1's"):
         mm.check_so_far(forged, spy)
     assert spy.pairings > 0

@@ -12,6 +12,7 @@ from zkbluff.circuit import build
 from zkbluff.errors import InvalidProof, MalformedInput
 from zkbluff.field import p, r
 from zkbluff.groth16 import Proof, batch_verify, prove, setup_insecure_seeded_for_tests, verify
+from backend_spies import FirstPairingFails
 
 verify_module = importlib.import_module("zkbluff.groth16.verify")  # the module (the package exports the function)
 
@@ -231,25 +232,11 @@ def test_batch_verify_validates_every_item_first(keys, mcl):
         batch_verify(vk, [(public, proof), (public, proof), (public[:1], proof)], mcl)
 
 
-class _BatchFails:
-    """The mcl backend, except that the first pairing-product check (the batch's) fails."""
-
-    def __init__(self, be):
-        self._be, self.calls = be, 0
-
-    def __getattr__(self, name):
-        return getattr(self._be, name)
-
-    def pairing_product_is_one(self, pairs):
-        self.calls += 1
-        return False if self.calls == 1 else self._be.pairing_product_is_one(pairs)
-
-
 def test_batch_fails_closed_when_no_single_proof_is_to_blame(keys, mcl):
     """If the combined check fails but every proof verifies alone (it cannot, short of a fault),
     the batch is still refused: never accepted by default."""
     vk, public, proof = keys
-    be = _BatchFails(mcl)
+    be = FirstPairingFails(mcl)
     with pytest.raises(InvalidProof, match="^the batch does not verify$"):
         batch_verify(vk, [(public, proof), (public, proof)], be)
-    assert be.calls == 3  # the batch, then each proof alone
+    assert be.pairings == 3  # the batch, then each proof alone
