@@ -156,3 +156,16 @@ def test_the_cli_reports_the_vectors_line_and_code_in_json_and_text(which, tmp_p
         assert f"line {case['line']}" in text.output
     else:
         assert text.output.startswith("OK: ")
+
+
+def test_a_missing_end_line_is_named_as_such(tmp_path):
+    """The message names what is missing: a game with no closing line lacks only its end line
+    (not "end and closing lines"), reported one past the last line."""
+    for g, case in CASES:
+        if case["code"] == "end.missing" and g["transcript"].startswith("proof-or-bluff"):
+            path = tmp_path / "cut.jsonl"
+            path.write_text(assemble(g, case), encoding="utf-8")
+            with pytest.raises(ZkbluffError, match=r"^line \d+: the rules end the match here, but the end line is missing$"):
+                verify_transcript(path)
+            return
+    raise AssertionError("no end.missing vector for Proof or Bluff")

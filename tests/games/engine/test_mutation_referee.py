@@ -442,9 +442,9 @@ def test_the_toy_match_verifies_complete_only_with_its_closing_line(count_game, 
     assert err is None and ref.complete and ref.closed and ref.ended
     ref, err = apply_all(tab, events[:-1])
     assert err is None and ref.ended and not ref.closed and not ref.complete and ref.over
-    with pytest.raises(TranscriptError, match="the closing line"):
+    with pytest.raises(TranscriptError, match="but the reveal line is missing"):
         verify_transcript(write(tmp_path, rechain(tab, events[:-1])))
-    with pytest.raises(TranscriptError, match="the end and closing line"):
+    with pytest.raises(TranscriptError, match="but the end and reveal lines are missing"):
         verify_transcript(write(tmp_path, rechain(tab, events[:-2])))
 
 

@@ -154,9 +154,11 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
                                  code=HEADER_CODE if n <= 1 else "line.malformed") from None
     assert referee is not None
     if referee.over and not referee.complete:
-        missing = "closing" if referee.ended else "end and closing"
+        closing = referee.spec.deal.closing
+        missing = (f"the {closing} line is" if referee.ended else
+                   f"the end and {closing} lines are" if closing else "the end line is")
         _earlier_bad_proof(referee, len(lines) + 1)
-        raise TranscriptError(f"the rules end the match here, but the {missing} line(s) are missing",
+        raise TranscriptError(f"the rules end the match here, but {missing} missing",
                               line=len(lines) + 1, code="end.missing")
     referee.batch.verify()
     fault = referee.spec.deal.fault(referee.ledger)
