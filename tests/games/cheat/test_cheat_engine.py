@@ -51,7 +51,9 @@ def test_a_whole_table_to_the_end_with_real_proofs(n, tmp_path):
     assert tab.over and tab.view.complete
     ks = kinds(tab)
     assert ks[1] == "entropy.dealer" and ks[2:2 + n] == ["entropy.seat"] * n  # the dealer commits first
-    assert ks.count("deal") == 3 and "pick_up" in ks and "close_window" in ks and "call" in ks
+    # whether a call catches a lie (a pick_up) depends on the dealt cards, which every seat's
+    # fresh entropy makes different each run: the proof count below counts the pick_ups there are
+    assert ks.count("deal") == 3 and "close_window" in ks and "call" in ks
     # every line after the header, the dealer's and seats' entropies and the first deal was checked
     assert len(checks) == len(ks) - (1 + 1 + n + 1) and checks[0] == n + 4
     s = tab.rules.s
