@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError, ZkbluffError
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, TranscriptError, ZkbluffError
+from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
@@ -247,9 +248,12 @@ class SeatClient:
         assert self.seat is not None and self.writer is not None
         if msg.get("matchId") != self.match_id:
             return
-        line = msg["line"]
+        line = msg.get("line")
+        if not isinstance(line, dict):
+            raise MalformedInput(f"server: a line message without a line object, got {str(line)[:80]}")
+        self._check_fork(line)
         if line.get("n") != self.writer.next_line:
-            return  # already have it
+            return  # already have it (the same line: a fork was refused above)
         if line.get("n") == 1:
             self._check_header(self.seat.spec, line)
         self.seat.receive(line)  # verified here: signature, rules, proofs
@@ -259,6 +263,23 @@ class SeatClient:
         assert view is not None
         if line.get("action") not in ("header", self.seat.spec.deal.closing):
             self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
+
+    def _check_fork(self, line: Mapping[str, Any]) -> None:
+        """Stop at a line that forks from this seat's copy (a second, different line for a
+        number it holds, or the next line chained to another line than its last): the
+        house is showing this seat another history. Both signed lines are kept beside the
+        transcript copy (``<match>.fork-<n>.json``) before :class:`Equivocation` is raised."""
+        assert self.writer is not None and self.seat is not None
+        fork = fork_of(self.writer.events, line)
+        if fork is None:
+            return
+        path = self.folder / f"{self.match_id}.fork-{fork.line}.json"
+        evidence = fork.to_json()
+        _write_json(path, {**evidence, "matchId": self.match_id, "code": self.code, "server": self.url,
+                           "seat": self.seat.seat, "seenAt": time.time()})
+        raise Equivocation(f"{fork.describe()}; both signed lines are kept in {path} (hold your copy "
+                           f"against another with `zkbluff transcript compare`)", line=fork.line,
+                           evidence=evidence, saved=str(path))
 
     def _my_turn(self) -> bool:
         """This seat is to move, or may answer while the table waits on the clock (a
@@ -452,6 +473,7 @@ class Spectator:
         self.url, self.say, self.reconnect_for = url, say, reconnect_for
         self.view: Optional[Referee] = None
         self.events: list[dict[str, Any]] = []
+        self.match_id: Any = None
         self.result: Optional[dict[str, Any]] = None
 
     async def watch(self, code: str, until_result: bool = True) -> dict[str, Any]:
@@ -468,7 +490,7 @@ class Spectator:
                     while True:
                         msg = await conn.recv()
                         if msg.get("type") == "line":
-                            self._on_line(msg["line"])
+                            self._on_line(msg.get("line"), msg.get("matchId"))
                         elif msg.get("type") == "room":
                             self.say(f"room {msg.get('code')}: {msg.get('state')}")
                         elif msg.get("type") == "error":
@@ -484,9 +506,18 @@ class Spectator:
                     raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
                 await asyncio.sleep(0.5)
 
-    def _on_line(self, line: dict[str, Any]) -> None:
-        if line.get("n") == 1:
-            self.view, self.events = Referee(line, verify_now=True), []
+    def _on_line(self, line: Any, match_id: Any = None) -> None:
+        """Check and follow one public line. A line of the match being watched that forks
+        from the lines already followed raises :class:`Equivocation` (the evidence on the
+        exception); a header of another match starts following that one."""
+        if not isinstance(line, dict):
+            raise MalformedInput(f"server: a line message without a line object, got {str(line)[:80]}")
+        if match_id == self.match_id:
+            fork = fork_of(self.events, line)
+            if fork is not None:
+                raise Equivocation(fork.describe(), line=fork.line, evidence=fork.to_json())
+        if line.get("n") == 1 and (match_id != self.match_id or not self.events):
+            self.view, self.events, self.match_id = Referee(line, verify_now=True), [], match_id
         elif self.view is None or line.get("n") != self.view.next_line:
             return
         else:

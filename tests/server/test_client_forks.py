@@ -1,0 +1,113 @@
+"""Red team: a house that shows a seat two histories of one match. The house's server
+holds the referee's and the dealer's keys, so it can sign a second line for a number the
+seat already holds, or chain a line to a header the seat never saw. The seat's client must
+stop with :class:`Equivocation`, keep both signed lines beside its transcript copy, and
+name who signed each. Loopback, one process; the fork comes before any proof is made."""
+import asyncio
+import json
+
+import pytest
+
+from zkbluff.errors import Equivocation
+from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.transcript import canonical, line_hash
+from zkbluff.server import app
+from zkbluff.server.app import Server, serve
+from zkbluff.server.client import SeatClient, bot_policy
+
+GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # line 2: the dealer's commitment
+STEP = 180
+
+
+def house_key(host, line):
+    """The house party's key that signed ``line`` (the referee's or the dealer's)."""
+    table = host.table
+    for party in (table.referee, table.dealer):
+        if sign_line(party.key, line)["sig"] == line["sig"]:
+            return party.key
+    raise AssertionError(f"line {line['n']} is not the house's")
+
+
+def resign(host, line, **changes):
+    body = {**{k: v for k, v in line.items() if k != "sig"}, **changes}
+    return sign_line(house_key(host, line), body)
+
+
+def lying_flush(fork):
+    """The server's flush, with ``fork(host, n, events)`` giving the lines a seated
+    connection is sent in place of line ``n`` (spectators get nothing here)."""
+    async def flush(self):
+        if self.table is None:
+            return
+        events = self.table.writer.events
+        for conn in [c for c in self.conns.values() if c.seated]:
+            while conn.sent < len(events):
+                for line in fork(self, conn.sent + 1, events):
+                    await conn.send({"type": "line", "matchId": self.match_id, "line": line})
+                conn.sent += 1
+    return flush
+
+
+def second_line_two(host, n, events):
+    """Line 2 as written, then a second line 2 (the dealer's commitment, stamped a moment
+    later and signed again by the dealer)."""
+    line = events[n - 1]
+    if n != 2:
+        return [line]
+    later = line["at"] + 0.25
+    return [line, resign(host, line, at=later, data={**line["data"], "deadline": line["data"]["deadline"] + 0.25})]
+
+
+def line_two_on_another_header(host, n, events):
+    """Line 2 chained to another header (the same header stamped a moment later, signed
+    again by the referee), signed again by the dealer."""
+    line = events[n - 1]
+    if n != 2:
+        return [line]
+    other_header = resign(host, events[0], at=events[0]["at"] + 0.25)
+    return [resign(host, line, prev=line_hash(canonical(other_header)))]
+
+
+async def _forked(tmp_path, fork, match_keys):
+    server = Server(tmp_path / "data", key_folder=match_keys)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    said = []
+    client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(2), said.append, key_folder=match_keys,
+                        add_bots=("robo",), reconnect_for=5.0)
+    try:
+        with pytest.raises(Equivocation) as caught:
+            await client.host(GAME, OPTIONS)
+    finally:
+        task.cancel()
+        server.close()
+    return client, caught.value
+
+
+@pytest.mark.parametrize("fork, kind, at", [(second_line_two, "two-lines", 2),
+                                            (line_two_on_another_header, "broken-link", 1)])
+def test_a_client_catches_a_house_that_forks_the_match(fork, kind, at, tmp_path, monkeypatch, match_keys):
+    monkeypatch.setattr(app.RoomHost, "flush", lying_flush(fork))
+    client, exc = asyncio.run(asyncio.wait_for(_forked(tmp_path, fork, match_keys), STEP))
+    assert exc.exit_code == 1 and exc.code == "transcript.fork" and exc.line == at
+    # the evidence is on disk beside the seat's transcript copy: both signed lines, who signed each
+    saved = json.loads((client.folder / f"{client.match_id}.fork-{at}.json").read_text())
+    assert saved == {**exc.evidence, "matchId": client.match_id, "code": client.code, "server": client.url,
+                     "seat": 0, "seenAt": saved["seenAt"]}
+    assert saved["kind"] == kind and saved["line"] == at
+    copy = [json.loads(x) for x in client.transcript_path(client.match_id).read_text().splitlines()]
+    assert saved["mine"]["line"] == copy[at - 1]  # the held line, as the copy keeps it
+    assert saved["theirs"]["line"] != saved["mine"]["line"]
+    assert saved["theirs"]["line"]["n"] == (2 if kind == "two-lines" else 2)
+    mine_by, theirs_by = saved["mine"]["signer"], saved["theirs"]["signer"]
+    header = copy[0]["data"]["parties"]
+    if kind == "two-lines":  # the dealer signed both versions of line 2
+        assert mine_by["party"] == theirs_by["party"] == "dealer" and mine_by["key"] == header["dealer"]
+        assert saved["houseEquivocated"] and [e["party"] for e in saved["equivocators"]] == ["dealer"]
+    else:  # the referee signed the held header; the dealer signed line 2 on top of another one
+        assert (mine_by["party"], theirs_by["party"]) == ("referee", "dealer")
+        assert not saved["houseEquivocated"] and saved["equivocators"] == []
+    assert "the server sent" in str(exc) and str(exc.saved) in str(exc)
+    # the copy holds only the lines that chain: the forking line is not in it
+    assert all(line != saved["theirs"]["line"] for line in copy)
