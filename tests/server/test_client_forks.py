@@ -111,3 +111,83 @@ def test_a_client_catches_a_house_that_forks_the_match(fork, kind, at, tmp_path,
     assert "the server sent" in str(exc) and str(exc.saved) in str(exc)
     # the copy holds only the lines that chain: the forking line is not in it
     assert all(line != saved["theirs"]["line"] for line in copy)
+
+
+# ---------------------------------------------------------------- after the match: the house rewrites its file
+
+def house_rewrite(transcript, seat):
+    """The house's rewrite of a finished match, made with the referee's key from its own
+    secrets file: the lines before the seat's last move, then, for that number, the
+    referee's timeout of the seat and whatever its clock writes after (the end). Every line
+    is signed by the party entitled to it and the rules accept each: a valid match."""
+    import math
+
+    from zkbluff.games.engine.parties import RefereeParty
+    from zkbluff.games.engine.registry import spec_for
+    from zkbluff.games.engine.table import secrets_path
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+
+    events = list(parse_chain(read_lines(transcript)))
+    spec = spec_for(events[0]["data"]["game"], events[0]["data"]["options"])
+    k = max(e["n"] for e in events if e["seat"] == seat and e["action"] not in spec.deal.line_roles)
+    referee = RefereeParty.restore(spec, json.loads(secrets_path(transcript, "referee").read_text()),
+                                   clock=lambda: (referee.deadline if math.isfinite(referee.deadline)
+                                                  else referee.view.head_at) + 1.0)
+    forged = events[:k - 1]
+    for e in forged:
+        referee.receive(e, restoring=True)
+    while len(forged) < len(events) + 5:
+        line = referee.end_line() if referee.view.over else referee.timeout_line()
+        if line is None:
+            break
+        referee.receive(line, restoring=True)
+        forged.append(line)
+        if line["action"] == "end":
+            break
+    transcript.write_text("".join(canonical(e) + "\n" for e in forged), encoding="utf-8")
+    return k
+
+
+async def _played(tmp_path, match_keys):
+    server = Server(tmp_path / "data", key_folder=match_keys)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(4), lambda m: None, key_folder=match_keys,
+                        add_bots=("robo",))
+    try:
+        report = await client.host(GAME, {"mode": "casual"})
+    finally:
+        task.cancel()
+    return server, client, report
+
+
+@pytest.mark.slow
+def test_the_seats_copy_exposes_a_house_that_rewrote_its_transcript(tmp_path, match_keys):
+    """A whole networked match (real proofs); afterwards the house replaces the seat's last
+    move by a timeout and re-signs everything after it. The house's file is a valid match
+    (``transcript verify`` accepts it: nothing inside one copy shows the rewrite); the seat's
+    copy, held against it, shows the fork, who signed each version, and the referee's
+    signatures on both histories."""
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+    from zkbluff.games.engine.compare import DIVERGED, compare_transcripts
+    from zkbluff.games.engine.verifier import verify_transcript
+
+    server, client, report = asyncio.run(asyncio.wait_for(_played(tmp_path, match_keys), STEP * 2))
+    host = server.rooms[report["code"]]
+    mine, theirs = client.transcript_path(report["matchId"]), host.transcript
+    assert mine.read_text() == theirs.read_text()  # the twin: before the rewrite, the same history
+    assert compare_transcripts(mine, theirs).verdict == "identical"
+    k = house_rewrite(theirs, report["seat"])
+    server.close()
+    assert verify_transcript(theirs)["lines"] >= k  # the rewritten file is a valid match on its own
+    assert verify_transcript(mine)["complete"]
+    found = compare_transcripts(mine, theirs)
+    assert (found.verdict, found.line, found.same_match) == (DIVERGED, k, True)
+    assert found.mine_signer.key == client.key.public_hex and found.mine_signer.party == f"seat {report['seat']}"
+    assert found.theirs_signer.party == "referee" and found.theirs["action"] == "timeout"
+    assert found.house_equivocated and [e.signer.party for e in found.equivocators] == ["referee"]
+    out = CliRunner().invoke(main, ["transcript", "compare", str(mine), str(theirs)])
+    assert out.exit_code == 1 and f"diverged at line {k}" in out.output and "house equivocated" in out.output
