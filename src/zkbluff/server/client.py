@@ -20,9 +20,11 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, TranscriptError, ZkbluffError
+from zkbluff.errors import (
+    CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
+)
 from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
@@ -32,6 +34,7 @@ from zkbluff.games.engine.table import may_act
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
+from zkbluff.server.expect import Expectation, check_table, describe_table
 from zkbluff.server.protocol import decode, encode, sign_auth
 from zkbluff.server.rooms import normalise_code
 
@@ -138,8 +141,11 @@ class SeatClient:
 
     def __init__(self, url: str, home: Path, name: str, policy: Policy, say: Say = print,
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
-                 add_bots: tuple[str, ...] = (), autostart: bool = True):
+                 add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = ()):
         self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
+        #: what this client's person expects of the table (``--expect``): checked at the seat
+        #: message and again at the signed header, before anything is made or signed
+        self.expect = tuple(expect)
         self.key = load_identity(self.home)
         self.key_folder, self.backend = key_folder, backend
         self.reconnect_for = reconnect_for
@@ -191,10 +197,13 @@ class SeatClient:
         self.names = list(msg.get("names") or [])
         if self.seat is not None and self.match_id == match_id:
             return None if self.writer and self.writer.events else self._seat_join()
-        spec = spec_for(msg["game"], msg.get("options"))
+        spec = spec_for(msg["game"], msg.get("options"))  # the game's own validation of its options
         if self.wanted is not None and (spec.game, dict(spec.options)) != self.wanted:
-            raise CommitmentMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
-                                     f"for {self.wanted[0]} {self.wanted[1]}")
+            raise TableMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
+                                f"for {self.wanted[0]} {self.wanted[1]}")
+        for text in describe_table(spec, self.names):
+            self.say(text)
+        check_table(self.expect, spec)  # before the seat makes any secret
         prover = Prover(self.key_folder, self.backend)
         saved = self._load_saved(match_id)
         self.match_id = match_id
@@ -210,6 +219,8 @@ class SeatClient:
                 if len(events) and e is events[0]:
                     self._check_header(spec, e)
                 seat.receive(e, restoring=e["n"] <= saved["line"])
+                if e is events[0]:
+                    self._check_signed_table(seat, e, show=False)
             self.seat = seat
             self.writer = TranscriptWriter(self.transcript_path(match_id), events=events)
             if events:
@@ -244,6 +255,18 @@ class SeatClient:
                 raise TranscriptError(f"the table's key for {key_id} is not the one this client holds: both sides "
                                       f"need the same keys (the project's pinned keys)", line=1)
 
+    def _check_signed_table(self, seat: Seat, header: Mapping[str, Any], show: bool = True) -> None:
+        """The signed header (already checked by the seat: the referee's signature, the game's
+        own validation of its options, the options the seat joined, the keys this client
+        trusts) shown to the person and held against what they expect, before the seat
+        signs any line."""
+        view = seat.view
+        assert view is not None
+        if show:
+            for text in describe_table(view.spec, view.seat_names, header["data"], view.trust)[2:]:
+                self.say(text)
+        check_table(self.expect, view.spec, header["data"], view.trust)
+
     def _on_line(self, msg: Mapping[str, Any]) -> None:
         assert self.seat is not None and self.writer is not None
         if msg.get("matchId") != self.match_id:
@@ -257,6 +280,8 @@ class SeatClient:
         if line.get("n") == 1:
             self._check_header(self.seat.spec, line)
         self.seat.receive(line)  # verified here: signature, rules, proofs
+        if line.get("n") == 1:
+            self._check_signed_table(self.seat, line)
         self.writer.append_event(line)
         self._save()
         view = self.seat.view
