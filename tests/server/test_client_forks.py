@@ -191,3 +191,23 @@ def test_the_seats_copy_exposes_a_house_that_rewrote_its_transcript(tmp_path, ma
     assert found.house_equivocated and [e.signer.party for e in found.equivocators] == ["referee"]
     out = CliRunner().invoke(main, ["transcript", "compare", str(mine), str(theirs)])
     assert out.exit_code == 1 and f"diverged at line {k}" in out.output and "house equivocated" in out.output
+
+
+# ---------------------------------------------------------------- the house's result message
+
+def test_a_result_message_that_is_not_the_copys_is_refused():
+    """The server computes placements and points; the seat checks them against its own
+    verified copy (the end line the referee signed) and seed 003's points table."""
+    from zkbluff.errors import TranscriptError
+    from zkbluff.games.engine.rules import Result
+    from zkbluff.server.client import check_result_message
+
+    report = {"result": Result((2, 1), (3, 7), "target reached")}
+    honest = {"placements": [2, 1], "scores": [3, 7], "points": [1, 5], "summary": "bob wins"}
+    check_result_message(honest, report)
+    for lie in ({"placements": [1, 2]}, {"scores": [7, 3]}, {"points": [5, 5]}):
+        with pytest.raises(TranscriptError, match="not what this seat's verified copy gives") as caught:
+            check_result_message({**honest, **lie}, report)
+        assert caught.value.code == "result.mismatch" and caught.value.exit_code == 1
+    with pytest.raises(TranscriptError, match="does not show finished"):
+        check_result_message(honest, {"result": None})

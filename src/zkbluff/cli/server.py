@@ -33,7 +33,9 @@ def _policy(bot_seed: Optional[int]) -> Any:
 
     if bot_seed is not None:
         return bot_policy(bot_seed)
-    return prompt_policy(lambda text: str(click.prompt(text, default="", show_default=False)), click.echo)
+    # the game's prompt reads standard input in a thread of its own and is called off when
+    # the table moves on (a timeout): the client follows the table while you think
+    return prompt_policy(say=click.echo, show=lambda text: click.echo(f"{text}: ", nl=False))
 
 
 def _home(home: Optional[str]) -> Path:

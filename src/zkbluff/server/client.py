@@ -37,12 +37,15 @@ from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
 from zkbluff.server.expect import Expectation, check_table, describe_table
 from zkbluff.server.protocol import decode, encode, sign_auth
 from zkbluff.server.rooms import normalise_code
+from zkbluff.server.terminal import PromptCancelled, Terminal, in_thread
 
 #: what a client accepts from the server in one frame (a line with its proofs is a few kB)
 CLIENT_MAX_BYTES = 4 * 1024 * 1024
 
 Say = Callable[[str], None]
-#: a seat's policy: (spec, observation, seat names) -> intent (may block: it runs in a thread)
+#: a seat's policy: (spec, observation, seat names) -> intent. It runs in a thread of its own
+#: while the client keeps following the table; a policy with a ``cancel()`` method (a
+#: person's prompt) is called off when the table moves on before it answers.
 Policy = Callable[[GameSpec, Any, list[str]], Any]
 
 
@@ -93,11 +96,27 @@ def bot_policy(seed: int) -> Policy:
     return act
 
 
-def prompt_policy(ask: Callable[[str], str], say: Say) -> Policy:
-    """A person at the terminal: the game's own prompt."""
-    def act(spec: GameSpec, obs: Any, names: list[str]) -> Any:
-        return spec.text.prompt(obs, ask, say, names)
-    return act
+class PromptPolicy:
+    """A person at the terminal: the game's own prompt (``spec.text.prompt``), asking through
+    a :class:`~zkbluff.server.terminal.Terminal`, so that a prompt still waiting when the
+    table moves on (a timeout, a calling window closed) is called off (:meth:`cancel`)."""
+
+    def __init__(self, terminal: Terminal, say: Say):
+        self.terminal, self.say = terminal, say
+
+    def __call__(self, spec: GameSpec, obs: Any, names: list[str]) -> Any:
+        return spec.text.prompt(obs, self.terminal.ask, self.say, names)
+
+    def cancel(self) -> None:
+        self.terminal.cancel()
+
+
+def prompt_policy(read_line: Optional[Callable[[], str]] = None, say: Say = print,
+                  show: Optional[Callable[[str], None]] = None) -> PromptPolicy:
+    """A person at the terminal. ``read_line`` returns the next line typed ('' at the end
+    of input; standard input by default); ``show`` prints a prompt's text (``say``)."""
+    terminal = Terminal(read_line, show or say) if read_line is not None else Terminal(show=show or say)
+    return PromptPolicy(terminal, say)
 
 
 class _Closed(Exception):
@@ -141,7 +160,8 @@ class SeatClient:
 
     def __init__(self, url: str, home: Path, name: str, policy: Policy, say: Say = print,
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
-                 add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = ()):
+                 add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = (),
+                 clock: Callable[[], float] = time.time):
         self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
         #: what this client's person expects of the table (``--expect``): checked at the seat
         #: message and again at the signed header, before anything is made or signed
@@ -149,6 +169,10 @@ class SeatClient:
         self.key = load_identity(self.home)
         self.key_folder, self.backend = key_folder, backend
         self.reconnect_for = reconnect_for
+        #: this machine's clock (the stamps of this seat's lines; injected in tests)
+        self.clock = clock
+        #: the policy's answer being waited for: (the line number it is for, its future)
+        self._asking: Optional[tuple[int, Any]] = None
         self.add_bots, self.autostart = add_bots, autostart
         self.code: Optional[str] = None
         self.seat: Optional[Seat] = None
@@ -238,7 +262,7 @@ class SeatClient:
         last line (a clock a little behind the server's would otherwise be refused)."""
         view = self.seat.view if self.seat is not None else None
         head = view.head_at if view is not None and view.head_at is not None else 0.0
-        return max(time.time(), head)
+        return max(self.clock(), head)
 
     def _seat_join(self) -> dict[str, Any]:
         assert self.seat is not None
@@ -332,23 +356,61 @@ class SeatClient:
         self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
         await conn.send({"type": "line", "line": line})
 
-    async def _move(self, conn: _Connection) -> None:
+    def _ask(self) -> None:
+        """Ask the policy for this seat's move at the table's next line, in a thread of its
+        own: the client goes on following the table meanwhile (:meth:`_loop`)."""
         seat = self.seat
         assert seat is not None and seat.view is not None
-        at = seat.view.next_line
-        while True:
-            obs = seat.observation()
-            intent = await asyncio.to_thread(self.policy, seat.spec, obs, list(seat.view.seat_names))
-            if seat.view.next_line != at:
-                return  # the table moved on meanwhile (a timeout)
-            if intent is None and seat.view.rules.to_move is None:
-                return  # a calling window this seat lets pass
-            try:
-                line = await asyncio.to_thread(seat.move, intent)
-            except (IllegalMove, MalformedInput) as exc:
-                self.say(f"  not allowed: {exc}")
-                continue
-            break
+        self._asking = (seat.view.next_line, in_thread(self.policy, seat.spec, seat.observation(),
+                                                        list(seat.view.seat_names)))
+
+    def _drop_stale_prompt(self, force: bool = False) -> None:
+        """Call off the policy's question if the table moved on (a line written meanwhile,
+        a calling window closed: its answer would be for a table that no longer is), or
+        (``force``) because this connection ends."""
+        if self._asking is None:
+            return
+        at, future = self._asking
+        if not force and self.seat is not None and self.seat.view is not None and \
+                self.seat.view.next_line == at and self._my_turn():
+            return
+        self._asking = None
+        if future.done():
+            if not future.cancelled():
+                future.exception()  # answered too late: dropped
+        else:
+            future.cancel()
+            cancel = getattr(self.policy, "cancel", None)
+            if cancel is not None:
+                cancel()
+                if not force:
+                    self.say("  (the table moved on; your prompt was called off)")
+
+    async def _decided(self, conn: _Connection, at: int, future: Any) -> None:
+        """The policy answered for line ``at``: prove the move here and send it, or ask
+        again if it is refused (a typo at the prompt, a move the rules do not allow)."""
+        seat = self.seat
+        assert seat is not None and seat.view is not None
+        if seat.view.next_line != at:
+            if not future.cancelled():
+                future.exception()  # an answer for a table that moved on: dropped, whatever it was
+            return
+        try:
+            intent = future.result()
+        except PromptCancelled:
+            return
+        except (IllegalMove, MalformedInput) as exc:
+            self.say(f"  not allowed: {exc}")
+            self._ask()
+            return
+        if intent is None and seat.view.rules.to_move is None:
+            return  # a calling window this seat lets pass
+        try:
+            line = await asyncio.to_thread(seat.move, intent)  # the table's lines wait meanwhile
+        except (IllegalMove, MalformedInput) as exc:
+            self.say(f"  not allowed: {exc}")
+            self._ask()
+            return
         self._last_line = line
         self._save()  # the pending move is saved before the line leaves
         self.moves += 1
@@ -398,50 +460,80 @@ class SeatClient:
                 delay = min(delay * 2, 2.0)
 
     async def _loop(self, conn: _Connection) -> bool:
+        """Follow the table until the result (True). Two things are awaited at once: the
+        server's next message and, while this seat is asked for a move, its policy's answer,
+        so a person thinking at the prompt never holds up the lines (a timeout, the
+        automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
-        while True:
-            msg = await conn.recv()
-            kind = msg.get("type")
-            if kind == "room":
-                self._on_room(msg)
-                if msg.get("owner") and msg.get("state") == "lobby":
-                    await self._owner(conn, msg)
-            elif kind == "seat":
-                out = self._take_seat(msg)
-                if out is not None:
-                    await conn.send(out)
-            elif kind == "line":
-                self._on_line(msg)
-            elif kind == "result":
-                if msg.get("matchId") == self.match_id:
-                    self.result = dict(msg)
-                    self.say(f"result: {msg.get('summary')}; points {msg.get('points')}"
-                             f"{'' if msg.get('online') else ' (a match against bots: counts only locally)'}")
-                    return True
-            elif kind == "error":
-                self.errors.append(dict(msg))
-                self.say(f"server: {msg.get('error')}: {msg.get('message')}")
-                if msg.get("about") == "join" and "rate limit" in str(msg.get("message")) and self.seat is None:
-                    await asyncio.sleep(1.0)  # the server's per-address budget: ask again in a moment
-                    await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
-                                                         "have": 0}, conn.challenge))
-                elif msg.get("about") in ("create", "join") and self.seat is None:
-                    raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
-            await self._deal_line(conn)
-            if kind == "error" and msg.get("about") == "line":
-                self._tries += 1
-                if self._tries <= 2:
-                    self._sent_for = None  # refused: try once more, then leave it to the referee's clock
-                    self._drop_stale_line()
-            if self._my_turn() and self.seat is not None and self.seat.view is not None \
-                    and self._sent_for != self.seat.view.next_line:
-                if self._sent_at != self.seat.view.next_line:
-                    self._sent_at, self._tries = self.seat.view.next_line, 0
-                self._sent_for = self.seat.view.next_line
-                if self._last_line is not None and self._last_line.get("n") == self.seat.view.next_line:
-                    await conn.send({"type": "line", "line": self._last_line})  # the same line, never a second
-                else:
-                    await self._move(conn)
+        self._asking = None
+        receiving = asyncio.ensure_future(conn.recv())
+        try:
+            while True:
+                waits = {receiving} if self._asking is None else {receiving, self._asking[1]}
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if receiving.done():
+                    msg = receiving.result()
+                    receiving = asyncio.ensure_future(conn.recv())
+                    if await self._on_message(conn, msg):
+                        return True
+                    self._drop_stale_prompt()
+                    await self._turn(conn, msg)
+                if self._asking is not None and self._asking[1].done():
+                    at, future = self._asking
+                    self._asking = None
+                    await self._decided(conn, at, future)
+        finally:
+            receiving.cancel()
+            self._drop_stale_prompt(force=True)
+
+    async def _on_message(self, conn: _Connection, msg: Mapping[str, Any]) -> bool:
+        """One message from the server, checked and followed; True at this match's result."""
+        kind = msg.get("type")
+        if kind == "room":
+            self._on_room(msg)
+            if msg.get("owner") and msg.get("state") == "lobby":
+                await self._owner(conn, msg)
+        elif kind == "seat":
+            out = self._take_seat(msg)
+            if out is not None:
+                await conn.send(out)
+        elif kind == "line":
+            self._on_line(msg)
+        elif kind == "result":
+            if msg.get("matchId") == self.match_id:
+                self.result = dict(msg)
+                self.say(f"result: {msg.get('summary')}; points {msg.get('points')}"
+                         f"{'' if msg.get('online') else ' (a match against bots: counts only locally)'}")
+                return True
+        elif kind == "error":
+            self.errors.append(dict(msg))
+            self.say(f"server: {msg.get('error')}: {msg.get('message')}")
+            if msg.get("about") == "join" and "rate limit" in str(msg.get("message")) and self.seat is None:
+                await asyncio.sleep(1.0)  # the server's per-address budget: ask again in a moment
+                await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
+                                                     "have": 0}, conn.challenge))
+            elif msg.get("about") in ("create", "join") and self.seat is None:
+                raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
+        return False
+
+    async def _turn(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
+        """After a message: this seat's deal line if one is due, and its move if it is to
+        move (the line it already made for this number again, else the policy is asked)."""
+        await self._deal_line(conn)
+        if msg.get("type") == "error" and msg.get("about") == "line":
+            self._tries += 1
+            if self._tries <= 2:
+                self._sent_for = None  # refused: try once more, then leave it to the referee's clock
+                self._drop_stale_line()
+        view = self.seat.view if self.seat is not None else None
+        if self._asking is None and self._my_turn() and view is not None and self._sent_for != view.next_line:
+            if self._sent_at != view.next_line:
+                self._sent_at, self._tries = view.next_line, 0
+            self._sent_for = view.next_line
+            if self._last_line is not None and self._last_line.get("n") == view.next_line:
+                await conn.send({"type": "line", "line": self._last_line})  # the same line, never a second
+            else:
+                self._ask()
 
     def _drop_stale_line(self) -> None:
         """A refused line this seat made before a break (the server's restart, its own)
@@ -487,8 +579,33 @@ class SeatClient:
         # the default trust (pinned keys, or a private set this client was given deliberately)
         report = verify_transcript(path, seat_keys={self.seat.seat: self.key.public_hex},
                                    keys_dir=Path(self.key_folder) if self.key_folder else None)
+        if self.result is not None:
+            check_result_message(self.result, report)
         return {"code": self.code, "matchId": self.match_id, "seat": self.seat.seat, "transcript": str(path),
                 "verified": report, "result": self.result, "moves": self.moves}
+
+
+def check_result_message(message: Mapping[str, Any], report: Mapping[str, Any]) -> None:
+    """The server's ``result`` message against the seat's own verified copy: its placements
+    and scores must be the ones the copy's end line gives, its points seed 003's table for
+    them (the server computes points; the client checks them). :class:`TranscriptError`
+    (exit 1, code ``result.mismatch``) if not."""
+    from zkbluff.server.results import place_points
+
+    result = report.get("result")
+    if result is None:
+        raise TranscriptError(f"the server sent a result ({message.get('summary')}) for a match this seat's copy "
+                              f"does not show finished", code="result.mismatch")
+    placements, scores = list(result.placements), list(result.scores)
+    try:
+        points = [place_points(len(placements), place) for place in placements]
+    except MalformedInput:
+        points = None
+    got = (message.get("placements"), message.get("scores"), message.get("points"))
+    if got != (placements, scores, points):
+        raise TranscriptError(f"the server's result (placements {got[0]}, scores {got[1]}, points {got[2]}) is not "
+                              f"what this seat's verified copy gives (placements {placements}, scores {scores}, "
+                              f"points {points})", code="result.mismatch")
 
 
 class Spectator:
