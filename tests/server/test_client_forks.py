@@ -211,3 +211,47 @@ def test_a_result_message_that_is_not_the_copys_is_refused():
         assert caught.value.code == "result.mismatch" and caught.value.exit_code == 1
     with pytest.raises(TranscriptError, match="does not show finished"):
         check_result_message(honest, {"result": None})
+
+
+# ---------------------------------------------------------------- from the command line
+
+def test_zkbluff_host_exits_1_and_says_what_it_saw(tmp_path, monkeypatch, match_keys):
+    """``zkbluff host`` at a house that sends a second line 2: exit 1 (Equivocation), one line
+    saying which line, who signed each version, that it is proof, and where the evidence is."""
+    import threading
+
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+
+    monkeypatch.setattr(app.RoomHost, "flush", lying_flush(second_line_two))
+    ready, box = threading.Event(), {}
+
+    async def house():
+        box["stop"] = asyncio.Event()
+        server = Server(tmp_path / "data", key_folder=match_keys)
+        port = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+        box["url"], box["loop"] = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}", asyncio.get_running_loop()
+        ready.set()
+        await box["stop"].wait()
+        task.cancel()
+        server.close()
+
+    thread = threading.Thread(target=lambda: asyncio.run(house()), daemon=True)
+    thread.start()
+    assert ready.wait(STEP)
+    try:
+        out = CliRunner().invoke(main, ["host", GAME, "--server", box["url"], "--name", "ann", "-o", "mode=casual",
+                                        "-o", "deal=dealer", "--add-bot", "robo", "--bot", "2",
+                                        "--home", str(tmp_path / "ann")])
+    finally:
+        box["loop"].call_soon_threadsafe(box["stop"].set)
+        thread.join(30)
+    assert out.exit_code == 1, out.output
+    error = [x for x in out.output.splitlines() if x.startswith("error: ")]
+    assert len(error) == 1 and error[0].startswith("error: line 2: the server sent a second, different line 2 "
+                                                   "(signed by the dealer: entropy.dealer)")
+    assert "proof of equivocation" in error[0]
+    saved = error[0].split("kept in ")[1].split(" (hold")[0]
+    assert json.loads(open(saved).read())["houseEquivocated"]
