@@ -116,25 +116,31 @@ class SharedClock:
         return time.time() + self.ahead
 
 
-async def _never_answers(tmp_path, game, options, match_keys, until):
-    """Host ``game`` with a house bot; the person's prompt never gets a line. Each time a
-    new prompt is on screen the clock is moved past the game's limit for it. Returns the
-    client, its task's outcome and the prompts seen, once ``until(client)`` holds."""
+async def _never_answers(tmp_path, game, options, match_keys, until, answer=None):
+    """Host ``game`` with a house bot; the person's prompt never gets a line (or, with
+    ``answer``, gets ``answer(prompt text)`` typed). Each time a new prompt is on screen
+    unanswered the clock is moved past the game's limit for it (``until.seconds``). Returns
+    the client, its task, the terminal and what was said, once ``until(client)`` holds."""
     clock = SharedClock()
     server = Server(tmp_path / "data", key_folder=match_keys, clock=clock, tick=0.05)
     port = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
     url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
     nobody = threading.Event()  # never set: the person never types anything
+    keyboard = Keyboard()
     said = []
-    policy = prompt_policy(read_line=lambda: nobody.wait() or "", say=said.append)
+    if answer is None:
+        policy = prompt_policy(read_line=lambda: nobody.wait() or "", say=said.append)
+    else:
+        policy = prompt_policy(read_line=keyboard.read_line, say=said.append,
+                               show=lambda text: keyboard.type(answer(text)))
     client = SeatClient(url, tmp_path / "ann", "ann", policy, said.append, key_folder=match_keys,
                         add_bots=("robo",), clock=clock)
     playing = asyncio.ensure_future(client.host(game, options))
     moved = 0
     try:
         while not until(client) and not playing.done():
-            if policy.terminal.asked > moved:  # a prompt is on screen, unanswered: its time runs out
+            if answer is None and policy.terminal.asked > moved:  # a prompt on screen, unanswered: time runs out
                 moved = policy.terminal.asked
                 clock.ahead += until.seconds + 1.0
             await asyncio.sleep(0.05)
@@ -190,3 +196,26 @@ def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_clien
     assert auto["sig"] and client.moves >= 1  # made and proven on this client
     assert not any(e["action"] == "forfeit" for e in lines)
     assert terminal.asked >= 1 and terminal.cancelled >= 1
+
+
+def test_a_typo_at_the_prompt_asks_again(tmp_path, match_keys):
+    """The person's first answer is not a move ("zz"): the client says why and asks again;
+    the next answer is proven and written."""
+    answers = iter(["zz"])
+
+    def answer(text):
+        first = next(answers, None)
+        if first is not None:
+            return first
+        return "a" if text.startswith("[a]ccept") else "1"
+
+    def until(client):
+        return any(e["seat"] == client.seat.seat and e["action"] in ("play", "accept", "challenge")
+                   for e in events_of(client))
+    until.seconds = 0.0
+
+    client, playing, terminal, said = asyncio.run(asyncio.wait_for(
+        _never_answers(tmp_path, "proof-or-bluff", {"mode": "casual", "deal": "dealer"}, match_keys, until,
+                       answer), STEP * 2))
+    assert any(x.startswith("  not allowed: ") for x in said) and terminal.asked >= 2
+    assert client.moves >= 1 and terminal.cancelled == 0
