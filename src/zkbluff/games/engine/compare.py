@@ -69,7 +69,8 @@ def header_parties(header: Mapping[str, Any]) -> list[Signer]:
         raise MalformedInput("line 1 is not a header listing the parties' public keys (referee, dealer, seats)",
                              line=1, code="header.malformed")
     assert isinstance(data, Mapping)
-    names = data.get("seats") if isinstance(data.get("seats"), list) else []
+    seats = data.get("seats")
+    names: list[Any] = seats if isinstance(seats, list) else []
     out = [Signer("referee", "the referee", parties["referee"]), Signer("dealer", "the dealer", parties["dealer"])]
     for i, key in enumerate(parties["seats"]):
         name = f" ({names[i]})" if i < len(names) and isinstance(names[i], str) else ""
