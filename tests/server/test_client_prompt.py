@@ -187,7 +187,7 @@ def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_clien
                                  for e in lines[out[0]:])
     until.seconds = 30.0  # Bluffers' move timer
 
-    client, playing, terminal, _ = asyncio.run(asyncio.wait_for(
+    client, playing, terminal, said = asyncio.run(asyncio.wait_for(
         _never_answers(tmp_path, "bluffers", {"players": "2"}, match_keys, until), STEP * 2))
     lines = events_of(client)
     first = next(i for i, e in enumerate(lines) if e["action"] == "timeout")
@@ -195,7 +195,7 @@ def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_clien
     assert auto["seat"] == client.seat.seat and auto["data"]["reason"] == "timeout"
     assert auto["sig"] and client.moves >= 1  # made and proven on this client
     assert not any(e["action"] == "forfeit" for e in lines)
-    assert terminal.asked >= 1 and terminal.cancelled >= 1
+    assert terminal.asked >= 1 and "  (the table moved on; your prompt was called off)" in said
 
 
 def test_a_typo_at_the_prompt_asks_again(tmp_path, match_keys):
@@ -218,4 +218,4 @@ def test_a_typo_at_the_prompt_asks_again(tmp_path, match_keys):
         _never_answers(tmp_path, "proof-or-bluff", {"mode": "casual", "deal": "dealer"}, match_keys, until,
                        answer), STEP * 2))
     assert any(x.startswith("  not allowed: ") for x in said) and terminal.asked >= 2
-    assert client.moves >= 1 and terminal.cancelled == 0
+    assert client.moves >= 1 and not any("called off" in x for x in said)  # refused, not called off
