@@ -33,16 +33,18 @@ def resign(host, line, **changes):
     return sign_line(house_key(host, line), body)
 
 
-def lying_flush(fork):
+def lying_flush(fork, only=None):
     """The server's flush, with ``fork(host, n, events)`` giving the lines a seated
-    connection is sent in place of line ``n`` (spectators get nothing here)."""
+    connection is sent in place of line ``n`` (spectators get nothing here); with ``only``
+    (a public key), only that seat's connection is lied to, the others get the lines written."""
     async def flush(self):
         if self.table is None:
             return
         events = self.table.writer.events
         for conn in [c for c in self.conns.values() if c.seated]:
             while conn.sent < len(events):
-                for line in fork(self, conn.sent + 1, events):
+                lie = only is None or (only() if callable(only) else only) == conn.public_key
+                for line in fork(self, conn.sent + 1, events) if lie else [events[conn.sent]]:
                     await conn.send({"type": "line", "matchId": self.match_id, "line": line})
                 conn.sent += 1
     return flush
@@ -111,6 +113,58 @@ def test_a_client_catches_a_house_that_forks_the_match(fork, kind, at, tmp_path,
     assert "the server sent" in str(exc) and str(exc.saved) in str(exc)
     # the copy holds only the lines that chain: the forking line is not in it
     assert all(line != saved["theirs"]["line"] for line in copy)
+
+
+def only_another_line_two(host, n, events):
+    """In place of line 2, the dealer's commitment stamped a moment later (signed again)."""
+    line = events[n - 1]
+    if n != 2:
+        return [line]
+    return [resign(host, line, at=line["at"] + 0.25, data={**line["data"], "deadline": line["data"]["deadline"] + 0.25})]
+
+
+async def _two_views(tmp_path, match_keys, monkeypatch):
+    server = Server(tmp_path / "data", key_folder=match_keys)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    ann = SeatClient(url, tmp_path / "ann", "ann", bot_policy(1), lambda m: None, key_folder=match_keys,
+                     reconnect_for=5.0)
+    bob = SeatClient(url, tmp_path / "bob", "bob", bot_policy(2), lambda m: None, key_folder=match_keys,
+                     reconnect_for=5.0)
+    monkeypatch.setattr(app.RoomHost, "flush", lying_flush(only_another_line_two, only=ann.key.public_hex))
+    hosting = asyncio.ensure_future(ann.host(GAME, OPTIONS))
+    while ann.code is None:
+        await asyncio.sleep(0.02)
+    joining = asyncio.ensure_future(bob.join(ann.code))
+    try:
+        with pytest.raises(Equivocation) as caught:
+            await hosting
+        while bob.writer is None or len(bob.writer.events) < 3:  # bob has the line that exposed it
+            await asyncio.sleep(0.02)
+    finally:
+        joining.cancel()
+        task.cancel()
+        server.close()
+    return ann, bob, caught.value
+
+
+def test_a_house_that_shows_two_seats_two_histories_is_caught(tmp_path, monkeypatch, match_keys):
+    """The house shows ann another line 2 (the dealer's commitment, signed again) than bob.
+    Its own referee refuses ann's lines (they chain to her line 2), and to go on it must send
+    her bob's, which chain to his: ann's client stops at bob's line 3. Ann's copy held
+    against bob's then shows the dealer signed both line 2s: proof."""
+    from zkbluff.games.engine.compare import DIVERGED, compare_transcripts
+
+    ann, bob, exc = asyncio.run(asyncio.wait_for(_two_views(tmp_path, match_keys, monkeypatch), STEP))
+    assert exc.line == 2 and exc.evidence["kind"] == "broken-link"
+    assert exc.evidence["theirs"]["line"]["n"] == 3 and exc.evidence["theirs"]["signer"]["party"] == "seat 1"
+    assert exc.evidence["mine"]["signer"]["party"] == "dealer"
+    found = compare_transcripts(ann.transcript_path(ann.match_id), bob.transcript_path(bob.match_id))
+    assert (found.verdict, found.line) == (DIVERGED, 2)
+    assert [e.signer.party for e in found.equivocators] == ["dealer"] and found.house_equivocated
+    # the twin: bob, shown the lines the table wrote, holds a copy that chains; he saw no fork
+    assert [e["n"] for e in bob.writer.events] == [1, 2, 3] and bob.writer.events[2]["seat"] == 1
 
 
 # ---------------------------------------------------------------- after the match: the house rewrites its file
