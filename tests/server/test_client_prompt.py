@@ -174,6 +174,13 @@ def test_a_person_who_never_answers_is_timed_out_and_the_client_sees_the_end(tmp
     assert timeouts and timeouts[0]["data"]["seat"] == client.seat.seat and lines[-1]["action"] == "end"
     assert terminal.asked >= 1 and terminal.cancelled >= 1
     assert "  (the table moved on; your prompt was called off)" in said
+    # every line of this seat's in its copy is one it noted before sending, signed by its key
+    import json as _json
+
+    sent = [_json.loads(x) for x in client.sent_path(client.match_id).read_text().splitlines()]
+    mine = [e for e in lines if e["seat"] == client.seat.seat]
+    assert mine and all(e in [s["line"] for s in sent] for e in mine)
+    assert all(s["line"]["seat"] == client.seat.seat and isinstance(s["sentAt"], float) for s in sent)
 
 
 def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_client(tmp_path, match_keys):

@@ -331,6 +331,20 @@ class SeatClient:
                            f"against another with `zkbluff transcript compare`)", line=fork.line,
                            evidence=evidence, saved=str(path))
 
+    def sent_path(self, match_id: str) -> Path:
+        return self.folder / f"{match_id}.sent.jsonl"
+
+    async def _send_line(self, conn: _Connection, line: Mapping[str, Any]) -> None:
+        """Send a line this seat signed, first noting it (with this machine's time) in
+        ``<match>.sent.jsonl`` beside the transcript copy: a seat's evidence of what it signed
+        and when it sent it, whether or not the table wrote it (a complaint or a move the
+        house left out for a timeout, docs/timeouts-and-complaints.md)."""
+        if self.match_id is not None:
+            with open(self.sent_path(self.match_id), "a", encoding="utf-8") as f:
+                f.write(json.dumps({"sentAt": self.clock(), "line": line}, sort_keys=True, separators=(",", ":"))
+                        + "\n")
+        await conn.send({"type": "line", "line": line})
+
     def _my_turn(self) -> bool:
         """This seat is to move, or may answer while the table waits on the clock (a
         calling window: the policy may let it pass, answering None)."""
@@ -355,7 +369,7 @@ class SeatClient:
             return
         self._deal_sent_for = line["n"]
         self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
-        await conn.send({"type": "line", "line": line})
+        await self._send_line(conn, line)
 
     def _ask(self) -> None:
         """Ask the policy for this seat's move at the table's next line, in a thread of its
@@ -424,7 +438,7 @@ class SeatClient:
         self._last_line = line
         self._save()  # the pending move is saved before the line leaves
         self.moves += 1
-        await conn.send({"type": "line", "line": line})
+        await self._send_line(conn, line)
 
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
@@ -541,7 +555,7 @@ class SeatClient:
                 self._sent_at, self._tries = view.next_line, 0
             self._sent_for = view.next_line
             if self._last_line is not None and self._last_line.get("n") == view.next_line:
-                await conn.send({"type": "line", "line": self._last_line})  # the same line, never a second
+                await self._send_line(conn, self._last_line)  # the same line, never a second
             else:
                 self._ask()
 
