@@ -101,6 +101,14 @@ def test_two_headers_for_one_match_signed_by_one_referee(tmp_path):
     assert [e.signer.party for e in found.equivocators] == ["referee"] and found.house_equivocated
 
 
+def test_two_headers_for_one_match_under_two_referee_keys_are_named_so(tmp_path):
+    """A house that made a referee key for each seat's view: no key signed both headers
+    (no proof by signature), but one match id under two headers is named."""
+    found = compare(tmp_path, Chain(referee="referee-a"), Chain(referee="referee-b"))
+    assert (found.verdict, found.line, found.same_match, found.equivocators) == (DIVERGED, 1, True, ())
+    assert found.summary() == "diverged at line 1: two headers for one match, under different referee keys"
+
+
 def test_different_matches_are_no_equivocation(tmp_path):
     """The twin: two matches (other ids) under the same referee key diverge at line 1, and
     no key is blamed: a referee signs many matches."""

@@ -176,6 +176,8 @@ class Comparison:
             return text + f": {who} signed both histories: proof that the house equivocated"
         if self.equivocators:
             return text + f": {', '.join(e.signer.name for e in self.equivocators)} signed both histories"
+        if self.line == 1:  # no key in common: a referee key made for each view (no seat can sign both)
+            return text + ": two headers for one match, under different referee keys"
         return text
 
     def to_json(self) -> dict[str, Any]:
