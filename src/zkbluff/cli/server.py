@@ -22,8 +22,8 @@ bot_option = click.option("--bot", "bot_seed", type=int, default=None, metavar="
 json_option = click.option("--json", "as_json", is_flag=True, help="print the final report as JSON")
 expect_option = click.option("--expect", "expect", multiple=True, metavar="KEY=VALUE",
                              help="refuse a table that is not this (repeatable): game=NAME, seats=N, any game "
-                                  "option (deal=oblivious, mode=casual), limit.NAME=S (also >= and <=; e.g. "
-                                  "limit.proof>=60), trust=NAME (oblivious deal, zk dealer), keys=project|match|"
+                                  "option (deal=oblivious, mode=casual), limit.NAME=S (also >= and <=, quoted for "
+                                  "the shell: 'limit.proof>=60'), trust=NAME (oblivious deal, zk dealer), keys=project|match|"
                                   "private; checked at the seat and again at the signed header, before this "
                                   "seat signs anything (a mismatch exits 1)")
 
