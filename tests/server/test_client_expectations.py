@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from zkbluff.cli import main
 from zkbluff.errors import CommitmentMismatch, MalformedInput, TableMismatch
-from zkbluff.games.engine.parties import Seat
+from zkbluff.games.engine.parties import Seat, TimeLimits
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.signing import sign_line
 from zkbluff.server.app import RoomHost, Server, serve
@@ -22,6 +22,7 @@ from zkbluff.server.rooms import Member, Room
 
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}
 CODE = "ABCDEFGH"
+LIMITS = TimeLimits(proof=60.0, idle=600.0, entropy=60.0, deal=60.0)  # the server's clock for these tables
 
 
 def client_at(tmp_path, expect=()):
@@ -35,7 +36,7 @@ def client_at(tmp_path, expect=()):
 def room_for(tmp_path, client, options=OPTIONS):
     """The server's room (ann and bob) for ``options``: its ``seat`` message for ann, and a
     function that launches the match once ann's join is in (its header and first lines)."""
-    server = Server(tmp_path / "d")
+    server = Server(tmp_path / "d", limits=LIMITS)
     spec = spec_for(GAME, options)
     bob = Seat(spec, 1, "bob")
     room = Room(CODE, GAME, client.key.public_hex, 2, 2,
