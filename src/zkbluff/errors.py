@@ -238,3 +238,31 @@ class DealerAtFault(TranscriptError):
 
     exit_code = 1
     code = "deal.fault"
+
+
+class Equivocation(TranscriptError):
+    """Two different histories of one match, each signed: a second, different line for a
+    number its receiver already holds, or a line whose ``prev`` does not chain to the
+    receiver's copy of the line before (found live by a client, or afterwards by
+    ``zkbluff transcript compare``). ``line`` is the first number where the copies differ;
+    ``evidence`` holds both signed lines and who signed each; ``saved`` is the file a
+    client kept them in (beside its transcript copy), when it kept them. Exit 1."""
+
+    exit_code = 1
+    code = "transcript.fork"
+
+    def __init__(self, message: str, line: int | None = None, evidence: dict | None = None,
+                 saved: str | None = None):
+        super().__init__(message, line=line)
+        self.evidence = evidence or {}
+        self.saved = saved
+
+
+class TableMismatch(CommitmentMismatch):
+    """A table that is not the one its seat expects: the room's (or the signed header's)
+    game, options, limits or keys differ from what the client was told to expect
+    (``zkbluff join --expect``, or the table ``zkbluff host`` asked for). Refused before the
+    seat makes its secrets or signs anything. Exit 1."""
+
+    exit_code = 1
+    code = "table.mismatch"

@@ -20,6 +20,12 @@ home_option = click.option("--home", type=click.Path(file_okay=False), default=N
 bot_option = click.option("--bot", "bot_seed", type=int, default=None, metavar="SEED",
                           help="let the game's house bot choose this seat's moves (it still proves here)")
 json_option = click.option("--json", "as_json", is_flag=True, help="print the final report as JSON")
+expect_option = click.option("--expect", "expect", multiple=True, metavar="KEY=VALUE",
+                             help="refuse a table that is not this (repeatable): game=NAME, seats=N, any game "
+                                  "option (deal=oblivious, mode=casual), limit.NAME=S (also >= and <=, quoted for "
+                                  "the shell: 'limit.proof>=60'), trust=NAME (oblivious deal, zk dealer), keys=project|match|"
+                                  "private; checked at the seat and again at the signed header, before this "
+                                  "seat signs anything (a mismatch exits 1)")
 
 
 def _policy(bot_seed: Optional[int]) -> Any:
@@ -27,7 +33,9 @@ def _policy(bot_seed: Optional[int]) -> Any:
 
     if bot_seed is not None:
         return bot_policy(bot_seed)
-    return prompt_policy(lambda text: str(click.prompt(text, default="", show_default=False)), click.echo)
+    # the game's prompt reads standard input in a thread of its own and is called off when
+    # the table moves on (a timeout): the client follows the table while you think
+    return prompt_policy(say=click.echo, show=lambda text: click.echo(f"{text}: ", nl=False))
 
 
 def _home(home: Optional[str]) -> Path:
@@ -92,13 +100,15 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 @click.option("--add-bot", "bots", multiple=True, metavar="NAME", help="a house bot in the next free seat (repeatable)")
 @home_option
 @bot_option
+@expect_option
 @json_option
 @typed_errors
 def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...], home: Optional[str],
-             bot_seed: Optional[int], as_json: bool) -> None:
+             bot_seed: Optional[int], expect: tuple[str, ...], as_json: bool) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
     from zkbluff.server.client import SeatClient, run
+    from zkbluff.server.expect import parse_expectations
 
     extra: list[str] = []
     for item in options:  # KEY=VALUE, checked as the game's own --NAME VALUE options
@@ -106,7 +116,8 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
         if not sep or not key:
             raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
         extra += [f"--{key}", value]
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots)
+    expected = parse_expectations(expect)
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected)
     _finish(run(client.host(game, _options(game, None, extra))), as_json)
 
 
@@ -116,13 +127,20 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
 @click.option("--name", default="guest", show_default=True, help="your name at the table")
 @home_option
 @bot_option
+@expect_option
 @json_option
 @typed_errors
-def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Optional[int], as_json: bool) -> None:
-    """Take a seat at room CODE on the server at URL (or come back to yours)."""
+def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
+             as_json: bool) -> None:
+    """Take a seat at room CODE on the server at URL (or come back to yours). The table's
+    game and options are shown when you are seated, its limits, trust model and keys when
+    its header comes; --expect refuses one that differs (exit 1) before your seat signs
+    anything. A server that shows this seat two histories of the match stops it (exit 1),
+    keeping both signed lines beside your transcript copy."""
     from zkbluff.server.client import SeatClient, run
+    from zkbluff.server.expect import parse_expectations
 
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo)
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect))
     _finish(run(client.join(code)), as_json)
 
 

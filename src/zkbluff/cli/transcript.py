@@ -73,3 +73,42 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
     if report["loud"]:
         click.echo(f"WARNING: {len(report['loud'])} key(s) trusted only because you passed --keys {keys_dir}: "
                    "the proofs are only as good as that key set's setup")
+
+
+@transcript_group.command("compare")
+@click.argument("mine", type=click.Path(exists=True, dir_okay=False))
+@click.argument("theirs", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="print the comparison as one JSON object")
+@typed_errors
+def transcript_compare(mine: str, theirs: str, as_json: bool) -> None:
+    """Hold two copies of one match's transcript against each other (a seat's own copy and
+    the house's file, or two seats' copies): identical, one the start of the other, or the
+    first line where they diverge, with both versions and who signed each. A key that signed
+    lines on both sides of the divergence signed two histories of the match: when it is the
+    referee's or the dealer's, that is proof that the house equivocated.
+
+    Exit 0 identical or a prefix, 1 diverged (or a copy whose own hash chain is broken), 2 a
+    file that is not a transcript. Only the chains and signatures are checked here; run
+    `zkbluff transcript verify` on each copy for its rules and proofs."""
+    from zkbluff.errors import Equivocation
+    from zkbluff.games.engine.compare import DIVERGED, compare_transcripts, describe_line
+
+    found = compare_transcripts(mine, theirs)
+    if as_json:
+        from zkbluff.cli.common import emit
+
+        emit(found.to_json())
+    else:
+        click.echo(found.summary())
+        if found.verdict == DIVERGED:
+            for label, line, who in (("MINE  ", found.mine, found.mine_signer),
+                                     ("THEIRS", found.theirs, found.theirs_signer)):
+                assert line is not None
+                by = "signed by no party its header lists" if who is None else f"signed by {who.name} " \
+                                                                                f"(key {who.key[:16]}…)"
+                click.echo(f"  {label} {describe_line(line)}  {by}")
+            for e in found.equivocators:
+                click.echo(f"  {e.signer.name} signed lines from line {found.line} on in both copies: MINE "
+                           f"{', '.join(map(str, e.mine))}; THEIRS {', '.join(map(str, e.theirs))}")
+    if found.verdict == DIVERGED:
+        sys.exit(Equivocation.exit_code)

@@ -20,9 +20,12 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError, ZkbluffError
+from zkbluff.errors import (
+    CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
+)
+from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
@@ -31,14 +34,18 @@ from zkbluff.games.engine.table import may_act
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
+from zkbluff.server.expect import Expectation, check_table, describe_table
 from zkbluff.server.protocol import decode, encode, sign_auth
 from zkbluff.server.rooms import normalise_code
+from zkbluff.server.terminal import PromptCancelled, Terminal, in_thread
 
 #: what a client accepts from the server in one frame (a line with its proofs is a few kB)
 CLIENT_MAX_BYTES = 4 * 1024 * 1024
 
 Say = Callable[[str], None]
-#: a seat's policy: (spec, observation, seat names) -> intent (may block: it runs in a thread)
+#: a seat's policy: (spec, observation, seat names) -> intent. It runs in a thread of its own
+#: while the client keeps following the table; a policy with a ``cancel()`` method (a
+#: person's prompt) is called off when the table moves on before it answers.
 Policy = Callable[[GameSpec, Any, list[str]], Any]
 
 
@@ -89,11 +96,27 @@ def bot_policy(seed: int) -> Policy:
     return act
 
 
-def prompt_policy(ask: Callable[[str], str], say: Say) -> Policy:
-    """A person at the terminal: the game's own prompt."""
-    def act(spec: GameSpec, obs: Any, names: list[str]) -> Any:
-        return spec.text.prompt(obs, ask, say, names)
-    return act
+class PromptPolicy:
+    """A person at the terminal: the game's own prompt (``spec.text.prompt``), asking through
+    a :class:`~zkbluff.server.terminal.Terminal`, so that a prompt still waiting when the
+    table moves on (a timeout, a calling window closed) is called off (:meth:`cancel`)."""
+
+    def __init__(self, terminal: Terminal, say: Say):
+        self.terminal, self.say = terminal, say
+
+    def __call__(self, spec: GameSpec, obs: Any, names: list[str]) -> Any:
+        return spec.text.prompt(obs, self.terminal.ask, self.say, names)
+
+    def cancel(self) -> None:
+        self.terminal.cancel()
+
+
+def prompt_policy(read_line: Optional[Callable[[], str]] = None, say: Say = print,
+                  show: Optional[Callable[[str], None]] = None) -> PromptPolicy:
+    """A person at the terminal. ``read_line`` returns the next line typed ('' at the end
+    of input; standard input by default); ``show`` prints a prompt's text (``say``)."""
+    terminal = Terminal(read_line, show or say) if read_line is not None else Terminal(show=show or say)
+    return PromptPolicy(terminal, say)
 
 
 class _Closed(Exception):
@@ -137,11 +160,20 @@ class SeatClient:
 
     def __init__(self, url: str, home: Path, name: str, policy: Policy, say: Say = print,
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
-                 add_bots: tuple[str, ...] = (), autostart: bool = True):
+                 add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = (),
+                 clock: Callable[[], float] = time.time):
         self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
+        #: what this client's person expects of the table (``--expect``): checked at the seat
+        #: message and again at the signed header, before anything is made or signed
+        self.expect = tuple(expect)
         self.key = load_identity(self.home)
         self.key_folder, self.backend = key_folder, backend
         self.reconnect_for = reconnect_for
+        #: this machine's clock (the stamps of this seat's lines; injected in tests)
+        self.clock = clock
+        #: the policy's answer being waited for: (the line number it is for, its future)
+        self._asking: Optional[tuple[int, Any]] = None
+        self._intent: Any = None  # the policy's answer being proven
         self.add_bots, self.autostart = add_bots, autostart
         self.code: Optional[str] = None
         self.seat: Optional[Seat] = None
@@ -190,10 +222,13 @@ class SeatClient:
         self.names = list(msg.get("names") or [])
         if self.seat is not None and self.match_id == match_id:
             return None if self.writer and self.writer.events else self._seat_join()
-        spec = spec_for(msg["game"], msg.get("options"))
+        spec = spec_for(msg["game"], msg.get("options"))  # the game's own validation of its options
         if self.wanted is not None and (spec.game, dict(spec.options)) != self.wanted:
-            raise CommitmentMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
-                                     f"for {self.wanted[0]} {self.wanted[1]}")
+            raise TableMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
+                                f"for {self.wanted[0]} {self.wanted[1]}")
+        for text in describe_table(spec, self.names):
+            self.say(text)
+        check_table(self.expect, spec)  # before the seat makes any secret
         prover = Prover(self.key_folder, self.backend)
         saved = self._load_saved(match_id)
         self.match_id = match_id
@@ -209,6 +244,8 @@ class SeatClient:
                 if len(events) and e is events[0]:
                     self._check_header(spec, e)
                 seat.receive(e, restoring=e["n"] <= saved["line"])
+                if e is events[0]:
+                    self._check_signed_table(seat, e, show=False)
             self.seat = seat
             self.writer = TranscriptWriter(self.transcript_path(match_id), events=events)
             if events:
@@ -226,7 +263,7 @@ class SeatClient:
         last line (a clock a little behind the server's would otherwise be refused)."""
         view = self.seat.view if self.seat is not None else None
         head = view.head_at if view is not None and view.head_at is not None else 0.0
-        return max(time.time(), head)
+        return max(self.clock(), head)
 
     def _seat_join(self) -> dict[str, Any]:
         assert self.seat is not None
@@ -243,22 +280,70 @@ class SeatClient:
                 raise TranscriptError(f"the table's key for {key_id} is not the one this client holds: both sides "
                                       f"need the same keys (the project's pinned keys)", line=1)
 
+    def _check_signed_table(self, seat: Seat, header: Mapping[str, Any], show: bool = True) -> None:
+        """The signed header (already checked by the seat: the referee's signature, the game's
+        own validation of its options, the options the seat joined, the keys this client
+        trusts) shown to the person and held against what they expect, before the seat
+        signs any line."""
+        view = seat.view
+        assert view is not None
+        if show:
+            for text in describe_table(view.spec, view.seat_names, header["data"], view.trust)[2:]:
+                self.say(text)
+        check_table(self.expect, view.spec, header["data"], view.trust)
+
     def _on_line(self, msg: Mapping[str, Any]) -> None:
         assert self.seat is not None and self.writer is not None
         if msg.get("matchId") != self.match_id:
             return
-        line = msg["line"]
+        line = msg.get("line")
+        if not isinstance(line, dict):
+            raise MalformedInput(f"server: a line message without a line object, got {str(line)[:80]}")
+        self._check_fork(line)
         if line.get("n") != self.writer.next_line:
-            return  # already have it
+            return  # already have it (the same line: a fork was refused above)
         if line.get("n") == 1:
             self._check_header(self.seat.spec, line)
         self.seat.receive(line)  # verified here: signature, rules, proofs
+        if line.get("n") == 1:
+            self._check_signed_table(self.seat, line)
         self.writer.append_event(line)
         self._save()
         view = self.seat.view
         assert view is not None
         if line.get("action") not in ("header", self.seat.spec.deal.closing):
             self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
+
+    def _check_fork(self, line: Mapping[str, Any]) -> None:
+        """Stop at a line that forks from this seat's copy (a second, different line for a
+        number it holds, or the next line chained to another line than its last): the
+        house is showing this seat another history. Both signed lines are kept beside the
+        transcript copy (``<match>.fork-<n>.json``) before :class:`Equivocation` is raised."""
+        assert self.writer is not None and self.seat is not None
+        fork = fork_of(self.writer.events, line)
+        if fork is None:
+            return
+        path = self.folder / f"{self.match_id}.fork-{fork.line}.json"
+        evidence = fork.to_json()
+        _write_json(path, {**evidence, "matchId": self.match_id, "code": self.code, "server": self.url,
+                           "seat": self.seat.seat, "seenAt": time.time()})
+        raise Equivocation(f"{fork.describe()}; both signed lines are kept in {path} (hold your copy "
+                           f"against another with `zkbluff transcript compare`)", line=fork.line,
+                           evidence=evidence, saved=str(path))
+
+    def sent_path(self, match_id: str) -> Path:
+        return self.folder / f"{match_id}.sent.jsonl"
+
+    async def _send_line(self, conn: _Connection, line: Mapping[str, Any]) -> None:
+        """Send a line this seat signed, first noting it (with this machine's time) in
+        ``<match>.sent.jsonl`` beside the transcript copy: a seat's evidence of what it signed
+        and when it sent it, whether or not the table wrote it (a complaint or a move the
+        house left out for a timeout, docs/timeouts-and-complaints.md)."""
+        if self.match_id is not None:
+            with open(self.sent_path(self.match_id), "a", encoding="utf-8") as f:
+                f.write(json.dumps({"sentAt": self.clock(), "line": line}, sort_keys=True, separators=(",", ":"))
+                        + "\n")
+        await conn.send({"type": "line", "line": line})
 
     def _my_turn(self) -> bool:
         """This seat is to move, or may answer while the table waits on the clock (a
@@ -284,29 +369,76 @@ class SeatClient:
             return
         self._deal_sent_for = line["n"]
         self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
-        await conn.send({"type": "line", "line": line})
+        await self._send_line(conn, line)
 
-    async def _move(self, conn: _Connection) -> None:
+    def _ask(self) -> None:
+        """Ask the policy for this seat's move at the table's next line, in a thread of its
+        own: the client goes on following the table meanwhile (:meth:`_loop`)."""
         seat = self.seat
         assert seat is not None and seat.view is not None
-        at = seat.view.next_line
-        while True:
-            obs = seat.observation()
-            intent = await asyncio.to_thread(self.policy, seat.spec, obs, list(seat.view.seat_names))
-            if seat.view.next_line != at:
-                return  # the table moved on meanwhile (a timeout)
-            if intent is None and seat.view.rules.to_move is None:
-                return  # a calling window this seat lets pass
-            try:
-                line = await asyncio.to_thread(seat.move, intent)
-            except (IllegalMove, MalformedInput) as exc:
-                self.say(f"  not allowed: {exc}")
-                continue
-            break
+        self._asking = (seat.view.next_line, in_thread(self.policy, seat.spec, seat.observation(),
+                                                        list(seat.view.seat_names)))
+
+    def _drop_stale_prompt(self, force: bool = False) -> None:
+        """Call off the policy's question if the table moved on (a line written meanwhile,
+        a calling window closed: its answer would be for a table that no longer is), or
+        (``force``) because this connection ends."""
+        if self._asking is None:
+            return
+        at, future = self._asking
+        if not force and self.seat is not None and self.seat.view is not None and \
+                self.seat.view.next_line == at and self._my_turn():
+            return
+        self._asking = None
+        if future.done():
+            if not future.cancelled():
+                future.exception()  # answered too late: dropped
+        else:
+            future.cancel()
+            cancel = getattr(self.policy, "cancel", None)
+            if cancel is not None:
+                cancel()
+                if not force:
+                    self.say("  (the table moved on; your prompt was called off)")
+
+    async def _decided(self, conn: _Connection, at: int, future: Any) -> None:
+        """The policy answered for line ``at``: prove the move here and send it, or ask
+        again if it is refused (a typo at the prompt, a move the rules do not allow)."""
+        seat = self.seat
+        assert seat is not None and seat.view is not None
+        if seat.view.next_line != at:
+            if not future.cancelled():
+                future.exception()  # an answer for a table that moved on: dropped, whatever it was
+            return
+        try:
+            intent = future.result()
+        except PromptCancelled:
+            return
+        except (IllegalMove, MalformedInput) as exc:
+            self.say(f"  not allowed: {exc}")
+            self._ask()
+            return
+        if intent is None and seat.view.rules.to_move is None:
+            return  # a calling window this seat lets pass
+        self._intent = intent
+        await self._move(conn)
+
+    async def _move(self, conn: _Connection) -> None:
+        """Prove and send this seat's move for the intent its policy gave (``_intent``), at
+        the table's next line; if the rules refuse it, say why and ask again. (A hook: the
+        server load benchmark times it.)"""
+        seat = self.seat
+        assert seat is not None
+        try:
+            line = await asyncio.to_thread(seat.move, self._intent)  # the table's lines wait meanwhile
+        except (IllegalMove, MalformedInput) as exc:
+            self.say(f"  not allowed: {exc}")
+            self._ask()
+            return
         self._last_line = line
         self._save()  # the pending move is saved before the line leaves
         self.moves += 1
-        await conn.send({"type": "line", "line": line})
+        await self._send_line(conn, line)
 
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
@@ -352,50 +484,80 @@ class SeatClient:
                 delay = min(delay * 2, 2.0)
 
     async def _loop(self, conn: _Connection) -> bool:
+        """Follow the table until the result (True). Two things are awaited at once: the
+        server's next message and, while this seat is asked for a move, its policy's answer,
+        so a person thinking at the prompt never holds up the lines (a timeout, the
+        automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
-        while True:
-            msg = await conn.recv()
-            kind = msg.get("type")
-            if kind == "room":
-                self._on_room(msg)
-                if msg.get("owner") and msg.get("state") == "lobby":
-                    await self._owner(conn, msg)
-            elif kind == "seat":
-                out = self._take_seat(msg)
-                if out is not None:
-                    await conn.send(out)
-            elif kind == "line":
-                self._on_line(msg)
-            elif kind == "result":
-                if msg.get("matchId") == self.match_id:
-                    self.result = dict(msg)
-                    self.say(f"result: {msg.get('summary')}; points {msg.get('points')}"
-                             f"{'' if msg.get('online') else ' (a match against bots: counts only locally)'}")
-                    return True
-            elif kind == "error":
-                self.errors.append(dict(msg))
-                self.say(f"server: {msg.get('error')}: {msg.get('message')}")
-                if msg.get("about") == "join" and "rate limit" in str(msg.get("message")) and self.seat is None:
-                    await asyncio.sleep(1.0)  # the server's per-address budget: ask again in a moment
-                    await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
-                                                         "have": 0}, conn.challenge))
-                elif msg.get("about") in ("create", "join") and self.seat is None:
-                    raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
-            await self._deal_line(conn)
-            if kind == "error" and msg.get("about") == "line":
-                self._tries += 1
-                if self._tries <= 2:
-                    self._sent_for = None  # refused: try once more, then leave it to the referee's clock
-                    self._drop_stale_line()
-            if self._my_turn() and self.seat is not None and self.seat.view is not None \
-                    and self._sent_for != self.seat.view.next_line:
-                if self._sent_at != self.seat.view.next_line:
-                    self._sent_at, self._tries = self.seat.view.next_line, 0
-                self._sent_for = self.seat.view.next_line
-                if self._last_line is not None and self._last_line.get("n") == self.seat.view.next_line:
-                    await conn.send({"type": "line", "line": self._last_line})  # the same line, never a second
-                else:
-                    await self._move(conn)
+        self._asking = None
+        receiving = asyncio.ensure_future(conn.recv())
+        try:
+            while True:
+                waits = {receiving} if self._asking is None else {receiving, self._asking[1]}
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                if receiving.done():
+                    msg = receiving.result()
+                    receiving = asyncio.ensure_future(conn.recv())
+                    if await self._on_message(conn, msg):
+                        return True
+                    self._drop_stale_prompt()
+                    await self._turn(conn, msg)
+                if self._asking is not None and self._asking[1].done():
+                    at, future = self._asking
+                    self._asking = None
+                    await self._decided(conn, at, future)
+        finally:
+            receiving.cancel()
+            self._drop_stale_prompt(force=True)
+
+    async def _on_message(self, conn: _Connection, msg: Mapping[str, Any]) -> bool:
+        """One message from the server, checked and followed; True at this match's result."""
+        kind = msg.get("type")
+        if kind == "room":
+            self._on_room(msg)
+            if msg.get("owner") and msg.get("state") == "lobby":
+                await self._owner(conn, msg)
+        elif kind == "seat":
+            out = self._take_seat(msg)
+            if out is not None:
+                await conn.send(out)
+        elif kind == "line":
+            self._on_line(msg)
+        elif kind == "result":
+            if msg.get("matchId") == self.match_id:
+                self.result = dict(msg)
+                self.say(f"result: {msg.get('summary')}; points {msg.get('points')}"
+                         f"{'' if msg.get('online') else ' (a match against bots: counts only locally)'}")
+                return True
+        elif kind == "error":
+            self.errors.append(dict(msg))
+            self.say(f"server: {msg.get('error')}: {msg.get('message')}")
+            if msg.get("about") == "join" and "rate limit" in str(msg.get("message")) and self.seat is None:
+                await asyncio.sleep(1.0)  # the server's per-address budget: ask again in a moment
+                await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
+                                                     "have": 0}, conn.challenge))
+            elif msg.get("about") in ("create", "join") and self.seat is None:
+                raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
+        return False
+
+    async def _turn(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
+        """After a message: this seat's deal line if one is due, and its move if it is to
+        move (the line it already made for this number again, else the policy is asked)."""
+        await self._deal_line(conn)
+        if msg.get("type") == "error" and msg.get("about") == "line":
+            self._tries += 1
+            if self._tries <= 2:
+                self._sent_for = None  # refused: try once more, then leave it to the referee's clock
+                self._drop_stale_line()
+        view = self.seat.view if self.seat is not None else None
+        if self._asking is None and self._my_turn() and view is not None and self._sent_for != view.next_line:
+            if self._sent_at != view.next_line:
+                self._sent_at, self._tries = view.next_line, 0
+            self._sent_for = view.next_line
+            if self._last_line is not None and self._last_line.get("n") == view.next_line:
+                await self._send_line(conn, self._last_line)  # the same line, never a second
+            else:
+                self._ask()
 
     def _drop_stale_line(self) -> None:
         """A refused line this seat made before a break (the server's restart, its own)
@@ -441,8 +603,33 @@ class SeatClient:
         # the default trust (pinned keys, or a private set this client was given deliberately)
         report = verify_transcript(path, seat_keys={self.seat.seat: self.key.public_hex},
                                    keys_dir=Path(self.key_folder) if self.key_folder else None)
+        if self.result is not None:
+            check_result_message(self.result, report)
         return {"code": self.code, "matchId": self.match_id, "seat": self.seat.seat, "transcript": str(path),
                 "verified": report, "result": self.result, "moves": self.moves}
+
+
+def check_result_message(message: Mapping[str, Any], report: Mapping[str, Any]) -> None:
+    """The server's ``result`` message against the seat's own verified copy: its placements
+    and scores must be the ones the copy's end line gives, its points seed 003's table for
+    them (the server computes points; the client checks them). :class:`TranscriptError`
+    (exit 1, code ``result.mismatch``) if not."""
+    from zkbluff.server.results import place_points
+
+    result = report.get("result")
+    if result is None:
+        raise TranscriptError(f"the server sent a result ({message.get('summary')}) for a match this seat's copy "
+                              f"does not show finished", code="result.mismatch")
+    placements, scores = list(result.placements), list(result.scores)
+    try:
+        points = [place_points(len(placements), place) for place in placements]
+    except MalformedInput:
+        points = None
+    got = (message.get("placements"), message.get("scores"), message.get("points"))
+    if got != (placements, scores, points):
+        raise TranscriptError(f"the server's result (placements {got[0]}, scores {got[1]}, points {got[2]}) is not "
+                              f"what this seat's verified copy gives (placements {placements}, scores {scores}, "
+                              f"points {points})", code="result.mismatch")
 
 
 class Spectator:
@@ -452,6 +639,7 @@ class Spectator:
         self.url, self.say, self.reconnect_for = url, say, reconnect_for
         self.view: Optional[Referee] = None
         self.events: list[dict[str, Any]] = []
+        self.match_id: Any = None
         self.result: Optional[dict[str, Any]] = None
 
     async def watch(self, code: str, until_result: bool = True) -> dict[str, Any]:
@@ -468,7 +656,7 @@ class Spectator:
                     while True:
                         msg = await conn.recv()
                         if msg.get("type") == "line":
-                            self._on_line(msg["line"])
+                            self._on_line(msg.get("line"), msg.get("matchId"))
                         elif msg.get("type") == "room":
                             self.say(f"room {msg.get('code')}: {msg.get('state')}")
                         elif msg.get("type") == "error":
@@ -484,9 +672,18 @@ class Spectator:
                     raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
                 await asyncio.sleep(0.5)
 
-    def _on_line(self, line: dict[str, Any]) -> None:
-        if line.get("n") == 1:
-            self.view, self.events = Referee(line, verify_now=True), []
+    def _on_line(self, line: Any, match_id: Any = None) -> None:
+        """Check and follow one public line. A line of the match being watched that forks
+        from the lines already followed raises :class:`Equivocation` (the evidence on the
+        exception); a header of another match starts following that one."""
+        if not isinstance(line, dict):
+            raise MalformedInput(f"server: a line message without a line object, got {str(line)[:80]}")
+        if match_id == self.match_id:
+            fork = fork_of(self.events, line)
+            if fork is not None:
+                raise Equivocation(fork.describe(), line=fork.line, evidence=fork.to_json())
+        if line.get("n") == 1 and (match_id != self.match_id or not self.events):
+            self.view, self.events, self.match_id = Referee(line, verify_now=True), [], match_id
         elif self.view is None or line.get("n") != self.view.next_line:
             return
         else:
