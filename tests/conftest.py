@@ -1,10 +1,12 @@
-"""Shared fixtures: the backends, and the node tools that interop tests need.
+"""Shared fixtures: the backends, the node tools that interop tests need, and seeded
+randomness for tests whose assertions depend on a deal.
 
 A test that needs node or the npm tools skips with the reason when they are absent,
 except under CI (``CI=true``), where their absence is a failure: CI must not skip.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -14,8 +16,13 @@ from hypothesis import HealthCheck, settings
 
 from zkbluff.curve import available_backends, get_backend
 
+# No deadline and no too_slow health check: a loaded 2-core machine is slow, never wrong.
+# Under CI the examples are derandomized (drawn from a hash of each test), so a CI run
+# checks the same examples every time and cannot fail by the luck of the draw; a
+# developer's run still explores fresh examples.
 settings.register_profile("zkbluff", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("zkbluff")
+settings.register_profile("zkbluff-ci", parent=settings.get_profile("zkbluff"), derandomize=True, database=None)
+settings.load_profile("zkbluff-ci" if os.environ.get("CI") else "zkbluff")
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_MODULES = Path(os.environ.get("ZKBLUFF_NODE_MODULES", ROOT / "node_modules"))
@@ -64,6 +71,21 @@ def mcl():
 @pytest.fixture(scope="session")
 def pyecc():
     return get_backend("pyecc")
+
+
+@pytest.fixture
+def seed_secrets():
+    """``seed_secrets(n)``: from then to the end of the test, every draw of the ``secrets``
+    module (each party's deal entropy and salts, the oblivious deal's choices, match ids,
+    proof blinding) comes from one generator seeded with ``n``: the library's own
+    :func:`zkbluff.cli.common.seeded_randomness`, which ``zkbluff play --seed`` uses. For
+    a test whose assertions depend on the deal (a call that catches a lie, an accept to
+    forge): with seeded bots the whole match is the same on every run. A module-scoped
+    fixture uses ``with seeded_randomness(n):`` itself."""
+    from zkbluff.cli.common import seeded_randomness
+
+    with contextlib.ExitStack() as stack:
+        yield lambda seed: stack.enter_context(seeded_randomness(seed))
 
 
 @pytest.fixture(scope="session")

@@ -90,30 +90,27 @@ def test_from_ints_int_likes_and_rejects():
 
 @needs_native
 @given(st.lists(fr, max_size=20))
-def test_mont_bytes_is_mcl_layout(xs):
+def test_mont_bytes_is_mcl_layout(mcl, xs):
     """The native vector *is* the Montgomery little-endian layout MCL takes for scalars
-    (so the prover can hand it to an MSM unconverted); the reference makes the same bytes."""
+    (so the prover can hand it to an MSM unconverted); the reference makes the same bytes.
+    (``mcl``: without the backend the test skips, and under CI fails, never passes unchecked.)"""
+    from zkbluff.curve import mcl_backend
+
     expected = b"".join((x * (1 << 256) % r).to_bytes(32, "little") for x in xs)
     assert nat().from_ints(xs, len(xs)) == expected
     assert nat().mont_bytes(nat().from_ints(xs, len(xs))) == expected
     assert py().mont_bytes(py().from_ints(xs, len(xs))) == expected
-    try:
-        from zkbluff.curve import mcl_backend
-    except Exception:
-        return
     assert mcl_backend._fr_blob(xs) == expected
 
 
 @needs_native
-def test_mont_bytes_feed_mcl_msm_directly():
+def test_mont_bytes_feed_mcl_msm_directly(mcl):
     """Scalars handed to MCL's mulVec as the kernel's bytes give the MSM of the ints."""
-    try:
-        import ctypes
+    import ctypes
 
-        from zkbluff.curve import G1_GENERATOR, get_backend, mcl_backend as mb
-    except Exception:
-        pytest.skip("mcl backend not available")
-    be = get_backend("mcl")
+    from zkbluff.curve import G1_GENERATOR, mcl_backend as mb
+
+    be = mcl
     rng = random.Random(5)
     pts = be.g1_mul_many(G1_GENERATOR, [rng.randrange(1, r) for _ in range(33)])
     sc = [0, 1, r - 1] + [rng.randrange(r) for _ in range(30)]

@@ -216,7 +216,7 @@ async def _dropped(match_keys, tmp_path):
         await m.handle(await m.recv())
     await m.ws.close()  # gone, with nothing said
     host = server.rooms[m.code]
-    for _ in range(400):
+    for _ in range(STEP * 20):  # (the house bot's moves are real proofs: slow on a loaded machine)
         if host.match_id in host.recorded:  # written to the results database once complete
             break
         await asyncio.sleep(0.05)
@@ -273,9 +273,17 @@ async def _another_room(tmp_path):
         await _pump(owner)
         await owner.send({"type": "start"})
     room_a, room_b = server.rooms[ann.code], server.rooms[bob.code]
+
+    def caught_up():
+        """Every client has been sent every line its room has written (the server can write
+        a line after a client's socket went quiet for a moment: the wait is for the lines)."""
+        return all(r.table is not None and c.lines == len(r.table.writer.events)
+                   for r, cs in ((room_a, (ann, in_a)), (room_b, (bob, in_b))) for c in cs)
+
     for _ in range(STEP * 5):
         await _pump(ann, bob, in_a, in_b)
-        if all(r.table is not None and r.table.view.ledger.deal.seats.keys() == {0} for r in (room_a, room_b)):
+        if all(r.table is not None and r.table.view.ledger.deal.seats.keys() == {0} for r in (room_a, room_b)) \
+                and caught_up():
             break
     # each room waits for mallory's entropy alone
     assert [m.seat.view.next_line for m in (in_a, in_b)] == [4, 4]

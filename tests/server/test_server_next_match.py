@@ -2,9 +2,12 @@
 finished; it seats everyone again in a new match (new match id, new transcript, new
 secrets) while the finished one stays recorded once, with its points. Real parties on
 loopback; the first match ends fast by the deal's own rule (a seat that sends no entropy
-forfeits before any card is dealt), so no move is proved."""
+forfeits before any card is dealt), so no move is proved. The clock is injected: the
+entropy window is long, and passes when the test moves the clock past it (never because
+a loaded machine was slow to send an entropy line)."""
 import asyncio
 import json
+import time
 
 from websockets.asyncio.client import connect
 
@@ -17,13 +20,24 @@ from zkbluff.server.protocol import sign_auth
 
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the seats' entropy lines come first
 STEP = 180  # a bound on any one wait (the first use of a statement's keys builds them into the cache)
+WINDOW = 60.0  # the seats' entropy window: the clock passes it only when the test moves it on
+
+
+class Clock:
+    """The server's and every seat's clock: the real time, plus what the test moved it on by."""
+
+    def __init__(self):
+        self.skipped = 0.0
+
+    def __call__(self):
+        return time.time() + self.skipped
 
 
 class Player:
     """A person's client driven by hand: its own seat per match (key, secrets, prover)."""
 
-    def __init__(self, url, name, sends_entropy=True):
-        self.url, self.name, self.sends_entropy = url, name, sends_entropy
+    def __init__(self, url, name, clock, sends_entropy=True):
+        self.url, self.name, self.clock, self.sends_entropy = url, name, clock, sends_entropy
         self.key = SigningKey.generate()
         self.seat = None
         self.match_id = None
@@ -45,7 +59,7 @@ class Player:
         if msg["type"] == "seat" and msg["matchId"] != self.match_id:
             self.match_id = msg["matchId"]
             spec = spec_for(msg["game"], msg["options"])
-            self.seat = Seat(spec, msg["seat"], self.name, Prover(), self.key)
+            self.seat = Seat(spec, msg["seat"], self.name, Prover(), self.key, clock=self.clock)
             self.seat.sends_deal_lines = self.sends_entropy
             await self.send({"type": "seat-join", "join": self.seat.join(), "toDealer": self.seat.to_dealer()})
         elif msg["type"] == "line" and msg["matchId"] == self.match_id:
@@ -70,12 +84,13 @@ class Player:
 
 
 async def _again(tmp_path):
-    server = Server(tmp_path / "data", limits=TimeLimits(entropy=1.0), tick=0.05)
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(entropy=WINDOW), clock=clock, tick=0.05)
     port = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
     url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
-    ann = await Player(url, "ann", sends_entropy=False).open()
-    bob = await Player(url, "bob").open()
+    ann = await Player(url, "ann", clock, sends_entropy=False).open()
+    bob = await Player(url, "bob", clock).open()
     await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)
     code = (await ann.step())["code"]
     await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
@@ -89,7 +104,11 @@ async def _again(tmp_path):
     first = ann.match_id
     await ann.send({"type": "again"})
     assert "not finished" in (await ann.error())["message"]
-    # ann sends no entropy: after the window she forfeits, before any card is dealt
+    # ann sends no entropy: once bob's is written and the window has passed, she forfeits,
+    # before any card is dealt
+    await bob.until(lambda: 1 in bob.seat.view.ledger.deal.seats)
+    assert not host.table.over and 0 not in host.table.view.ledger.deal.seats
+    clock.skipped += WINDOW + 1.0
     await asyncio.gather(ann.until(lambda: ann.results), bob.until(lambda: bob.results))
     assert ann.results[0]["matchId"] == bob.results[0]["matchId"] == first
     assert ann.results[0]["placements"] == [2, 1] and ann.results[0]["points"] == [1, 5]

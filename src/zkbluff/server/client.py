@@ -457,13 +457,13 @@ class SeatClient:
         # a client with a seat at this table keeps trying for reconnect_for; a new one gives up sooner
         resuming = self.code is not None and (self.home / "tables" / self.code / "seat.json").exists()
         deadline = time.monotonic() + (self.reconnect_for if resuming else min(self.reconnect_for, 10.0))
-        delay = 0.2
+        delay, connected = 0.2, False
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws)
                     await conn.open()
-                    delay, deadline = 0.2, time.monotonic() + self.reconnect_for
+                    delay, connected = 0.2, True
                     if self.code is None and create is not None:
                         await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name},
                                                   conn.challenge))
@@ -477,6 +477,8 @@ class SeatClient:
             except (_Closed, OSError, asyncio.TimeoutError) as exc:
                 if self.result is not None:
                     return self.report()
+                if connected:  # the window to reconnect in runs from the moment the connection was lost
+                    connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
                     raise MalformedInput(f"lost the server at {self.url} and could not reconnect: {exc}") from None
                 self.say(f"connection lost ({exc.__class__.__name__}); reconnecting…")
@@ -646,12 +648,13 @@ class Spectator:
         from websockets.asyncio.client import connect
 
         code = normalise_code(code)
-        deadline = time.monotonic() + self.reconnect_for
+        deadline, connected = time.monotonic() + self.reconnect_for, False
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws)
                     await conn.open()
+                    connected = True
                     await conn.send({"type": "watch", "code": code, "have": len(self.events)})
                     while True:
                         msg = await conn.recv()
@@ -668,6 +671,8 @@ class Spectator:
                                 return {"lines": len(self.events), "result": self.result,
                                         "events": self.events}
             except (_Closed, OSError, asyncio.TimeoutError) as exc:
+                if connected:  # the window to reconnect in runs from the moment the connection was lost
+                    connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
                     raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
                 await asyncio.sleep(0.5)

@@ -663,7 +663,8 @@ LINES = st.fixed_dictionaries(
     optional={"proofs": JSON, "clock": JSON, "at": JSON})
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,  # the list replaces the profile's: too_slow kept off here too
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(line=LINES, cut=st.sampled_from([1, 2, 4, 5]))
 def test_any_line_is_accepted_or_refused_by_a_named_check(count_game, line, cut):
     """A line of any shape after any prefix of a real match, signed by the key its seat or
