@@ -14,7 +14,7 @@ from zkbluff.errors import IllegalMove
 from zkbluff.field import r as FIELD_R
 from zkbluff.games.bluffers.rules import (
     CHAMBERS, DRAW_ROUND_TAG, FIELD_MODULUS, KING, MAX_SEATS, NO_SEAT, BluffersRules, CallBluff, CommitSeed, Deal,
-    Disconnect, LeaveTable, Phase, Play, LastPlay, AutoMove, DealHands, DrawTableCard, OpenPlay, Reconnect, Reveal, Share, TableRules, bullet_chamber, check_invariants, pull_fires,
+    Disconnect, LeaveTable, Phase, Play, LastPlay, AutoMove, DealHands, DrawTableCard, OpenPlay, PullOutcome, Reconnect, Reveal, Share, TableRules, bullet_chamber, check_invariants, pull_fires,
 )
 
 
@@ -213,3 +213,83 @@ def test_the_salt_of_an_opened_play_is_a_field_element():
         refused(rules, 0, OpenPlay((0,), bad), f"play_salt must be a field element, got {bad!r}")
     rules.apply(0, OpenPlay((0,), FIELD_MODULUS - 1))
     assert rules.public_state().phase == Phase.PULL
+
+
+# ---------------------------------------------------------------- the pull's order, the result's words
+
+@pytest.mark.parametrize("players, truthful, order", [
+    ((0,), False, (0, 1, 2, 3)),       # seat 0's lie called by seat 1: seat 0 pulls
+    ((0,), True, (1, 2, 3, 0)),        # seat 0's truth called by seat 1: seat 1 pulls
+    ((0, 1, 2), True, (3, 0, 1, 2)),   # seat 2's truth called by seat 3: seat 3 pulls
+])
+def test_the_shares_go_round_the_table_from_the_puller_in_seat_order(players, truthful, order):
+    """Four seats: the puller first, then the next seats clockwise (not anticlockwise)."""
+    rules = started(4)
+    for seat in players:
+        rules.apply(seat, Play(1))
+    rules.apply(rules.to_move, CallBluff())
+    rules.apply(players[-1], Reveal((0,) if truthful else (6,)))  # a King, or a Queen for a King
+    assert rules.public_state().contributors == order
+    for seat in order:
+        assert rules.to_move == seat
+        rules.apply(seat, Share(1 if seat == order[0] else 0))  # sum 1 mod 6: a click
+    assert rules.public_state().last_pull == PullOutcome(order[0], 0, False)
+
+
+def test_the_result_names_the_last_one_standing_and_only_says_what_happened():
+    rules = started(3)
+    for starter in (0, 1):  # seat 0 lies and is out, then seat 1 lies and is out
+        assert rules.to_move == starter
+        rules.apply(starter, Play(1))
+        rules.apply(rules.to_move, CallBluff())
+        rules.apply(starter, Reveal((6,)))
+        for seat in rules.public_state().contributors:
+            rules.apply(seat, Share(0))
+        if not rules.over:
+            rules.apply(NO_SEAT, Deal(KING))
+    result = rules.result()
+    assert result.reason == "seat 2 is the last one standing"
+    assert result.placements == (3, 2, 1) and result.scores == (1, 4, 8)
+
+
+def test_between_rounds_nobody_must_call():
+    """must_call: the seat holds cards and nobody else standing does; with no cards out
+    (before a deal) no seat must call."""
+    rules = BluffersRules(3)
+    for seat in range(3):
+        rules.apply(seat, CommitSeed(seat + 1))
+    assert not any(rules.must_call(i) for i in range(3))
+    rules.apply(NO_SEAT, Deal(KING))
+    assert not any(rules.must_call(i) for i in range(3))
+
+
+def test_the_public_snapshot_and_the_last_pull_are_frozen():
+    """A seat holding a snapshot cannot change the engine through it (the last pull is the
+    engine's own object)."""
+    rules = pulling()
+    rules.apply(0, Share(1))
+    rules.apply(1, Share(0))
+    snap = rules.public_state()
+    assert snap.last_pull is rules.s.last_pull
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.last_pull.fired = True  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        snap.phase = Phase.OVER  # type: ignore[misc]
+    assert hash(snap.last_pull) == hash(PullOutcome(0, 0, False))
+
+
+def test_the_invariant_checker_refuses_a_negative_hand_and_a_lone_seat_in_a_live_match():
+    rules = started(2)
+    rules.apply(0, Play(1))
+    snap = rules.public_state()
+    assert snap.hand_sizes == (4, 5) and snap.pile == 1
+    check_invariants(snap)
+    with pytest.raises(AssertionError):
+        check_invariants(dataclasses.replace(snap, hand_sizes=(-1, 5), pile=6))  # still 20 cards
+    # seat 0 knocked out, placed 2nd, and the match not over: one seat standing is the end
+    lone = dataclasses.replace(BluffersRules(2).public_state(), phase=Phase.DEAL, alive=(False, True),
+                               fired=(True, False), knocked_out=(0,), places=(2, None), chambers=(1, 0))
+    with pytest.raises(AssertionError):
+        check_invariants(lone)
+    check_invariants(dataclasses.replace(lone, alive=(True, True), fired=(False, False), knocked_out=(),
+                                         places=(None, None)))
