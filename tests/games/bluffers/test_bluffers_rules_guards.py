@@ -14,7 +14,7 @@ from zkbluff.errors import IllegalMove
 from zkbluff.field import r as FIELD_R
 from zkbluff.games.bluffers.rules import (
     CHAMBERS, DRAW_ROUND_TAG, FIELD_MODULUS, KING, MAX_SEATS, NO_SEAT, BluffersRules, CallBluff, CommitSeed, Deal,
-    Disconnect, LeaveTable, Phase, Play, LastPlay, AutoMove, DealHands, DrawTableCard, OpenPlay, PullOutcome, Reconnect, Reveal, Share, TableRules, bullet_chamber, check_invariants, pull_fires,
+    Disconnect, LeaveTable, Phase, Play, LastPlay, AutoMove, DealHands, DrawTableCard, Forfeit, OpenPlay, PullOutcome, Reconnect, Reveal, Share, ShedCard, TableRules, bullet_chamber, check_invariants, pull_fires,
 )
 
 
@@ -293,3 +293,23 @@ def test_the_invariant_checker_refuses_a_negative_hand_and_a_lone_seat_in_a_live
         check_invariants(lone)
     check_invariants(dataclasses.replace(lone, alive=(True, True), fired=(False, False), knocked_out=(),
                                          places=(None, None)))
+
+
+def test_the_result_names_the_seats_that_forfeited_or_left():
+    rules = TableRules(3)
+    rules.apply(0, CommitSeed(1))
+    rules.apply(NO_SEAT, Forfeit(1))   # seat 1's seed never came
+    rules.apply(2, CommitSeed(3))
+    rules.apply(0, LeaveTable())
+    rules.apply(NO_SEAT, DrawTableCard(KING))
+    rules.apply(NO_SEAT, DealHands(KING, (0, 2), ("aa", "bb")))
+    rules.apply(0, AutoMove("dropped"))  # seat 0 is gone: one card played for it
+    rules.apply(0, ShedCard())
+    rules.apply(2, CallBluff())
+    rules.apply(0, OpenPlay((6,), 1))    # a Queen for a King: seat 0 pulls
+    rules.apply(0, Share(0))
+    rules.apply(2, Share(0))             # a bang: seat 0 is out, seat 2 stands alone
+    result = rules.result()
+    assert result.reason == ("seat 2 is the last one standing; seat 0 left the table (no points); seat 1 forfeited "
+                             "(time ran out on a line only it could make; no points)")
+    assert result.placements == (2, 3, 1) and result.scores == (0, 0, 8)
