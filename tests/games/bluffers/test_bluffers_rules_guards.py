@@ -275,6 +275,12 @@ def test_the_public_snapshot_and_the_last_pull_are_frozen():
         snap.last_pull.fired = True  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         snap.phase = Phase.OVER  # type: ignore[misc]
+    rules.apply(NO_SEAT, Deal(KING))
+    rules.apply(0, Play(1))
+    last = rules.public_state().last_play
+    assert last is rules.s.last_play
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        last.count = 3  # type: ignore[misc]
     assert hash(snap.last_pull) == hash(PullOutcome(0, 0, False))
 
 
@@ -286,6 +292,8 @@ def test_the_invariant_checker_refuses_a_negative_hand_and_a_lone_seat_in_a_live
     check_invariants(snap)
     with pytest.raises(AssertionError):
         check_invariants(dataclasses.replace(snap, hand_sizes=(-1, 5), pile=6))  # still 20 cards
+    with pytest.raises(AssertionError, match="chamber -1 out of range"):
+        check_invariants(dataclasses.replace(snap, chambers=(-1, 0)))
     # seat 0 knocked out, placed 2nd, and the match not over: one seat standing is the end
     lone = dataclasses.replace(BluffersRules(2).public_state(), phase=Phase.DEAL, alive=(False, True),
                                fired=(True, False), knocked_out=(0,), places=(2, None), chambers=(1, 0))
