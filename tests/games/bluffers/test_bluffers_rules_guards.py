@@ -211,8 +211,17 @@ def test_the_salt_of_an_opened_play_is_a_field_element():
     rules.apply(1, CallBluff())
     for bad in (FIELD_MODULUS, -1, True, "1"):
         refused(rules, 0, OpenPlay((0,), bad), f"play_salt must be a field element, got {bad!r}")
+    rules.check(0, OpenPlay((0,), 0))  # check() never changes the state
     rules.apply(0, OpenPlay((0,), FIELD_MODULUS - 1))
     assert rules.public_state().phase == Phase.PULL
+
+
+def test_only_the_dealer_deals_and_the_turn_is_checked_before_the_draw():
+    """A seat's deal is refused as out of turn, before (not after) the missing draw."""
+    rules = committed_table()
+    refused(rules, 0, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
+    rules.apply(NO_SEAT, DrawTableCard(KING))
+    refused(rules, 1, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
 
 
 # ---------------------------------------------------------------- the pull's order, the result's words
@@ -294,6 +303,25 @@ def test_the_invariant_checker_refuses_a_negative_hand_and_a_lone_seat_in_a_live
         check_invariants(dataclasses.replace(snap, hand_sizes=(-1, 5), pile=6))  # still 20 cards
     with pytest.raises(AssertionError, match="chamber -1 out of range"):
         check_invariants(dataclasses.replace(snap, chambers=(-1, 0)))
+
+
+def test_the_invariant_checker_refuses_places_out_of_knock_out_order():
+    """Seat 0 then seat 1 knocked out of three: places 3, 2, 1; the same places swapped
+    between the two (still 1, 2, 3 settled) are refused."""
+    rules = started(3)
+    for starter in (0, 1):
+        rules.apply(starter, Play(1))
+        rules.apply(rules.to_move, CallBluff())
+        rules.apply(starter, Reveal((6,)))
+        for seat in rules.public_state().contributors:
+            rules.apply(seat, Share(0))
+        if not rules.over:
+            rules.apply(NO_SEAT, Deal(KING))
+    snap = rules.public_state()
+    assert snap.knocked_out == (0, 1) and snap.places == (3, 2, 1)
+    check_invariants(snap)
+    with pytest.raises(AssertionError):
+        check_invariants(dataclasses.replace(snap, places=(2, 3, 1)))
     # seat 0 knocked out, placed 2nd, and the match not over: one seat standing is the end
     lone = dataclasses.replace(BluffersRules(2).public_state(), phase=Phase.DEAL, alive=(False, True),
                                fired=(True, False), knocked_out=(0,), places=(2, None), chambers=(1, 0))
