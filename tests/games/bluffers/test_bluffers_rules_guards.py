@@ -349,3 +349,16 @@ def test_the_result_names_the_seats_that_forfeited_or_left():
     assert result.reason == ("seat 2 is the last one standing; seat 0 left the table (no points); seat 1 forfeited "
                              "(time ran out on a line only it could make; no points)")
     assert result.placements == (2, 3, 1) and result.scores == (0, 0, 8)
+
+
+def test_the_invariant_checker_refuses_cards_out_between_rounds_and_an_empty_play():
+    snap = started(2).public_state()
+    between = BluffersRules(2).public_state()
+    check_invariants(between)
+    with pytest.raises(AssertionError):  # still 20 cards, but dealt while no round is on
+        check_invariants(dataclasses.replace(between, hand_sizes=(5, 5), undealt=10))
+    with pytest.raises(AssertionError):
+        check_invariants(dataclasses.replace(between, pile=1, undealt=19))
+    check_invariants(dataclasses.replace(snap, last_play=LastPlay(0, 3, False)))
+    with pytest.raises(AssertionError):
+        check_invariants(dataclasses.replace(snap, last_play=LastPlay(0, 0, False)))
