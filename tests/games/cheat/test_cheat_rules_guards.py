@@ -11,7 +11,8 @@ import pytest
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.cheat.rules import (
-    DECK, Call, CheatRules, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, deal_sizes, rank_of,
+    DECK, Call, CheatRules, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, check_conservation,
+    deal_sizes, rank_of,
 )
 from zkbluff.games.engine.rules import NO_SEAT
 
@@ -222,3 +223,62 @@ def test_only_the_referee_forfeits_a_seat_and_only_in_a_hand():
     refused(t, 0, Forfeit(0, "x"), "forfeit: only the referee declares a forfeit, not seat 0")
     t.apply(NO_SEAT, Forfeit(2, "x"))
     assert t.public_state().hand_penalties == ((0, 0, DECK.size),)
+
+
+# ---------------------------------------------------------------- the invariant checker, assert by assert
+
+def snapshots():
+    """A snapshot of every phase, from one table."""
+    t = CheatRules(3)
+    out = {"before": t.public_state()}
+    t.apply(NO_SEAT, Deal(deal_sizes(3, 0)))
+    out["play"] = t.public_state()
+    t.apply(1, Play(SEVEN, 2))
+    out["window"] = t.public_state()
+    t.apply(2, Call(1))
+    out["turnover"] = t.public_state()
+    t.apply(1, Reveal((card(SEVEN), card(EIGHT))))
+    out["pickup"] = t.public_state()
+    t.apply(1, PickUp(2))
+    out["play2"] = t.public_state()
+    t.apply(NO_SEAT, Forfeit(0, "x"))
+    out["deal"] = t.public_state()
+    return out
+
+
+def test_every_phase_of_a_table_keeps_the_invariants():
+    for snap in snapshots().values():
+        check_conservation(snap)
+
+
+@pytest.mark.parametrize("phase, change, why", [
+    ("play", {"hand_sizes": (18, 17)}, "one entry per seat"),
+    ("play", {"penalties": (0, 0)}, "one entry per seat"),
+    ("play", {"hand_sizes": (18, -1, 35)}, "negative count"),
+    ("deal", {"set_aside": -1, "hand_sizes": (17, 19, 17)}, "negative count"),
+    ("window", {"pile": ((1, 0),), "hand_sizes": (17, 18, 17)}, "bad pile"),
+    ("window", {"pile": ((1, 5),), "hand_sizes": (17, 13, 17)}, "bad pile"),
+    ("window", {"pile": ((3, 2),)}, "bad pile"),
+    ("window", {"pile": ((-1, 2),)}, "bad pile"),
+    ("deal", {"penalties": (52, 0, 1)}, "penalties are the sum"),
+    ("play", {"to_move": NO_SEAT}, "everyone holds cards"),
+    ("play", {"hand_sizes": (0, 18, 34)}, "everyone holds cards"),
+    ("play", {"rank": SEVEN}, "a rank is named exactly when"),
+    ("play2", {"rank": None, "pile": ((1, 2),), "hand_sizes": (17, 18, 15)}, "a rank is named exactly when"),
+    ("play2", {"passes": 2, "rank": SEVEN, "pile": ((1, 2),), "hand_sizes": (17, 18, 15)}, None),
+    ("window", {"rank": None}, "needs a play"),
+    ("pickup", {"pile": (), "hand_sizes": (17, 18, 17)}, "needs a play"),
+    ("turnover", {"caller": None}, None),
+    ("turnover", {"to_move": 2}, None),
+    ("pickup", {"picker": None}, None),
+    ("pickup", {"to_move": 2}, None),
+    ("pickup", {"revealed": (card(SEVEN),)}, None),
+    ("window", {"to_move": 0}, None),
+    ("deal", {"to_move": 0}, None),
+])
+def test_the_invariant_checker_catches_each_broken_snapshot(phase, change, why):
+    import dataclasses
+    good = snapshots()[phase]
+    check_conservation(good)
+    with pytest.raises(AssertionError, match=why):
+        check_conservation(dataclasses.replace(good, **change))
