@@ -12,7 +12,7 @@ import pytest
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.mind_bluff.rules import (
-    AllDone, AllDoneVerdict, Believe, Claim, Consent, Doubt, DoubtVerdict, Eat, EatVerdict, EventKind,
+    PACING, AllDone, AllDoneVerdict, Believe, Claim, Consent, Doubt, DoubtVerdict, Eat, EatVerdict, EventKind,
     MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, TimeOut, action_from_data, fixed_first_player,
 )
 
@@ -258,3 +258,11 @@ def test_the_series_result_names_the_winner_and_the_games():
     end_game(r, P2)
     res = r.result()
     assert res.reason == "P2 won the series 2–0" and res.placements == (2, 1) and res.scores == (0, 2)
+
+
+def test_the_pauses_are_the_seeds():
+    """Seed 001: Doubt pauses play 4.5 s, the claimant's voice about 1.25 s after it; game 3's
+    coin animation 10 s; All done withholds the result about 3.6 s and closes at about 8 s;
+    one seat's voice about 0.7 s after a game ends."""
+    assert (PACING.doubt_hold_s, PACING.doubt_voice_s, PACING.coin_animation_s, PACING.all_done_suspense_s,
+            PACING.all_done_close_s, PACING.end_voice_s) == (4.5, 1.25, 10.0, 3.6, 8.0, 0.7)
