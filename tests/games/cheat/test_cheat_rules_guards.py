@@ -282,3 +282,40 @@ def test_the_invariant_checker_catches_each_broken_snapshot(phase, change, why):
     check_conservation(good)
     with pytest.raises(AssertionError, match=why):
         check_conservation(dataclasses.replace(good, **change))
+
+
+# ---------------------------------------------------------------- the public state between the moves
+
+def test_a_fresh_table_shows_empty_hands_and_nothing_in_play():
+    s = CheatRules(4).public_state()
+    assert (s.hand_sizes, s.pile, s.set_aside, s.rank, s.passes, s.caller, s.picker, s.penalties) == \
+        ((0, 0, 0, 0), (), 0, None, 0, None, None, (0, 0, 0, 0))
+    assert s.last_play is None and s.pile_size == 0 and not s.in_hand
+
+
+def test_the_last_play_is_the_newest_of_the_round():
+    t = dealt(3)
+    t.apply(1, Play(SEVEN, 2))
+    t.apply(NO_SEAT, CloseWindow(1))
+    t.apply(2, Play(SEVEN, 1))
+    s = t.public_state()
+    assert s.pile == ((1, 2), (2, 1)) and s.last_play == (2, 1) and s.pile_size == 3
+
+
+def test_a_new_round_and_a_new_hand_start_with_no_passes_and_no_call():
+    t = dealt(3)
+    s = t.public_state()
+    assert (s.rank, s.passes, s.caller, s.revealed, s.picker) == (None, 0, None, (), None)
+    t.apply(1, Play(SEVEN, 1))
+    t.apply(NO_SEAT, CloseWindow(1))
+    t.apply(2, Pass())
+    t.apply(0, Pass())  # everyone after seat 1 passed: the pile is set aside, seat 1 opens
+    s = t.public_state()
+    assert (s.rank, s.passes, s.caller, s.set_aside, s.to_move) == (None, 0, None, 1, 1)
+    t.apply(1, Play(SEVEN, 1))
+    t.apply(NO_SEAT, CloseWindow(2))
+    t.apply(2, Pass())
+    assert t.public_state().passes == 1
+    t.apply(NO_SEAT, Forfeit(0, "x"))
+    s = t.public_state()
+    assert (s.phase, s.rank, s.passes, s.caller, s.picker) == (Phase.DEAL, None, 0, None, None)
