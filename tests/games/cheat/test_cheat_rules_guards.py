@@ -319,3 +319,11 @@ def test_a_new_round_and_a_new_hand_start_with_no_passes_and_no_call():
     t.apply(NO_SEAT, Forfeit(0, "x"))
     s = t.public_state()
     assert (s.phase, s.rank, s.passes, s.caller, s.picker) == (Phase.DEAL, None, 0, None, None)
+
+
+def test_a_snapshot_cannot_be_changed_by_whoever_holds_it():
+    import dataclasses
+    s = dealt(3).public_state()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.to_move = 2  # type: ignore[misc]
+    assert hash(s) == hash(dealt(3).public_state())
