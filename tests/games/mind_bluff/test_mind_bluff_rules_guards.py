@@ -266,3 +266,47 @@ def test_the_pauses_are_the_seeds():
     one seat's voice about 0.7 s after a game ends."""
     assert (PACING.doubt_hold_s, PACING.doubt_voice_s, PACING.coin_animation_s, PACING.all_done_suspense_s,
             PACING.all_done_close_s, PACING.end_voice_s) == (4.5, 1.25, 10.0, 3.6, 8.0, 0.7)
+
+
+def test_the_pauses_and_the_records_cannot_be_changed_by_a_ui():
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        PACING.doubt_hold_s = 0.0  # type: ignore[misc]
+    r = started()
+    end_game(r, P1)
+    record = r.public_state().games[0]
+    assert record.winner == P1 and record.first == P1 and record.game == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        record.winner = P2  # type: ignore[misc]
+
+
+def test_a_fresh_series_owes_nothing_and_counts_turns_one_by_one():
+    s = MindBluffRules().public_state()
+    assert (s.debts, s.wins, s.turn, s.game, s.claim, s.series_winner) == ((0, 0), (0, 0), 0, 0, None, None)
+    r = started()
+    r.apply(P1, Eat())
+    r.apply(NO_SEAT, EatVerdict(False))
+    r.apply(P1, Claim(2, False))
+    r.apply(P2, Believe())
+    assert r.public_state().turn == 1
+    r.apply(P2, AllDone())
+    assert r.public_state().turn == 2 and r.public_state().events[-1].turn == 2
+
+
+def test_the_next_game_waits_for_the_lowest_seat_still_to_consent():
+    r = started()
+    end_game(r, P2)
+    assert r.phase == Phase.NEXT_GAME and r.to_move == P1
+    r.apply(P1, Consent())
+    assert r.to_move == P2
+
+
+def test_a_timeout_after_a_won_game_gives_the_games_as_scores():
+    r = started()
+    end_game(r, P1)
+    r.apply(P1, Consent())
+    r.apply(P2, Consent())
+    r.apply(NO_SEAT, StartGame(2, P2))
+    r.apply(NO_SEAT, TimeOut(P2))
+    res = r.result()
+    assert res.scores == (1, 0) and res.reason == "P1 won the series: P2 let its time run out (games 1–0)"
