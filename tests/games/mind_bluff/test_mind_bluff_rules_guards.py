@@ -13,7 +13,8 @@ from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.mind_bluff.rules import (
     PACING, AllDone, AllDoneVerdict, Believe, Claim, Consent, Doubt, DoubtVerdict, Eat, EatVerdict, EventKind,
-    MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, TimeOut, action_from_data, fixed_first_player,
+    GAME3_STARTS, MAX_CLAIM, MAX_EAT, MAX_GAMES, MIN_CLAIM, MIN_EAT, OPEN_START, WINS_NEEDED, MindBluffRules, Phase,
+    Reveal, RevealEntropy, StartGame, TimeOut, action_from_data, fixed_first_player,
 )
 
 P1, P2 = 0, 1
@@ -310,3 +311,30 @@ def test_a_timeout_after_a_won_game_gives_the_games_as_scores():
     r.apply(NO_SEAT, TimeOut(P2))
     res = r.result()
     assert res.scores == (1, 0) and res.reason == "P1 won the series: P2 let its time run out (games 1–0)"
+
+
+def test_the_seeds_numbers():
+    """Seed 001: games 1 and 2 start at 30; game 3 at 29, 30 or 31 (uniform, secret); an eat
+    and a claim are 1, 2 or 3; first to two wins, at most three games."""
+    assert (OPEN_START, GAME3_STARTS, (MIN_EAT, MAX_EAT), (MIN_CLAIM, MAX_CLAIM), WINS_NEEDED, MAX_GAMES) == \
+        (30, (29, 30, 31), (1, 3), (1, 3), 2, 3)
+
+
+def test_both_seats_are_human_unless_told_otherwise():
+    assert MindBluffRules().public_state().humans == (True, True)
+    assert MindBluffRules((False, True)).public_state().humans == (False, True)
+
+
+def test_a_plain_event_is_neither_forced_honest_nor_paused_and_the_views_are_frozen():
+    import dataclasses
+    r = started()
+    r.apply(P1, Eat())
+    s = r.public_state()
+    ate = s.events[-1]
+    assert ate.kind == EventKind.ATE and ate.forced_honest is False and ate.hold_s == 0.0 and ate.amount is None
+    r.apply(NO_SEAT, EatVerdict(False))
+    r.apply(P1, Claim(2, False))
+    s = r.public_state()
+    for frozen, name in ((s.events[-1], "seat"), (s.claim, "amount"), (s, "turn")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(frozen, name, 3)
