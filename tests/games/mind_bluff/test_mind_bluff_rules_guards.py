@@ -338,3 +338,40 @@ def test_a_plain_event_is_neither_forced_honest_nor_paused_and_the_views_are_fro
     for frozen, name in ((s.events[-1], "seat"), (s.claim, "amount"), (s, "turn")):
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(frozen, name, 3)
+
+
+def test_only_all_done_in_the_claim_phase_is_unavailable_after_eating():
+    r = started()
+    r.apply(P1, Eat())
+    r.apply(NO_SEAT, EatVerdict(False))
+    refused(r, P1, Eat(), "eat: not allowed now (the table waits for claim by P1)")
+    r.apply(P1, Claim(1, False))
+    refused(r, P2, AllDone(), "all_done: not allowed now (the table waits for respond by P2)")
+
+
+def test_every_verdict_and_the_clock_leave_a_public_event():
+    r = started()
+    r.apply(P1, Eat())
+    r.apply(NO_SEAT, EatVerdict(False))
+    r.apply(P1, Claim(1, False))
+    r.apply(P2, Believe())
+    r.apply(P2, Eat())
+    r.apply(NO_SEAT, EatVerdict(True))
+    kinds = [e.kind for e in r.public_state().games[0].events]
+    assert kinds == [EventKind.GAME_STARTED, EventKind.ATE, EventKind.SURVIVED, EventKind.CLAIMED,
+                     EventKind.BELIEVED, EventKind.ATE, EventKind.ATE_LAST, EventKind.GAME_ENDED]
+    assert [e.seat for e in r.public_state().games[0].events][-2:] == [P2, P1]  # P2 ate the last; P1 won
+    reveal(r)
+    r.apply(P1, Consent())
+    r.apply(NO_SEAT, TimeOut(P2))
+    last = r.public_state().events[-1]
+    assert last.kind == EventKind.TIMED_OUT and last.seat == P2
+
+
+def test_the_listed_reveal_names_the_ended_game_and_carries_no_truth():
+    """legal_actions lists the referee's reveal as a template: the game it must name, and
+    empty fields (start 0, no salts, choices or review) for the referee to fill in."""
+    r = started()
+    r.apply(P1, AllDone())
+    r.apply(NO_SEAT, AllDoneVerdict(True))
+    assert r.legal_actions(NO_SEAT) == [Reveal(1, 0, (), (), (), "", "", "")]
