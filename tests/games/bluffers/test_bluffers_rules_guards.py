@@ -362,3 +362,13 @@ def test_the_invariant_checker_refuses_cards_out_between_rounds_and_an_empty_pla
     check_invariants(dataclasses.replace(snap, last_play=LastPlay(0, 3, False)))
     with pytest.raises(AssertionError):
         check_invariants(dataclasses.replace(snap, last_play=LastPlay(0, 0, False)))
+
+
+def test_the_proven_tables_extras_are_a_frozen_view():
+    rules = committed_table()
+    rules.apply(NO_SEAT, DrawTableCard(KING))
+    extras = rules.extras()
+    assert (extras.drawn, extras.timed_out, extras.shed_due) == (KING, None, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        extras.drawn = 2  # type: ignore[misc]
+    assert rules.extras() == extras
