@@ -1,0 +1,147 @@
+"""Proof or Bluff's rules, message by message (issue 21's mutation testing): every refusal of
+both tables says what it got and what it expected, in exactly these words, and changes
+nothing. Each test fails if its message's numbers or names drift. Pure rules, no proofs."""
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from zkbluff.errors import IllegalMove
+from zkbluff.games.engine.rules import NO_SEAT
+from zkbluff.games.proof_or_bluff.rules import (
+    MODES, Accept, Challenge, Claim, ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies,
+    ProveVerdict, Timeout,
+)
+
+SEVEN, EIGHT, NINE, TWO, KING = 5, 6, 7, 0, 11
+BOARD = sum(1 << c for c in (TWO, SEVEN, EIGHT, NINE, KING))  # 2c 7c 8c 9c Kc
+
+
+def says(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+def refused(r, seat, action, message: str) -> None:
+    before = copy.deepcopy(r.__dict__)
+    with pytest.raises(IllegalMove, match=says(message)):
+        r.apply(seat, action)
+    assert r.__dict__ == before
+
+
+def classic(start: int = SEVEN) -> ClassicRules:
+    r = ClassicRules(MODES["standard"], start)
+    r.apply(NO_SEAT, ClassicDeal(1, start, ()))
+    return r
+
+
+def five_up() -> FiveUpRules:
+    r = FiveUpRules("standard")
+    r.apply(NO_SEAT, FiveUpDeal(1, BOARD, ()))
+    return r
+
+
+# ---------------------------------------------------------------- construction
+
+@pytest.mark.parametrize("start", [-1, 13, True])
+def test_a_starting_rank_outside_the_deck_is_refused(start):
+    with pytest.raises(IllegalMove, match=says(f"starting rank must be 0..12, got {start}")):
+        ClassicRules(MODES["standard"], start)
+
+
+def test_an_unknown_five_up_mode_is_refused():
+    with pytest.raises(IllegalMove, match=says("unknown mode 'blitz'")):
+        FiveUpRules("blitz")
+
+
+# ---------------------------------------------------------------- turns and phases
+
+def test_the_turn_and_phase_refusals_name_who_and_what():
+    r = classic()
+    refused(r, 1, Play(1, SEVEN), "play: out of turn (seat 1 moved, seat 0 is to move)")
+    refused(r, NO_SEAT, Play(1, SEVEN), "play: a seat's move; the dealer or referee (seat null) may not make it")
+    refused(r, 0, Accept(), "accept: not allowed now (the table is waiting for: play by seat 0)")
+    refused(r, NO_SEAT, ClassicDeal(2, None, ()), "deal: not allowed now (the table is waiting for: play by seat 0)")
+    fresh = ClassicRules(MODES["standard"], SEVEN)
+    refused(fresh, 0, Play(1, SEVEN), "play: not allowed now (the table is waiting for: deal)")
+    refused(fresh, 0, ClassicDeal(1, SEVEN, ()), "deal: only the dealer deals, not seat 0")
+
+
+def test_nothing_after_the_end_in_words():
+    r = classic()
+    r.apply(NO_SEAT, Timeout(0, "idle"))
+    assert r.over and r.result().reason == "seat 0 abandoned an idle turn"
+    refused(r, 1, Play(1, SEVEN), "play: the match is over")
+    refused(r, NO_SEAT, Timeout(1, "idle"), "timeout: the match is over")
+
+
+# ---------------------------------------------------------------- deals
+
+def test_classic_deal_refusals_name_the_round_and_rank():
+    r = ClassicRules(MODES["standard"], SEVEN)
+    refused(r, NO_SEAT, ClassicDeal(2, SEVEN, ()), "deal: round 2, expected 1")
+    refused(r, NO_SEAT, ClassicDeal(1, 13, ()), "deal: the first deal names a starting rank 0..12, got 13")
+    refused(r, NO_SEAT, ClassicDeal(1, -1, ()), "deal: the first deal names a starting rank 0..12, got -1")
+    refused(r, NO_SEAT, ClassicDeal(1, None, ()), "deal: the first deal names a starting rank 0..12, got None")
+    for edge in (0, 12):
+        ClassicRules(MODES["standard"], edge).apply(NO_SEAT, ClassicDeal(1, edge, ()))
+
+
+def test_five_up_deal_refusals_name_the_round_and_the_board():
+    r = FiveUpRules("standard")
+    refused(r, NO_SEAT, FiveUpDeal(2, BOARD, ()), "deal: round 2, expected 1")
+    refused(r, NO_SEAT, FiveUpDeal(1, BOARD | 1 << 20, ()), "deal: the board must be 5 cards of the deck")
+
+
+# ---------------------------------------------------------------- plays, claims, proofs
+
+@pytest.mark.parametrize("count", [0, 5, True])
+def test_a_play_count_is_one_to_four(count):
+    refused(classic(), 0, Play(count, SEVEN), f"play: count must be 1..4, got {count!r}")
+
+
+def test_a_play_claims_the_required_rank_by_name():
+    refused(classic(), 0, Play(1, EIGHT), "play: the claimed rank must be the required rank 7, got 6")
+
+
+def test_a_verdict_is_a_bool():
+    r = classic()
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    refused(r, 0, ProveVerdict(1), "prove: the verdict is true or false, got 1")
+
+
+@pytest.mark.parametrize("names", [(TWO, SEVEN, EIGHT), (SEVEN, 3), (True,)])
+def test_a_five_up_claim_names_up_to_two_board_ranks(names):
+    refused(five_up(), 0, Claim(names), f"claim: name none, one or two ranks of the board, got {names!r}")
+
+
+@pytest.mark.parametrize("names, lies", [((SEVEN,), 2), ((SEVEN, KING), 3), ((SEVEN,), -1), ((SEVEN,), True)])
+def test_the_lies_are_zero_to_the_names(names, lies):
+    r = five_up()
+    r.apply(0, Claim(names))
+    r.apply(1, Challenge())
+    refused(r, 0, ProveLies(lies), f"prove: lies must be an integer 0..{len(names)}, got {lies!r}")
+    r.apply(0, ProveLies(len(names)))
+
+
+# ---------------------------------------------------------------- the referee's clock
+
+def test_timeout_refusals_name_the_seat_and_the_limit():
+    r = classic()
+    refused(r, 0, Timeout(0, "idle"), "timeout: only the referee times a seat out, not seat 0")
+    refused(r, NO_SEAT, Timeout(1, "idle"), "timeout: seat 1 is not the seat to move")
+    refused(r, NO_SEAT, Timeout(0, "nap"), "timeout: unknown limit 'nap' (expected 'proof' or 'idle')")
+    refused(r, NO_SEAT, Timeout(0, "proof"),
+            "proof timeout: not allowed now (the table is waiting for: play by seat 0)")
+    r.apply(0, Play(1, SEVEN))
+    r.apply(1, Challenge())
+    refused(r, NO_SEAT, Timeout(0, "idle"), "idle timeout: not allowed in phase prove")
+
+
+# ---------------------------------------------------------------- foreign actions
+
+def test_each_table_refuses_the_others_actions_by_name():
+    refused(classic(), 0, Claim(()), "claim: not an action of the classic table")
+    refused(five_up(), 0, Play(1, SEVEN), "play: not an action of 5 Up 2 Down")
