@@ -30,6 +30,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "line.chain": "a line whose prev is not the SHA-256 of the line before",
     "header.malformed": "line 1 is not a well-formed header (its fields, seats, parties' keys, limits, keys, deal)",
     "header.game": "the header names a game or an option this verifier does not know",
+    "header.limits": "the header states a time limit shorter than the game's floor for it (a house that would give "
+                     "a seat no real time to answer)",
     "header.key": "a verifying key in the header that the verifier does not trust (not pinned, no verified per-match "
                   "ceremony, not given deliberately)",
     "header.ceremony": "the per-match ceremony record the header names does not verify or is not this match's",
@@ -180,6 +182,14 @@ class EarlyTimeout(OutOfOrder):
 
     exit_code = 1
     code = "timeout.early"
+
+
+class LimitTooShort(IllegalMove):
+    """A time limit below the game's floor for it (``GameSpec.limit_floors``): a header, a
+    table or a server that would give a seat no real time to answer."""
+
+    exit_code = 1
+    code = "header.limits"
 
 
 class UnfoundedComplaint(ZkbluffError):

@@ -623,6 +623,11 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         c.add("the header's seat names changed and re-signed by the referee: line 2 links to the old header",
               ["Header", "ReChained"], [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 2, "line.chain")
         h = B.ev(1)
+        h["data"]["limits"]["idle"] = 0.001
+        c.add("the header gives a seat 1 ms to move (its idle limit below the game's floor), re-signed by the referee",
+              ["Header", "LimitFloor"], [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 1,
+              "header.limits")
+        h = B.ev(1)
         del h["data"]["matchId"]
         c.add("the header without its matchId, re-signed", ["Header"],
               [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 1, "header.malformed")

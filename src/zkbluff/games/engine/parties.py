@@ -297,6 +297,12 @@ class TimeLimits:
     deal: float = 60.0
 
 
+def limit_table(spec: GameSpec, limits: TimeLimits) -> dict[str, float]:
+    """The named limits a header of ``spec`` states under ``limits``: the game's own
+    (``GameSpec.time_limits``, e.g. Bluffers' per-move timer) and the table's."""
+    return {**{k: float(v) for k, v in spec.time_limits.items()}, **asdict(limits)}
+
+
 class RefereeParty(_Party):
     """Writes the header, checks every line before it is written (proofs verified at
     once), and writes the lines that are nobody's move: timeouts (by its clock) and the end."""
@@ -306,6 +312,7 @@ class RefereeParty(_Party):
                  private: Optional[dict[str, Any]] = None):
         super().__init__(spec, key, clock)
         self.limits = limits or TimeLimits()
+        spec.check_limits(self.limit_table())  # a referee never writes a header whose limits are below the floors
         self.deadline = float("inf")
         self.prover = prover or Prover()
         self.private = private if private is not None else spec.new_referee_private()
@@ -363,7 +370,7 @@ class RefereeParty(_Party):
     def limit_table(self) -> dict[str, float]:
         """The named limits the header states: the game's own (``GameSpec.time_limits``,
         e.g. Bluffers' per-move timer) and the table's :class:`TimeLimits`."""
-        return {**{k: float(v) for k, v in self.spec.time_limits.items()}, **asdict(self.limits)}
+        return limit_table(self.spec, self.limits)
 
     def act(self) -> Optional[dict[str, Any]]:
         """The referee's own action when no seat is to move and the dealer does not act."""
