@@ -192,6 +192,16 @@ class LimitTooShort(IllegalMove):
     code = "header.limits"
 
 
+class Equivocation(IllegalMove):
+    """Two different moves signed by one party for one position of a match (the same line
+    number after the same previous hash): refused by an honest seat before it signs a second
+    (``Seat.move``), and, found in two copies of a match, evidence against the party that
+    signed both (``zkbluff.games.engine.verifier.equivocation``)."""
+
+    exit_code = 1
+    code = "line.equivocation"
+
+
 class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 

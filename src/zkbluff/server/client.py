@@ -398,12 +398,12 @@ class SeatClient:
                     await self._move(conn)
 
     def _drop_stale_line(self) -> None:
-        """A refused line this seat made before a break (the server's restart, its own)
-        whose stamp the referee's clock no longer accepts: forgotten, so the move is made
-        afresh. Safe only here: the server answers a line after it has sent this
-        connection every written line, so the table still waiting for the line's number
-        means the old line was never written (a seat never has two lines written for one
-        number, and its secrets follow the one that is)."""
+        """A refused line this seat made (before a break, or held back by the server) whose
+        stamp the referee's clock no longer accepts: the same move, re-stamped
+        (:meth:`Seat.resend <zkbluff.games.engine.parties.Seat.resend>`), never a new one.
+        While no line has landed at its number the seat signs no other move there, so a
+        house that calls a line stale and asks again never holds two signed moves for one
+        line."""
         from zkbluff.games.engine.referee import STAMP_TOLERANCE
 
         last, view = self._last_line, self.seat.view if self.seat is not None else None
@@ -411,7 +411,12 @@ class SeatClient:
             return
         at = last.get("at")
         if isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
-            self._last_line = None
+            assert self.seat is not None
+            try:
+                self._last_line = self.seat.resend()
+            except IllegalMove:  # a seat file from before seats kept their signed line: left to the clock
+                return
+            self._save()
 
     def _on_room(self, msg: Mapping[str, Any]) -> None:
         if self.code is None:

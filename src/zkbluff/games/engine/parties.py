@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
@@ -137,11 +137,55 @@ class Seat(_Party):
         self.complaint: Optional[dict[str, Any]] = None
         #: False: this seat holds back its deal lines (tests of forfeits)
         self.sends_deal_lines = True
+        #: the last line this seat signed (a move or a deal line). While the table still waits
+        #: at its position (its number, after its previous hash) the seat signs no other line
+        #: there: a house that calls it stale and asks again gets the same line (:meth:`resend`)
+        self.signed: Optional[dict[str, Any]] = None
+
+    def _signed_here(self) -> Optional[dict[str, Any]]:
+        """The line this seat signed for the table's next position, if it signed one."""
+        s, view = self.signed, self.view
+        if s is None or view is None or s.get("n") != view.next_line or s.get("prev") != view.head:
+            return None
+        return s
+
+    def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
+              proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
+              clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        if self._signed_here() is not None:
+            raise Equivocation(self._refusal())
+        line = super()._line(seat, kind, data, proofs, at, clock)
+        self.signed = line
+        return line
+
+    def _refusal(self) -> str:
+        s = self.signed
+        assert s is not None
+        return (f"seat {self.seat} already signed {s.get('action')} for line {s.get('n')} (after "
+                f"{str(s.get('prev'))[:12]}…): it signs no other line there until a line lands at that number; "
+                f"the same line again, re-stamped, is resend()")
+
+    def resend(self) -> dict[str, Any]:
+        """The line this seat signed for the table's next position, again: the same move (its
+        action, data and proofs), stamped now and signed again. Its first stamp may be too old
+        for the referee's clock (a break, a restart, a house that held it back); its move is
+        never remade. :class:`IllegalMove` if this seat signed nothing for this position."""
+        s = self._signed_here()
+        if s is None or self.view is None or self.view.over:
+            raise IllegalMove(f"seat {self.seat}: nothing signed for line "
+                              f"{self.view.next_line if self.view else '?'} to send again")
+        event = {k: v for k, v in s.items() if k != "sig"}
+        event["at"] = self.clock()
+        self.signed = sign_line(self.key, event)
+        return self.signed
 
     def deal_line(self) -> Optional[dict[str, Any]]:
         """This seat's own deal line due now: a complaint, else its entropy line; or None."""
         if self.view is None or not self.sends_deal_lines or self.view.over:
             return None
+        signed = self._signed_here()
+        if signed is not None:  # made for this line already: the same deal line again, or none
+            return self.resend() if signed.get("action") in self.spec.deal.line_roles else None
         if self.complaint is not None:
             data, self.complaint = self.complaint, None
             return self._line(self.seat, "complaint", data)
@@ -203,6 +247,8 @@ class Seat(_Party):
         the rules refuse it."""
         if self.view is None:
             raise IllegalMove("the match has not started")
+        if self._signed_here() is not None:  # before any proof: a second move here is never made
+            raise Equivocation(self._refusal())
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
         line = self._signed_move(move, self.seat, self.prover)
         self._pending = (line["n"], move.update)
@@ -215,7 +261,8 @@ class Seat(_Party):
     def export(self) -> dict[str, Any]:
         """This seat's own secrets, for its own resume file (never a message)."""
         return {"seat": self.seat, "name": self.name, "key": self.key.secret_hex(), "deal": self.deal_secrets,
-                "private": self.private, "pending": None if self._pending is None else list(self._pending)}
+                "private": self.private, "pending": None if self._pending is None else list(self._pending),
+                "signed": self.signed}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
@@ -226,6 +273,11 @@ class Seat(_Party):
             pending = data.get("pending")  # a line it made that may not have come back yet
             if pending is not None:
                 seat._pending = (int(pending[0]), dict(pending[1]))
+            signed = data.get("signed")  # the last line it signed: never a second one for its position
+            if signed is not None:
+                if not isinstance(signed, dict):
+                    raise TypeError(f"signed must be a line object, got {type(signed).__name__}")
+                seat.signed = dict(signed)
             return seat
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
