@@ -152,8 +152,8 @@ class Seat(_Party):
     def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
               proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
               clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        if self._signed_here() is not None:
-            raise Equivocation(self._refusal())
+        """Sign a line and remember it (the public ways in, :meth:`move` and :meth:`deal_line`,
+        refuse a second line for a position before they get here)."""
         line = super()._line(seat, kind, data, proofs, at, clock)
         self.signed = line
         return line
