@@ -49,6 +49,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "rules.illegal": "an action the game's rules refuse at that point (out of turn, an illegal claim, a card not held)",
     "commitment.mismatch": "an opening (a reveal, a sealed hand, an entropy) that does not open its commitment",
     "deal.complaint": "a complaint about the dealer that its own evidence does not support",
+    "seal.answer": "a seat's answer to the referee's complaint that its sealed choice does not open (Mind Bluff) whose "
+                   "key does not open that sealed choice to the choice the seat committed",
     "timeout.clock": "a timeout whose clock is not what the transcript and the header give",
     "timeout.early": "a timeout (or forfeit) declared at or before its deadline",
     "proof.missing": "a line that owes a proof and carries none, or carries one it does not owe",
@@ -64,6 +66,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "end.result": "an end line whose placements, scores or reason are not what the rules give",
     "end.missing": "the rules ended the match but its end (or closing) line is missing (reported one past the last line)",
     "deal.fault": "a whole transcript whose complaint (or deal timeout) shows the dealer at fault",
+    "referee.fault": "a whole transcript whose answer to the referee's complaint shows the referee at fault (Mind "
+                     "Bluff: it said a sealed choice does not open, and the seat showed it opens)",
 }
 
 
@@ -258,3 +262,12 @@ class DealerAtFault(TranscriptError):
 
     exit_code = 1
     code = "deal.fault"
+
+
+class RefereeAtFault(TranscriptError):
+    """A transcript in which a seat answered a complaint of the referee's and the answer
+    holds: the referee accused the seat falsely (Mind Bluff: a sealed choice that does
+    open). ``line`` is the answer's line (exit 1)."""
+
+    exit_code = 1
+    code = "referee.fault"

@@ -336,6 +336,11 @@ class GameSpec(ABC):
         limit that applies: a name ("proof" or "idle") or a number of seconds (a game's own
         clock, e.g. a calling window); None when no seat is to move."""
 
+    def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
+        """``(line, reason)`` when a seat's answer to a complaint of the referee's showed the
+        referee at fault (a whole transcript then fails ``referee.fault``); None by default."""
+        return None
+
     def clock_due(self, rules: Rules) -> bool:
         """True when nobody is to move and the table waits on the referee's clock (a calling
         window any seat may answer) instead of the dealer. The default: never."""

@@ -22,8 +22,8 @@ from typing import Any, Mapping, Optional, Union
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (
-    CommitmentMismatch, DealerAtFault, Equivocation, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError,
-    UnfoundedComplaint, UntrustedKey, ZkbluffError,
+    CommitmentMismatch, DealerAtFault, Equivocation, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput,
+    RefereeAtFault, TranscriptError, UnfoundedComplaint, UntrustedKey, ZkbluffError,
 )
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.spec import Role
@@ -166,6 +166,9 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
     fault = referee.spec.deal.fault(referee.ledger)
     if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds
         raise DealerAtFault(f"the dealer is at fault (complaint upheld): {fault[1]}", line=fault[0])
+    fault = referee.spec.fault(referee.ledger)
+    if fault is not None:  # a seat's answer showed the referee's complaint false
+        raise RefereeAtFault(f"the referee is at fault (its complaint answered): {fault[1]}", line=fault[0])
     result = referee.result()
     winners = result.winners if result else ()
     return {
