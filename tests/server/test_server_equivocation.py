@@ -75,3 +75,25 @@ def test_a_client_answers_stale_with_the_same_move_restamped_never_a_second_move
         client.seat.move(Move(Eat(), 3))                      # and the seat itself refuses a second move
     tab.submit(lines[0])                                      # the same move stands at its line
     assert _move_of(tab.writer.events[first["n"] - 1]) == _move_of(first)
+
+
+def test_a_house_bot_that_signed_before_a_restart_sends_the_same_move(tmp_path):
+    """The server saves a bot's secrets (its signed line with them) before it writes the
+    line; killed in between, the restored bot must not make another move for that line
+    (it would be refused: Equivocation) but send the one it signed, re-stamped."""
+    from types import SimpleNamespace
+
+    from zkbluff.games.mind_bluff.bot import HouseBot
+    from zkbluff.server.app import RoomHost
+
+    clock = Clock()
+    tab = open_match("mind-bluff", {"humans": "none"}, ["house", "bob"], transcript=tmp_path / "m.jsonl",
+                     match_id="bot-restart", clock=clock)
+    signed = tab.seats[0].move(Move(Eat(), 1))  # saved, then the server was killed
+    clock.t += 30
+    host = RoomHost.__new__(RoomHost)
+    host.table, host.bot_seats, host.bots = tab, {0: tab.seats[0]}, {0: HouseBot(3)}
+    host.persist, host.room = (lambda table: None), SimpleNamespace(code="ABCDEFGH")
+    assert host._bot_move(0, None)
+    written = tab.writer.events[signed["n"] - 1]
+    assert _move_of(written) == _move_of(signed) and written["at"] == clock.t

@@ -258,7 +258,10 @@ class RoomHost:
         assert table is not None
         seat = self.bot_seats[i]
         try:
-            line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
+            if seat.signed_here() is not None:  # signed before a restart, never written: the same move again
+                line = seat.resend()
+            else:
+                line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
         except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
             log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
             return False

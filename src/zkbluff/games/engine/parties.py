@@ -142,7 +142,7 @@ class Seat(_Party):
         #: there: a house that calls it stale and asks again gets the same line (:meth:`resend`)
         self.signed: Optional[dict[str, Any]] = None
 
-    def _signed_here(self) -> Optional[dict[str, Any]]:
+    def signed_here(self) -> Optional[dict[str, Any]]:
         """The line this seat signed for the table's next position, if it signed one."""
         s, view = self.signed, self.view
         if s is None or view is None or s.get("n") != view.next_line or s.get("prev") != view.head:
@@ -170,7 +170,7 @@ class Seat(_Party):
         action, data and proofs), stamped now and signed again. Its first stamp may be too old
         for the referee's clock (a break, a restart, a house that held it back); its move is
         never remade. :class:`IllegalMove` if this seat signed nothing for this position."""
-        s = self._signed_here()
+        s = self.signed_here()
         if s is None or self.view is None or self.view.over:
             raise IllegalMove(f"seat {self.seat}: nothing signed for line "
                               f"{self.view.next_line if self.view else '?'} to send again")
@@ -183,7 +183,7 @@ class Seat(_Party):
         """This seat's own deal line due now: a complaint, else its entropy line; or None."""
         if self.view is None or not self.sends_deal_lines or self.view.over:
             return None
-        signed = self._signed_here()
+        signed = self.signed_here()
         if signed is not None:  # made for this line already: the same deal line again, or none
             return self.resend() if signed.get("action") in self.spec.deal.line_roles else None
         if self.complaint is not None:
@@ -247,7 +247,7 @@ class Seat(_Party):
         the rules refuse it."""
         if self.view is None:
             raise IllegalMove("the match has not started")
-        if self._signed_here() is not None:  # before any proof: a second move here is never made
+        if self.signed_here() is not None:  # before any proof: a second move here is never made
             raise Equivocation(self._refusal())
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
         line = self._signed_move(move, self.seat, self.prover)
