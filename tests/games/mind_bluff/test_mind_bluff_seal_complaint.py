@@ -156,3 +156,24 @@ def test_an_honest_seat_answers_a_false_complaint_and_the_referee_is_at_fault(tm
     assert (exc.value.line, exc.value.code, exc.value.exit_code) == (answer["n"], "referee.fault", 1)
     out = CliRunner().invoke(main, ["transcript", "verify", str(tmp_path / "m.jsonl"), "--json"])
     assert out.exit_code == 1 and json.loads(out.output)["code"] == "referee.fault"
+
+
+def test_a_persons_prompt_answers_the_complaint_without_asking_and_says_why():
+    from zkbluff.games.mind_bluff.spec import MindBluffSpec
+
+    spec = MindBluffSpec({"humans": "both"})
+    r = spec.new_rules()
+    r.apply(NO_SEAT, StartGame(1, 0))
+    r.apply(0, Eat("x"))
+    r.apply(NO_SEAT, SealComplaint(0))
+    said = []
+
+    def ask(prompt):
+        raise AssertionError(f"asked: {prompt}")
+
+    move = spec.text.prompt(spec.observation(r, spec.new_private(), 0), ask, said.append, ["ann", "bob"])
+    assert move.action == SealAnswer("") and "does not open" in said[0]
+    with pytest.raises(IllegalMove, match="no key"):  # a seat that kept no key has nothing to show
+        spec.seat_move(spec.new_private(), r, 0, move)
+    line = {"action": "seal_complaint", "data": {"seat": 0}, "seat": None}
+    assert "ann's sealed choice does not open" in spec.text.describe(line, ["ann", "bob"])
