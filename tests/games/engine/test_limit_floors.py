@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from zkbluff.cli import main
-from zkbluff.errors import TRANSCRIPT_CODES, LimitTooShort, TranscriptError
+from zkbluff.errors import TRANSCRIPT_CODES, CommitmentMismatch, LimitTooShort, TranscriptError
 from zkbluff.games.engine import spec as spec_module
 from zkbluff.games.engine.parties import RefereeParty, TimeLimits
 from zkbluff.games.engine.referee import Referee
@@ -103,3 +103,17 @@ def test_the_floor_scale_is_the_processs_own_and_scales_every_floor(monkeypatch)
     spec.check_limits({"idle": 1.0})  # a test running a real clock in seconds
     with pytest.raises(LimitTooShort):
         spec.check_limits({"idle": 0.1})
+
+
+def test_a_seats_client_refuses_a_header_below_the_floor_and_keeps_no_view():
+    """What a client does with the header it is sent (``Seat.receive``, the engine's seat in
+    every client): the floor is checked before anything else of the table is taken."""
+    from zkbluff.games.engine.parties import Seat
+
+    lines, referee = _base()
+    seat = Seat(spec_for("mind-bluff", {"humans": "none"}), 0, "ann")
+    with pytest.raises(LimitTooShort):
+        seat.receive(_with_limits(lines[0], referee, proof=0.5))
+    assert seat.view is None
+    with pytest.raises(CommitmentMismatch, match="another public key"):  # twin: at the floor it gets past the
+        seat.receive(_with_limits(lines[0], referee, proof=10.0))       # limits, to its own key (not listed)
