@@ -149,12 +149,10 @@ class Seat(_Party):
             return None
         return s
 
-    def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
-              proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
-              clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
-        """Sign a line and remember it (the public ways in, :meth:`move` and :meth:`deal_line`,
-        refuse a second line for a position before they get here)."""
-        line = super()._line(seat, kind, data, proofs, at, clock)
+    def _remember(self, line: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``line`` as the one this seat signed for its position (the public ways in,
+        :meth:`move` and :meth:`deal_line`, refuse or resend before they make another; the
+        raw signer ``_line`` remembers nothing, so tests can forge with it)."""
         self.signed = line
         return line
 
@@ -188,9 +186,9 @@ class Seat(_Party):
             return self.resend() if signed.get("action") in self.spec.deal.line_roles else None
         if self.complaint is not None:
             data, self.complaint = self.complaint, None
-            return self._line(self.seat, "complaint", data)
+            return self._remember(self._line(self.seat, "complaint", data))
         due = self.spec.deal.seat_line_in(self.deal_secrets, self.seat, self.view, self.prover, self.clock)
-        return None if due is None else self._line(self.seat, due[0], due[1], at=due[2])
+        return None if due is None else self._remember(self._line(self.seat, due[0], due[1], at=due[2]))
 
     def join(self) -> dict[str, Any]:
         """The public join message: name, public key, the deal's public commitments."""
@@ -250,7 +248,7 @@ class Seat(_Party):
         if self.signed_here() is not None:  # before any proof: a second move here is never made
             raise Equivocation(self._refusal())
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
-        line = self._signed_move(move, self.seat, self.prover)
+        line = self._remember(self._signed_move(move, self.seat, self.prover))
         self._pending = (line["n"], move.update)
         return line
 
