@@ -33,13 +33,13 @@ from zkbluff.games.mind_bluff.referee import (
     STATEMENTS, RefereeSecrets, VerdictChecker, commit_choice, honest_claim_inputs, range_inputs, referee_move,
     seal_choice,
 )
-from zkbluff.protocol.entropy import x25519_keypair
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
     ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, Phase, RevealEntropy, SealAnswer,
     StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
+from zkbluff.protocol.entropy import x25519_keypair
 
 HUMANS = {"P1": (True, False), "P2": (False, True), "both": (True, True), "none": (False, False)}
 DRAW_SCHEME = "mind-bluff.draw.v1"
