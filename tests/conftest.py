@@ -106,3 +106,13 @@ def pytest_collection_modifyitems(config, items):
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item.get_closest_marker("mutate")])
         items[:] = keep
+
+
+@pytest.fixture
+def real_clock_floors(monkeypatch):
+    """For tests that run the server's real clock with limits of a second or so (a seat
+    timed out in real time): the process's own floor scale is lowered, as only such a test
+    does (zkbluff.games.engine.spec.FLOOR_SCALE; a header can never lower it)."""
+    from zkbluff.games.engine import spec
+
+    monkeypatch.setattr(spec, "FLOOR_SCALE", 0.01)

@@ -30,6 +30,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "line.chain": "a line whose prev is not the SHA-256 of the line before",
     "header.malformed": "line 1 is not a well-formed header (its fields, seats, parties' keys, limits, keys, deal)",
     "header.game": "the header names a game or an option this verifier does not know",
+    "header.limits": "the header states a time limit shorter than the game's floor for it (a house that would give "
+                     "a seat no real time to answer)",
     "header.key": "a verifying key in the header that the verifier does not trust (not pinned, no verified per-match "
                   "ceremony, not given deliberately)",
     "header.ceremony": "the per-match ceremony record the header names does not verify or is not this match's",
@@ -47,6 +49,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "rules.illegal": "an action the game's rules refuse at that point (out of turn, an illegal claim, a card not held)",
     "commitment.mismatch": "an opening (a reveal, a sealed hand, an entropy) that does not open its commitment",
     "deal.complaint": "a complaint about the dealer that its own evidence does not support",
+    "seal.answer": "a seat's answer to the referee's complaint that its sealed choice does not open (Mind Bluff) whose "
+                   "key does not open that sealed choice to the choice the seat committed",
     "timeout.clock": "a timeout whose clock is not what the transcript and the header give",
     "timeout.early": "a timeout (or forfeit) declared at or before its deadline",
     "proof.missing": "a line that owes a proof and carries none, or carries one it does not owe",
@@ -62,6 +66,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "end.result": "an end line whose placements, scores or reason are not what the rules give",
     "end.missing": "the rules ended the match but its end (or closing) line is missing (reported one past the last line)",
     "deal.fault": "a whole transcript whose complaint (or deal timeout) shows the dealer at fault",
+    "referee.fault": "a whole transcript whose answer to the referee's complaint shows the referee at fault (Mind "
+                     "Bluff: it said a sealed choice does not open, and the seat showed it opens)",
 }
 
 
@@ -182,6 +188,24 @@ class EarlyTimeout(OutOfOrder):
     code = "timeout.early"
 
 
+class LimitTooShort(IllegalMove):
+    """A time limit below the game's floor for it (``GameSpec.limit_floors``): a header, a
+    table or a server that would give a seat no real time to answer."""
+
+    exit_code = 1
+    code = "header.limits"
+
+
+class Equivocation(IllegalMove):
+    """Two different moves signed by one party for one position of a match (the same line
+    number after the same previous hash): refused by an honest seat before it signs a second
+    (``Seat.move``), and, found in two copies of a match, evidence against the party that
+    signed both (``zkbluff.games.engine.verifier.equivocation``)."""
+
+    exit_code = 1
+    code = "line.equivocation"
+
+
 class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 
@@ -240,7 +264,7 @@ class DealerAtFault(TranscriptError):
     code = "deal.fault"
 
 
-class Equivocation(TranscriptError):
+class ForkedMatch(TranscriptError):
     """Two different histories of one match, each signed: a second, different line for a
     number its receiver already holds, or a line whose ``prev`` does not chain to the
     receiver's copy of the line before (found live by a client, or afterwards by
@@ -266,3 +290,12 @@ class TableMismatch(CommitmentMismatch):
 
     exit_code = 1
     code = "table.mismatch"
+
+
+class RefereeAtFault(TranscriptError):
+    """A transcript in which a seat answered a complaint of the referee's and the answer
+    holds: the referee accused the seat falsely (Mind Bluff: a sealed choice that does
+    open). ``line`` is the answer's line (exit 1)."""
+
+    exit_code = 1
+    code = "referee.fault"

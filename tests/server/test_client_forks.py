@@ -1,14 +1,14 @@
 """Red team: a house that shows a seat two histories of one match. The house's server
 holds the referee's and the dealer's keys, so it can sign a second line for a number the
 seat already holds, or chain a line to a header the seat never saw. The seat's client must
-stop with :class:`Equivocation`, keep both signed lines beside its transcript copy, and
+stop with :class:`ForkedMatch`, keep both signed lines beside its transcript copy, and
 name who signed each. Loopback, one process; the fork comes before any proof is made."""
 import asyncio
 import json
 
 import pytest
 
-from zkbluff.errors import Equivocation
+from zkbluff.errors import ForkedMatch
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 from zkbluff.server import app
@@ -79,7 +79,7 @@ async def _forked(tmp_path, fork, match_keys):
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(2), said.append, key_folder=match_keys,
                         add_bots=("robo",), reconnect_for=5.0)
     try:
-        with pytest.raises(Equivocation) as caught:
+        with pytest.raises(ForkedMatch) as caught:
             await client.host(GAME, OPTIONS)
     finally:
         task.cancel()
@@ -138,7 +138,7 @@ async def _two_views(tmp_path, match_keys, monkeypatch):
         await asyncio.sleep(0.02)
     joining = asyncio.ensure_future(bob.join(ann.code))
     try:
-        with pytest.raises(Equivocation) as caught:
+        with pytest.raises(ForkedMatch) as caught:
             await hosting
         while bob.writer is None or len(bob.writer.events) < 3:  # bob has the line that exposed it
             await asyncio.sleep(0.02)
@@ -270,7 +270,7 @@ def test_a_result_message_that_is_not_the_copys_is_refused():
 # ---------------------------------------------------------------- from the command line
 
 def test_zkbluff_host_exits_1_and_says_what_it_saw(tmp_path, monkeypatch, match_keys):
-    """``zkbluff host`` at a house that sends a second line 2: exit 1 (Equivocation), one line
+    """``zkbluff host`` at a house that sends a second line 2: exit 1 (ForkedMatch), one line
     saying which line, who signed each version, that it is proof, and where the evidence is."""
     import threading
 

@@ -194,7 +194,8 @@ async def _hostile(match_keys, tmp_path):
     task.cancel()
 
 
-def test_a_dropped_seat_is_timed_out_by_the_referee_and_gets_the_result_when_back(match_keys, tmp_path):
+def test_a_dropped_seat_is_timed_out_by_the_referee_and_gets_the_result_when_back(match_keys, tmp_path,
+                                                                                 real_clock_floors):
     asyncio.run(asyncio.wait_for(_dropped(match_keys, tmp_path), 300))
 
 

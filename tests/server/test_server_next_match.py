@@ -141,5 +141,5 @@ async def _again(tmp_path):
     task.cancel()
 
 
-def test_the_next_match_from_a_result(tmp_path):
+def test_the_next_match_from_a_result(tmp_path, real_clock_floors):
     asyncio.run(asyncio.wait_for(_again(tmp_path), 180))

@@ -106,7 +106,7 @@ async def _vanish(game, options, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", sorted(TIMED))
-def test_the_servers_clock_finishes_a_match_whose_person_vanished(game, tmp_path):
+def test_the_servers_clock_finishes_a_match_whose_person_vanished(game, tmp_path, real_clock_floors):
     events = asyncio.run(asyncio.wait_for(_vanish(game, TIMED[game], tmp_path), 600))
     clocked = [(e["action"], e["data"].get("seat")) for e in events if "clock" in e]
     if game == "bluffers":  # its own move limit, then its agent's automatic move never comes: out, no points

@@ -574,6 +574,34 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
               f"committed hand key and the sealed hand does not open: the dealer is at fault, the match ends there",
               ["Complaint", "DealerAtFault"], lines, "invalid", d + 1, "deal.fault")
 
+    # ---- Mind Bluff: the referee's seal complaint (an eat's sealed choice does not open)
+    eats = [n for n in range(2, L) if events[n - 1]["action"] == "eat" and events[n]["action"] == "eat_verdict"]
+    if eats:
+        k = eats[0]
+        eat = events[k - 1]
+        accused = eat["seat"]
+        said = sign(B.referee_key, {"n": k + 1, "prev": sha256(B.lines[k - 1]), "seat": None,
+                                    "action": "seal_complaint", "data": {"seat": accused}, "at": eat["at"]})
+        lines = B.lines[:k] + [canonical(said)]
+        c.add(f"line {k + 1}: instead of the verdict on the eat of line {k}, the referee says its sealed choice does "
+              f"not open (valid: the seat may answer)", ["Valid", "Unfinished", "SealComplaint"], lines, "valid")
+        answer = sign(B.seat_keys[accused], {"n": k + 2, "prev": sha256(lines[-1]), "seat": accused,
+                                             "action": "seal_answer", "data": {"key": "11" * 32}, "at": eat["at"]})
+        c.add(f"line {k + 2}: seat {accused} answers the complaint with a key that is not its box's",
+              ["SealComplaint"], lines + [canonical(answer)], "invalid", k + 2, "seal.answer")
+        seconds = float(B.header["limits"]["proof"])
+        timeout = sign(B.referee_key, {
+            "n": k + 2, "prev": sha256(lines[-1]), "seat": None, "action": "timeout", "data": {"seat": accused},
+            "at": eat["at"] + seconds + 0.5,
+            "clock": {"since": k + 1, "limit": "proof", "seconds": seconds, "deadline": eat["at"] + seconds,
+                      "lastSigned": [k, sha256(B.lines[k - 1])]}})
+        forfeit = lines + [canonical(timeout)]
+        end = {"n": k + 3, "prev": sha256(forfeit[-1]), "seat": None, "action": "end",
+               "data": B.result_after(forfeit), "at": timeout["at"]}
+        c.add(f"line {k + 2}: seat {accused} does not answer within the proof limit: the referee's timeout, and it "
+              f"forfeits the series", ["Valid", "SealComplaint", "Timeout"],
+              forfeit + [canonical(sign(B.referee_key, end))], "valid")
+
     # ---- a timeout (a referee's line with a clock)
     timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]
     if timed:
@@ -622,6 +650,11 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
               1, "line.signature")
         c.add("the header's seat names changed and re-signed by the referee: line 2 links to the old header",
               ["Header", "ReChained"], [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 2, "line.chain")
+        h = B.ev(1)
+        h["data"]["limits"]["idle"] = 0.001
+        c.add("the header gives a seat 1 ms to move (its idle limit below the game's floor), re-signed by the referee",
+              ["Header", "LimitFloor"], [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid", 1,
+              "header.limits")
         h = B.ev(1)
         del h["data"]["matchId"]
         c.add("the header without its matchId, re-signed", ["Header"],

@@ -90,7 +90,7 @@ def transcript_compare(mine: str, theirs: str, as_json: bool) -> None:
     Exit 0 identical or a prefix, 1 diverged (or a copy whose own hash chain is broken), 2 a
     file that is not a transcript. Only the chains and signatures are checked here; run
     `zkbluff transcript verify` on each copy for its rules and proofs."""
-    from zkbluff.errors import Equivocation
+    from zkbluff.errors import ForkedMatch
     from zkbluff.games.engine.compare import DIVERGED, compare_transcripts, describe_line
 
     found = compare_transcripts(mine, theirs)
@@ -111,4 +111,4 @@ def transcript_compare(mine: str, theirs: str, as_json: bool) -> None:
                 click.echo(f"  {e.signer.name} signed lines from line {found.line} on in both copies: MINE "
                            f"{', '.join(map(str, e.mine))}; THEIRS {', '.join(map(str, e.theirs))}")
     if found.verdict == DIVERGED:
-        sys.exit(Equivocation.exit_code)
+        sys.exit(ForkedMatch.exit_code)

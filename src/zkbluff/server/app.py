@@ -26,14 +26,15 @@ import logging
 import os
 import random
 import time
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
-from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
+from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, limit_table, new_match_id
 from zkbluff.games.engine.registry import spec_for
-from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.spec import GameSpec, check_limits, engine_floors
 from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
@@ -257,7 +258,10 @@ class RoomHost:
         assert table is not None
         seat = self.bot_seats[i]
         try:
-            line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
+            if seat.signed_here() is not None:  # signed before a restart, never written: the same move again
+                line = seat.resend()
+            else:
+                line = seat.move(self.bots[i].act(seat.observation()) if intent is None else intent)
         except ZkbluffError as exc:  # a bot that cannot move waits for the referee's clock
             log.warning("room %s: bot in seat %s cannot move: %s", self.room.code, i, exc)
             return False
@@ -382,6 +386,7 @@ class Server:
         (self.data / "rooms").mkdir(parents=True, exist_ok=True)
         self.key_folder, self.backend = key_folder, backend
         self.limits = limits or TimeLimits()
+        check_limits(asdict(self.limits), engine_floors(), "zkbluff serve")  # before any room exists
         self.clock = clock
         self.store = store or SqliteResultStore(self.data / "results.sqlite")
         self.messages = RateLimiter(message_rate, message_burst)
@@ -488,6 +493,7 @@ class Server:
             raise IllegalMove("create: this connection is already in a room")
         options = msg.get("options") or None
         spec = spec_for(msg.get("game"), options)
+        spec.check_limits(limit_table(spec, self.limits))  # the room's header will state these
         code = new_room_code(lambda c: c in self.rooms)
         room = Room(code, spec.game, public_key, spec.n_seats, spec.n_seats)
         room.join(msg.get("name"), public_key)  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.errors import (
-    CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
+    CommitmentMismatch, ForkedMatch, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
 )
 from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.parties import Prover, Seat
@@ -318,7 +318,7 @@ class SeatClient:
         """Stop at a line that forks from this seat's copy (a second, different line for a
         number it holds, or the next line chained to another line than its last): the
         house is showing this seat another history. Both signed lines are kept beside the
-        transcript copy (``<match>.fork-<n>.json``) before :class:`Equivocation` is raised."""
+        transcript copy (``<match>.fork-<n>.json``) before :class:`ForkedMatch` is raised."""
         assert self.writer is not None and self.seat is not None
         fork = fork_of(self.writer.events, line)
         if fork is None:
@@ -327,7 +327,7 @@ class SeatClient:
         evidence = fork.to_json()
         _write_json(path, {**evidence, "matchId": self.match_id, "code": self.code, "server": self.url,
                            "seat": self.seat.seat, "seenAt": time.time()})
-        raise Equivocation(f"{fork.describe()}; both signed lines are kept in {path} (hold your copy "
+        raise ForkedMatch(f"{fork.describe()}; both signed lines are kept in {path} (hold your copy "
                            f"against another with `zkbluff transcript compare`)", line=fork.line,
                            evidence=evidence, saved=str(path))
 
@@ -562,12 +562,12 @@ class SeatClient:
                 self._ask()
 
     def _drop_stale_line(self) -> None:
-        """A refused line this seat made before a break (the server's restart, its own)
-        whose stamp the referee's clock no longer accepts: forgotten, so the move is made
-        afresh. Safe only here: the server answers a line after it has sent this
-        connection every written line, so the table still waiting for the line's number
-        means the old line was never written (a seat never has two lines written for one
-        number, and its secrets follow the one that is)."""
+        """A refused line this seat made (before a break, or held back by the server) whose
+        stamp the referee's clock no longer accepts: the same move, re-stamped
+        (:meth:`Seat.resend <zkbluff.games.engine.parties.Seat.resend>`), never a new one.
+        While no line has landed at its number the seat signs no other move there, so a
+        house that calls a line stale and asks again never holds two signed moves for one
+        line."""
         from zkbluff.games.engine.referee import STAMP_TOLERANCE
 
         last, view = self._last_line, self.seat.view if self.seat is not None else None
@@ -575,7 +575,12 @@ class SeatClient:
             return
         at = last.get("at")
         if isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
-            self._last_line = None
+            assert self.seat is not None
+            try:
+                self._last_line = self.seat.resend()
+            except IllegalMove:  # a seat file from before seats kept their signed line: left to the clock
+                return
+            self._save()
 
     def _on_room(self, msg: Mapping[str, Any]) -> None:
         if self.code is None:
@@ -679,14 +684,14 @@ class Spectator:
 
     def _on_line(self, line: Any, match_id: Any = None) -> None:
         """Check and follow one public line. A line of the match being watched that forks
-        from the lines already followed raises :class:`Equivocation` (the evidence on the
+        from the lines already followed raises :class:`ForkedMatch` (the evidence on the
         exception); a header of another match starts following that one."""
         if not isinstance(line, dict):
             raise MalformedInput(f"server: a line message without a line object, got {str(line)[:80]}")
         if match_id == self.match_id:
             fork = fork_of(self.events, line)
             if fork is not None:
-                raise Equivocation(fork.describe(), line=fork.line, evidence=fork.to_json())
+                raise ForkedMatch(fork.describe(), line=fork.line, evidence=fork.to_json())
         if line.get("n") == 1 and (match_id != self.match_id or not self.events):
             self.view, self.events, self.match_id = Referee(line, verify_now=True), [], match_id
         elif self.view is None or line.get("n") != self.view.next_line:

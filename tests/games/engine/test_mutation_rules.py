@@ -395,8 +395,8 @@ SCHEMA = {
                          "timeout": "referee"},
     "mind-bluff": {"all_done": "seat", "all_done_verdict": "referee", "believe": "seat", "claim": "seat",
                    "consent": "seat", "doubt": "seat", "doubt_verdict": "referee", "eat": "seat",
-                   "eat_verdict": "referee", "reveal": "referee", "reveal_entropy": "seat", "start_game": "referee",
-                   "timeout": "referee"},
+                   "eat_verdict": "referee", "reveal": "referee", "reveal_entropy": "seat", "seal_answer": "seat",
+                   "seal_complaint": "referee", "start_game": "referee", "timeout": "referee"},
     "proof-or-bluff": {"accept": "seat", "challenge": "seat", "deal": "dealer", "play": "seat", "prove": "seat",
                        "timeout": "referee"},
 }

@@ -215,13 +215,13 @@ def test_fork_of_a_second_header():
 
 
 def test_a_spectator_stops_at_a_fork(tmp_path):
-    from zkbluff.errors import Equivocation
+    from zkbluff.errors import ForkedMatch
     from zkbluff.server.client import Spectator
 
     _, mine, theirs = played()
     watcher = Spectator("ws://127.0.0.1:9", say=lambda m: None)
     watcher.events, watcher.match_id = list(mine.events), "m-1"
-    with pytest.raises(Equivocation) as caught:
+    with pytest.raises(ForkedMatch) as caught:
         watcher._on_line(theirs.events[3], "m-1")
     assert caught.value.line == 4 and caught.value.evidence["houseEquivocated"]
     assert watcher.events == mine.events

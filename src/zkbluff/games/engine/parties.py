@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
@@ -137,16 +137,58 @@ class Seat(_Party):
         self.complaint: Optional[dict[str, Any]] = None
         #: False: this seat holds back its deal lines (tests of forfeits)
         self.sends_deal_lines = True
+        #: the last line this seat signed (a move or a deal line). While the table still waits
+        #: at its position (its number, after its previous hash) the seat signs no other line
+        #: there: a house that calls it stale and asks again gets the same line (:meth:`resend`)
+        self.signed: Optional[dict[str, Any]] = None
+
+    def signed_here(self) -> Optional[dict[str, Any]]:
+        """The line this seat signed for the table's next position, if it signed one."""
+        s, view = self.signed, self.view
+        if s is None or view is None or s.get("n") != view.next_line or s.get("prev") != view.head:
+            return None
+        return s
+
+    def _remember(self, line: dict[str, Any]) -> dict[str, Any]:
+        """Keep ``line`` as the one this seat signed for its position (the public ways in,
+        :meth:`move` and :meth:`deal_line`, refuse or resend before they make another; the
+        raw signer ``_line`` remembers nothing, so tests can forge with it)."""
+        self.signed = line
+        return line
+
+    def _refusal(self) -> str:
+        s = self.signed
+        assert s is not None
+        return (f"seat {self.seat} already signed {s.get('action')} for line {s.get('n')} (after "
+                f"{str(s.get('prev'))[:12]}…): it signs no other line there until a line lands at that number; "
+                f"the same line again, re-stamped, is resend()")
+
+    def resend(self) -> dict[str, Any]:
+        """The line this seat signed for the table's next position, again: the same move (its
+        action, data and proofs), stamped now and signed again. Its first stamp may be too old
+        for the referee's clock (a break, a restart, a house that held it back); its move is
+        never remade. :class:`IllegalMove` if this seat signed nothing for this position."""
+        s = self.signed_here()
+        if s is None or self.view is None or self.view.over:
+            raise IllegalMove(f"seat {self.seat}: nothing signed for line "
+                              f"{self.view.next_line if self.view else '?'} to send again")
+        event = {k: v for k, v in s.items() if k != "sig"}
+        event["at"] = self.clock()
+        self.signed = sign_line(self.key, event)
+        return self.signed
 
     def deal_line(self) -> Optional[dict[str, Any]]:
         """This seat's own deal line due now: a complaint, else its entropy line; or None."""
         if self.view is None or not self.sends_deal_lines or self.view.over:
             return None
+        signed = self.signed_here()
+        if signed is not None:  # made for this line already: the same deal line again, or none
+            return self.resend() if signed.get("action") in self.spec.deal.line_roles else None
         if self.complaint is not None:
             data, self.complaint = self.complaint, None
-            return self._line(self.seat, "complaint", data)
+            return self._remember(self._line(self.seat, "complaint", data))
         due = self.spec.deal.seat_line_in(self.deal_secrets, self.seat, self.view, self.prover, self.clock)
-        return None if due is None else self._line(self.seat, due[0], due[1], at=due[2])
+        return None if due is None else self._remember(self._line(self.seat, due[0], due[1], at=due[2]))
 
     def join(self) -> dict[str, Any]:
         """The public join message: name, public key, the deal's public commitments."""
@@ -203,8 +245,10 @@ class Seat(_Party):
         the rules refuse it."""
         if self.view is None:
             raise IllegalMove("the match has not started")
+        if self.signed_here() is not None:  # before any proof: a second move here is never made
+            raise Equivocation(self._refusal())
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
-        line = self._signed_move(move, self.seat, self.prover)
+        line = self._remember(self._signed_move(move, self.seat, self.prover))
         self._pending = (line["n"], move.update)
         return line
 
@@ -215,7 +259,8 @@ class Seat(_Party):
     def export(self) -> dict[str, Any]:
         """This seat's own secrets, for its own resume file (never a message)."""
         return {"seat": self.seat, "name": self.name, "key": self.key.secret_hex(), "deal": self.deal_secrets,
-                "private": self.private, "pending": None if self._pending is None else list(self._pending)}
+                "private": self.private, "pending": None if self._pending is None else list(self._pending),
+                "signed": self.signed}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
@@ -226,6 +271,11 @@ class Seat(_Party):
             pending = data.get("pending")  # a line it made that may not have come back yet
             if pending is not None:
                 seat._pending = (int(pending[0]), dict(pending[1]))
+            signed = data.get("signed")  # the last line it signed: never a second one for its position
+            if signed is not None:
+                if not isinstance(signed, dict):
+                    raise TypeError(f"signed must be a line object, got {type(signed).__name__}")
+                seat.signed = dict(signed)
             return seat
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
@@ -297,6 +347,12 @@ class TimeLimits:
     deal: float = 60.0
 
 
+def limit_table(spec: GameSpec, limits: TimeLimits) -> dict[str, float]:
+    """The named limits a header of ``spec`` states under ``limits``: the game's own
+    (``GameSpec.time_limits``, e.g. Bluffers' per-move timer) and the table's."""
+    return {**{k: float(v) for k, v in spec.time_limits.items()}, **asdict(limits)}
+
+
 class RefereeParty(_Party):
     """Writes the header, checks every line before it is written (proofs verified at
     once), and writes the lines that are nobody's move: timeouts (by its clock) and the end."""
@@ -306,6 +362,7 @@ class RefereeParty(_Party):
                  private: Optional[dict[str, Any]] = None):
         super().__init__(spec, key, clock)
         self.limits = limits or TimeLimits()
+        spec.check_limits(self.limit_table())  # a referee never writes a header whose limits are below the floors
         self.deadline = float("inf")
         self.prover = prover or Prover()
         self.private = private if private is not None else spec.new_referee_private()
@@ -363,7 +420,7 @@ class RefereeParty(_Party):
     def limit_table(self) -> dict[str, float]:
         """The named limits the header states: the game's own (``GameSpec.time_limits``,
         e.g. Bluffers' per-move timer) and the table's :class:`TimeLimits`."""
-        return {**{k: float(v) for k, v in self.spec.time_limits.items()}, **asdict(self.limits)}
+        return limit_table(self.spec, self.limits)
 
     def act(self) -> Optional[dict[str, Any]]:
         """The referee's own action when no seat is to move and the dealer does not act."""

@@ -110,6 +110,7 @@ class Referee:
         except MalformedInput as exc:
             exc.code = "header.game"
             raise
+        self.spec.check_limits(limits)  # header.limits: no time limit below the game's floor
         self.match_id = data["matchId"]
         if not isinstance(self.match_id, str) or not self.match_id:
             raise MalformedInput("header: matchId must be a non-empty string", code=HEADER)

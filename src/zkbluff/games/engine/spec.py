@@ -19,8 +19,35 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, ClassVar, Mapping, Optional
 
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import LimitTooShort, MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
+
+#: The shortest time limit (seconds) a table may state for each named limit of the engine's
+#: ``TimeLimits``: a challenged seat's proof, an idle turn, the seats' entropy window, the
+#: dealer's deal. A house that writes ``limits: {"idle": 0.001}`` would time every honest
+#: seat out; every party refuses such a header (``header.limits``). A game may raise them
+#: (``GameSpec.limit_floors``); a game's own limits (``GameSpec.time_limits``, e.g.
+#: Bluffers' move timer) are floored at the rules' own value. docs/timeouts-and-complaints.md.
+LIMIT_FLOORS: Mapping[str, float] = {"proof": 10.0, "idle": 20.0, "entropy": 10.0, "deal": 10.0}
+#: A process's own scale on every floor (1.0). Only tests that run a real clock in fractions
+#: of a second lower it, for their own process; nothing a header or a peer sends changes it.
+FLOOR_SCALE = 1.0
+
+
+def check_limits(limits: Mapping[str, Any], floors: Mapping[str, float], who: str) -> None:
+    """Raise :class:`~zkbluff.errors.LimitTooShort` (``header.limits``) unless every limit
+    in ``limits`` (name -> seconds, already positive numbers) that has a floor in
+    ``floors`` is at least that floor; ``who`` names the table in the message."""
+    short = {k: v for k, v in limits.items() if k in floors and float(v) < floors[k]}
+    if short:
+        said = ", ".join(f"{k} {float(v):g} s (the floor is {floors[k]:g} s)" for k, v in sorted(short.items()))
+        raise LimitTooShort(f"{who}: time limit(s) shorter than the game allows: {said}")
+
+
+def engine_floors() -> dict[str, float]:
+    """The engine's floors (:data:`LIMIT_FLOORS` scaled): what a server checks its own
+    limits against before any room exists."""
+    return {k: v * FLOOR_SCALE for k, v in LIMIT_FLOORS.items()}
 
 
 class Role(str, Enum):
@@ -185,6 +212,8 @@ class GameSpec(ABC):
     #: the game's own named time limits in seconds (a limit ``timeout`` names that the
     #: table's TimeLimits does not have, e.g. a per-move timer)
     time_limits: ClassVar[Mapping[str, float]] = {}
+    #: the floors of the table's named limits (seconds); see :data:`LIMIT_FLOORS`
+    limit_floors: ClassVar[Mapping[str, float]] = LIMIT_FLOORS
     #: whether :meth:`seat_receive` also sees the seat's own accepted lines
     receive_own_lines: ClassVar[bool] = False
 
@@ -204,6 +233,23 @@ class GameSpec(ABC):
             if v not in self.option_values[k]:
                 raise MalformedInput(f"{self.game}: option {k} must be one of {list(self.option_values[k])}, got {v!r}")
         self.options: dict[str, str] = opts
+
+    def floors(self) -> dict[str, float]:
+        """The shortest value each named limit may have at this table, in seconds: the
+        engine's (or this game's) :attr:`limit_floors`, and each of the game's own
+        :attr:`time_limits` at its rules' value (a longer one is more generous; a shorter
+        one is not the game). Scaled by :data:`FLOOR_SCALE`."""
+        floors = {**self.limit_floors, **{k: float(v) for k, v in self.time_limits.items()}}
+        return {k: v * FLOOR_SCALE for k, v in floors.items()}
+
+    def check_limits(self, limits: Mapping[str, Any]) -> None:
+        """Raise :class:`~zkbluff.errors.LimitTooShort` (``header.limits``) unless every
+        limit in ``limits`` (a header's ``limits``: name -> seconds) that has a floor here
+        is at least that floor. The one check every party runs: the referee party before it
+        writes a header, the server when it opens a room, a client before it joins, every
+        view of a header and ``zkbluff transcript verify``. Names without a floor pass
+        (they time nothing at this table); values must already be positive numbers."""
+        check_limits(limits, self.floors(), self.game)
 
     def action_class(self, kind: Any) -> type[Action]:
         for cls in self.actions:
@@ -289,6 +335,11 @@ class GameSpec(ABC):
         """The line the referee writes if the seat to move lets its time run out, and the
         limit that applies: a name ("proof" or "idle") or a number of seconds (a game's own
         clock, e.g. a calling window); None when no seat is to move."""
+
+    def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
+        """``(line, reason)`` when a seat's answer to a complaint of the referee's showed the
+        referee at fault (a whole transcript then fails ``referee.fault``); None by default."""
+        return None
 
     def clock_due(self, rules: Rules) -> bool:
         """True when nobody is to move and the table waits on the referee's clock (a calling

@@ -22,10 +22,12 @@ from typing import Any, Mapping, Optional, Union
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (
-    CommitmentMismatch, DealerAtFault, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput, TranscriptError,
-    UnfoundedComplaint, UntrustedKey, ZkbluffError,
+    CommitmentMismatch, DealerAtFault, Equivocation, IllegalMove, InvalidCeremony, InvalidProof, MalformedInput,
+    RefereeAtFault, TranscriptError, UnfoundedComplaint, UntrustedKey, ZkbluffError,
 )
 from zkbluff.games.engine.referee import Referee
+from zkbluff.games.engine.spec import Role
+from zkbluff.protocol.signing import check_line_signature
 from zkbluff.protocol.transcript import parse_chain, read_lines
 
 
@@ -164,6 +166,9 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
     fault = referee.spec.deal.fault(referee.ledger)
     if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds
         raise DealerAtFault(f"the dealer is at fault (complaint upheld): {fault[1]}", line=fault[0])
+    fault = referee.spec.fault(referee.ledger)
+    if fault is not None:  # a seat's answer showed the referee's complaint false
+        raise RefereeAtFault(f"the referee is at fault (its complaint answered): {fault[1]}", line=fault[0])
     result = referee.result()
     winners = result.winners if result else ()
     return {
@@ -177,3 +182,48 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
         "key_sources": {k: t.source for k, t in referee.trust.items()},
         "loud": [t.loud for t in referee.trust.values() if t.loud],
     }
+
+
+def equivocation(header_event: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any],
+                 trust: Optional[TrustContext] = None) -> Optional[Equivocation]:
+    """What two lines for one position of a match (the same number after the same previous
+    hash), from two copies of it or from a party's own records, show. Each must be signed by
+    the party entitled to it under the header's keys (else :class:`TranscriptError`,
+    ``line.signature``). Returns an :class:`Equivocation` naming the party that signed both
+    when one party signed two different moves there (lines that differ in anything but
+    their stamp ``at`` and signature): an honest seat never does (``Seat.move`` refuses a
+    second move for a position; it re-stamps the same move instead) and neither does an
+    honest referee or dealer; so it is evidence against that party. None when the two are
+    the same move (a re-stamp) or were signed by different parties (a seat's line made
+    stale by another party's line at that number: a race, not evidence by itself)."""
+    header = Referee(header_event, verify_now=False, trust=trust)
+    for line in (a, b):
+        if not isinstance(line, Mapping):
+            raise MalformedInput(f"equivocation: a line must be an object, got {type(line).__name__}")
+    if a.get("n") != b.get("n") or a.get("prev") != b.get("prev") or not isinstance(a.get("n"), int) \
+            or a.get("n", 0) < 2:
+        raise MalformedInput(f"equivocation: the lines are not for one position (lines {a.get('n')!r:.12} and "
+                             f"{b.get('n')!r:.12} after {str(a.get('prev'))[:12]}… and {str(b.get('prev'))[:12]}…)")
+    signers = []
+    for line in (a, b):
+        role = header.role_of(line.get("action"))
+        seat = line.get("seat") if role is Role.SEAT else None
+        if role is Role.SEAT and (isinstance(seat, bool) or not isinstance(seat, int)
+                                     or not 0 <= seat < len(header.seat_keys)):
+            raise MalformedInput(f"equivocation: line {line.get('n')} names no seat of this match ({seat!r:.12})")
+        key, who = header.key_of(role, seat)
+        try:
+            check_line_signature(dict(line), key, who)
+        except ZkbluffError as exc:
+            raise TranscriptError(f"equivocation: {exc}", line=line.get("n"), code="line.signature") from None
+        signers.append((key, who))
+    if signers[0][0] != signers[1][0]:
+        return None
+
+    def move(line: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in line.items() if k not in ("at", "sig")}
+
+    if move(a) == move(b):
+        return None
+    return Equivocation(f"{signers[0][1]} signed two different lines for line {a['n']} (after "
+                        f"{str(a['prev'])[:12]}…): {a.get('action')} and {b.get('action')}", code="line.equivocation")

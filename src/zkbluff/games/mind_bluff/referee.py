@@ -59,7 +59,7 @@ from zkbluff.games.mind_bluff.review import (
 )
 from zkbluff.games.mind_bluff.rules import (
     MAX_GAMES, N_SEATS, OPEN_START, AllDoneVerdict, Claim, DoubtVerdict, Eat, EatVerdict, EventKind, GameRecord,
-    MindBluffRules, Phase, Reveal, RevealEntropy, StartGame, fixed_first_player,
+    MindBluffRules, Phase, Reveal, RevealEntropy, SealAnswer, SealComplaint, StartGame, fixed_first_player,
 )
 from zkbluff.protocol.commit_reveal import commit_entropy, fresh_salt
 from zkbluff.protocol.entropy import channel_key, x25519_keypair
@@ -116,11 +116,15 @@ def _box_line(game: int, turn: int) -> int:
 
 
 def seal_choice(referee_public: str, match_id: str, seat: int, game: int, turn: int,
-                opening: ChoiceOpening) -> str:
-    """The seat's choice opening sealed for the referee only: a fresh X25519 key agreed
-    with the referee's published key (HKDF bound to match and seat), AES-GCM bound to
-    the game and turn. Returns ``ephemeral public key hex . box hex``."""
-    own, own_public = x25519_keypair()
+                opening: ChoiceOpening, own: Optional[ECC.EccKey] = None) -> str:
+    """The seat's choice opening sealed for the referee only: a fresh X25519 key (``own``:
+    the one the seat made and keeps, to answer a complaint with it) agreed with the
+    referee's published key (HKDF bound to match and seat), AES-GCM bound to the game and
+    turn. Returns ``ephemeral public key hex . box hex``."""
+    if own is None:
+        own, own_public = x25519_keypair()
+    else:
+        own_public = own.public_key().export_key(format="raw")
     key = channel_key(own, check_channel_key(referee_public), match_id, seat)
     box = seal(key, match_id, _box_line(game, turn), {"choice": opening.choice, "salt": str(opening.salt)})
     return own_public.hex() + "." + box
@@ -138,6 +142,33 @@ def open_choice(referee_key: ECC.EccKey, match_id: str, seat: int, game: int, tu
     if not (isinstance(d, dict) and set(d) == {"choice", "salt"}):
         raise MalformedInput("sealed choice: expected {choice, salt}")
     return ChoiceOpening(check_choice(d["choice"]), _decimal(d["salt"], "sealed choice salt"))
+
+
+def open_choice_by_seat(seat_key_hex: Any, referee_public: str, match_id: str, seat: int, game: int, turn: int,
+                        sealed: str) -> ChoiceOpening:
+    """Anyone opens a sealed choice with the seat's ephemeral X25519 private key (64 hex
+    digits; its answer to a complaint): the key must be the one whose public key the box
+    names, and the box must open under it and the referee's published key. Raises
+    :class:`CommitmentMismatch` (code ``seal.answer``) if it is not or does not."""
+    if not (isinstance(seat_key_hex, str) and len(seat_key_hex) == 64
+            and all(c in "0123456789abcdef" for c in seat_key_hex)):
+        raise MalformedInput(f"seal_answer: the key must be 64 lowercase hex digits, got {seat_key_hex!r:.80}")
+    if not isinstance(sealed, str) or sealed.count(".") != 1:
+        raise CommitmentMismatch("seal_answer: the eat line's sealed choice is not 'key.box'", code="seal.answer")
+    eph, box = sealed.split(".")
+    own = ECC.construct(curve="X25519", seed=bytes.fromhex(seat_key_hex))
+    if own.public_key().export_key(format="raw").hex() != eph:
+        raise CommitmentMismatch("seal_answer: the key is not the one the sealed choice was made with",
+                                 code="seal.answer")
+    try:
+        key = channel_key(own, check_channel_key(referee_public), match_id, seat)
+        d = open_sealed(key, match_id, _box_line(game, turn), box)
+        if not (isinstance(d, dict) and set(d) == {"choice", "salt"}):
+            raise MalformedInput("sealed choice: expected {choice, salt}")
+        return ChoiceOpening(check_choice(d["choice"]), _decimal(d["salt"], "sealed choice salt"))
+    except (CommitmentMismatch, MalformedInput) as exc:
+        raise CommitmentMismatch(f"seal_answer: the sealed choice does not open under this key: {exc}",
+                                 code="seal.answer") from None
 
 
 def commit_choice(choice: int, salt: Optional[int] = None) -> ChoiceOpening:
@@ -167,12 +198,15 @@ class VerdictChecker:
     header."""
 
     seat_entropies: tuple[str, ...] = ()
+    match_id: str = ""
     draw_commitment: Optional[int] = None
     channel: Optional[str] = None
     revealed_entropies: dict[int, str] = field(default_factory=dict)
     games: list[GameCommitments] = field(default_factory=list)
     sealed: list[list[str]] = field(default_factory=list)   # per game, each eat's sealed choice
     reveals: list[GameReveal] = field(default_factory=list)
+    #: ``(line, reason)`` once a seat's answer showed the referee's seal complaint false
+    referee_fault: Optional[tuple[int, str]] = None
 
     @property
     def current(self) -> GameCommitments:
@@ -225,6 +259,9 @@ class VerdictChecker:
         if isinstance(action, AllDoneVerdict):
             return [ProofDemand(COUNT_IS, {"commitment": self.count_commitment(), "target": ALL_DONE_TARGET,
                                            "equal": int(action.exactly_one)})]
+        if isinstance(action, SealAnswer):
+            assert seat is not None and self.channel is not None
+            self.check_seal_answer(rules, seat, action)
         if isinstance(action, RevealEntropy):
             assert seat is not None
             entropy_field(action.entropy)
@@ -234,6 +271,16 @@ class VerdictChecker:
         if isinstance(action, Reveal):
             self.check_reveal_line(rules.games[-1], action)
         return []
+
+    def check_seal_answer(self, rules: MindBluffRules, seat: int, action: SealAnswer) -> ChoiceOpening:
+        """The accused eater's answer opens its last sealed choice to the choice it committed
+        (else :class:`CommitmentMismatch`, ``seal.answer``: the answer is refused)."""
+        opening = open_choice_by_seat(action.key, str(self.channel), self.match_id, seat, rules.game, rules.turn,
+                                      self.sealed[-1][-1])
+        if opening.commitment != self.current.choice_commitments[-1]:
+            raise CommitmentMismatch("seal_answer: the sealed choice opens to another choice than the one committed",
+                                     code="seal.answer")
+        return opening
 
     def expect_start(self, action: StartGame) -> ProofDemand:
         if action.game == 1:
@@ -403,7 +450,14 @@ def referee_move(secrets: RefereeSecrets, rules: MindBluffRules, ledger: Verdict
                                              "start_salt": salt, "entropy0": e0, "entropy1": e1},))
     if phase not in (Phase.EAT_VERDICT, Phase.DOUBT_VERDICT, Phase.ALL_DONE_VERDICT, Phase.REVEAL):
         return None
-    t = game_truth(secrets, rules, ledger, match_id)
+    try:
+        t = game_truth(secrets, rules, ledger, match_id)
+    except (CommitmentMismatch, MalformedInput):
+        if phase != Phase.EAT_VERDICT:  # every earlier box opened at its own verdict
+            raise
+        # the eat awaiting its verdict: its box does not open to its commitment. The referee
+        # cannot prove a verdict; it says so, and the eater answers or forfeits
+        return Move(SealComplaint(rules.actor))
     k = len(t.openings)
     if phase == Phase.EAT_VERDICT:
         o = t.openings[-1]

@@ -23,6 +23,13 @@ The referee's clock enters as ``TimeOut(seat)``: the seat the table waits for (i
 its claim, its answer, its draw entropy, its consent) let its time run out, and forfeits
 the series (the seed sets no limit; the table's choice, docs/mind-bluff.md "Time limits").
 
+A sealed choice that does not open enters as ``SealComplaint(seat)``: instead of the eat's
+verdict, the referee says the eater's sealed choice does not open to its commitment. The
+eater answers with ``SealAnswer(key)`` (the spec checks the key opens the box to the
+commitment: the referee lied, the series is void with the referee at fault) or lets its
+time run out (``TimeOut``: it forfeits the series). docs/mind-bluff.md "A sealed choice
+that does not open".
+
 Nothing here does I/O, cryptography or randomness; illegal actions raise
 :class:`IllegalMove` saying why and change nothing.
 """
@@ -86,6 +93,7 @@ class Phase(str, Enum):
     NEXT_GAME = "next_game"                # every human seat: Consent
     DRAW = "draw"                          # before game 3: each seat reveals its draw entropy
     SERIES_OVER = "series_over"            # the series is decided (Consent: a new series)
+    SEAL_ANSWER = "seal_answer"            # the eater: SealAnswer (its sealed choice opens) or its time runs out
 
 
 @dataclass(frozen=True)
@@ -199,6 +207,28 @@ class Consent(Action):
 
 
 @dataclass(frozen=True)
+class SealComplaint(Action):
+    """The referee, instead of the eat's verdict: ``seat``'s sealed choice (on its last eat
+    line) does not open under the referee's channel key to the choice it committed. The
+    eater answers (:class:`SealAnswer`) within the table's ``proof`` limit, or forfeits."""
+
+    kind: ClassVar[str] = "seal_complaint"
+    seat: int
+
+
+@dataclass(frozen=True)
+class SealAnswer(Action):
+    """The accused eater shows its sealed choice opens: ``key``, the X25519 private key (64
+    hex digits) of the ephemeral key on its eat line, from which anyone derives the channel
+    key, opens the box and checks the opening against the committed choice (the spec's
+    check; a key that does not is refused). Accepted, the referee's complaint was false:
+    the series ends void, the referee at fault (the game in progress is abandoned)."""
+
+    kind: ClassVar[str] = "seal_answer"
+    key: str
+
+
+@dataclass(frozen=True)
 class TimeOut(Action):
     """The referee's clock: ``seat``, the seat the table waits for, let its time run out.
     It forfeits the series: the other seat wins it at once (the game in progress is
@@ -211,12 +241,12 @@ class TimeOut(Action):
 
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
     StartGame, Eat, AllDone, EatVerdict, Claim, Believe, Doubt, DoubtVerdict, AllDoneVerdict, Reveal,
-    RevealEntropy, Consent, TimeOut)}
+    RevealEntropy, Consent, TimeOut, SealComplaint, SealAnswer)}
 
 #: which actions the referee (NO_SEAT) takes; all others are a seat's
-REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal, TimeOut})
+REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal, TimeOut, SealComplaint})
 #: the phases in which the table waits on a seat (a ``TimeOut`` may end the wait)
-SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME})
+SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME, Phase.SEAL_ANSWER})
 
 
 def action_from_data(kind: str, data: object) -> Action:
@@ -241,6 +271,8 @@ class EventKind(str, Enum):
     ALL_DONE_RESULT = "all_done_result"  # outcome True = exactly one remained (a win)
     GAME_ENDED = "game_ended"          # seat: the winner
     TIMED_OUT = "timed_out"            # seat let its time run out: it forfeits the series
+    SEAL_COMPLAINT = "seal_complaint"  # the referee: seat's sealed choice does not open
+    SEAL_ANSWERED = "seal_answered"    # seat showed its sealed choice opens: the referee is at fault
 
 
 class EndReason(str, Enum):
@@ -304,6 +336,7 @@ class MindBluffState:
     humans: tuple[bool, bool]
     series_winner: Optional[int]
     timed_out: Optional[int] = None  # the seat whose time ran out (it forfeited the series)
+    referee_fault: Optional[int] = None  # the seat the referee falsely accused (the series is void)
 
 
 # ------------------------------------------------------------------ the engine
@@ -337,6 +370,10 @@ class MindBluffRules(Rules):
         self._after_reveal = Phase.START
         self._actor = 0  # the seat whose eat or All done awaits the referee's verdict
         self.timed_out: Optional[int] = None  # the seat that forfeited the series by the clock
+        #: the seat whose sealed choice the referee says does not open (SEAL_ANSWER), and
+        #: once it showed it opens, the seat the referee falsely accused (the series is void)
+        self.accused: Optional[int] = None
+        self.referee_fault: Optional[int] = None
 
     # ---- contract
     @property
@@ -353,6 +390,11 @@ class MindBluffRules(Rules):
         if self.phase == Phase.DRAW:
             return min(set(range(N_SEATS)) - self.revealed_entropy)
         return self._to_move
+
+    @property
+    def actor(self) -> int:
+        """The seat whose eat or All done awaits the referee's verdict (or answers its complaint)."""
+        return self._actor
 
     @property
     def next_game_number(self) -> int:
@@ -385,7 +427,9 @@ class MindBluffRules(Rules):
         if p == Phase.TURN:
             return [Eat(), AllDone()]
         if p == Phase.EAT_VERDICT:
-            return [EatVerdict(False), EatVerdict(True)]
+            return [EatVerdict(False), EatVerdict(True), SealComplaint(self._actor)]
+        if p == Phase.SEAL_ANSWER:
+            return [SealAnswer("")]
         if p == Phase.CLAIM:
             proven = seat is not None and self.debts[seat] > 0
             return [Claim(k, proven) for k in range(MIN_CLAIM, MAX_CLAIM + 1)]
@@ -408,7 +452,8 @@ class MindBluffRules(Rules):
         if isinstance(action, TimeOut):
             return self._check_timeout(seat, action)
         expected_by_phase: dict[Phase, type | tuple[type, ...]] = {
-            Phase.START: StartGame, Phase.TURN: (Eat, AllDone), Phase.EAT_VERDICT: EatVerdict,
+            Phase.START: StartGame, Phase.TURN: (Eat, AllDone), Phase.EAT_VERDICT: (EatVerdict, SealComplaint),
+            Phase.SEAL_ANSWER: SealAnswer,
             Phase.CLAIM: Claim, Phase.RESPOND: (Believe, Doubt), Phase.DOUBT_VERDICT: DoubtVerdict,
             Phase.ALL_DONE_VERDICT: AllDoneVerdict, Phase.NEXT_GAME: Consent, Phase.SERIES_OVER: Consent,
             Phase.REVEAL: Reveal, Phase.DRAW: RevealEntropy,
@@ -432,6 +477,11 @@ class MindBluffRules(Rules):
             self._check_start(action)
         elif isinstance(action, Reveal) and action.game != self.game:
             raise IllegalMove(f"reveal: game {action.game!r}, expected game {self.game}'s")
+        elif isinstance(action, SealComplaint) and (isinstance(action.seat, bool) or action.seat != self._actor):
+            raise IllegalMove(f"seal_complaint: seat {action.seat!r} did not make the eat awaiting its verdict "
+                              f"({_who(self._actor)} did)")
+        elif isinstance(action, SealAnswer) and not isinstance(action.key, str):
+            raise IllegalMove(f"seal_answer: the key must be a string, got {action.key!r:.40}")
         elif isinstance(action, RevealEntropy) and not isinstance(action.entropy, str):
             raise IllegalMove(f"reveal_entropy: the entropy must be a string, got {action.entropy!r:.40}")
         elif isinstance(action, Claim):
@@ -533,6 +583,17 @@ class MindBluffRules(Rules):
             self.revealed_entropy.add(seat)
             if len(self.revealed_entropy) == N_SEATS:
                 self.phase, self._to_move = Phase.START, NO_SEAT
+        elif isinstance(action, SealComplaint):
+            self._log(EventKind.SEAL_COMPLAINT, action.seat)
+            self.accused = action.seat
+            self.phase, self._to_move = Phase.SEAL_ANSWER, action.seat
+        elif isinstance(action, SealAnswer):
+            self._log(EventKind.SEAL_ANSWERED, seat)
+            self.referee_fault = seat
+            self.claim = None
+            self.consents = set()
+            self._to_move = NO_SEAT
+            self.phase = Phase.SERIES_OVER
         elif isinstance(action, TimeOut):
             self._log(EventKind.TIMED_OUT, action.seat)
             self.timed_out = action.seat
@@ -608,14 +669,22 @@ class MindBluffRules(Rules):
             turn=self.turn, wins=(self.wins[0], self.wins[1]), debts=(self.debts[0], self.debts[1]),
             claim=self.claim, events=tuple(self.events), games=tuple(self.games),
             consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner,
-            timed_out=self.timed_out)
+            timed_out=self.timed_out, referee_fault=self.referee_fault)
 
     def result(self) -> Optional[Result]:
+        if self.over and self.referee_fault is not None:  # void: nobody won what the referee spoiled
+            return Result((1, 1), (self.wins[0], self.wins[1]),
+                          f"the referee is at fault: it said {SEAT_NAMES[self.referee_fault]}'s sealed choice does "
+                          f"not open, and it opens; the series is void (games {self.wins[0]}–{self.wins[1]})")
         if not self.over or self.series_winner is None:
             return None
         w = self.series_winner
         placements = tuple(1 if i == w else 2 for i in range(N_SEATS))
         score = f"{self.wins[w]}–{self.wins[other(w)]}"
+        if self.timed_out is not None and self.timed_out == self.accused:
+            return Result(placements, (self.wins[0], self.wins[1]),
+                          f"{SEAT_NAMES[w]} won the series: {SEAT_NAMES[self.timed_out]}'s sealed choice did not "
+                          f"open and it did not show that it does (games {score})")
         if self.timed_out is not None:
             return Result(placements, (self.wins[0], self.wins[1]),
                           f"{SEAT_NAMES[w]} won the series: {SEAT_NAMES[self.timed_out]} let its time run out "

@@ -35,9 +35,11 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, RevealEntropy, StartGame, TimeOut,
+    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, Phase, RevealEntropy, SealAnswer,
+    StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
+from zkbluff.protocol.entropy import x25519_keypair
 
 HUMANS = {"P1": (True, False), "P2": (False, True), "both": (True, True), "none": (False, False)}
 DRAW_SCHEME = "mind-bluff.draw.v1"
@@ -69,6 +71,13 @@ class DrawCommitments(DealScheme):
 
     def check_header(self, deal: Any, n_seats: int) -> None:
         self.commitments(deal, n_seats)
+
+    def observe(self, ledger: Any, line: int, action: Action, publics: list[dict[str, int]]) -> None:
+        """An accepted seal answer (its key opened the box to the commitment: the referee's
+        complaint was false) is recorded with its line: ``transcript verify`` names it."""
+        if isinstance(action, SealAnswer):
+            ledger.referee_fault = (line, "the referee said a sealed choice does not open, and the seat's answer "
+                                          "opens it to the committed choice")
 
     @staticmethod
     def commitments(deal: Any, n_seats: int) -> tuple[str, ...]:
@@ -110,7 +119,7 @@ class MindBluffSpec(GameSpec):
 
     def new_ledger(self, header: Mapping[str, Any]) -> VerdictChecker:
         """The verdict ledger, starting from the seats' draw commitments in the header."""
-        return VerdictChecker(self.deal.commitments(header["deal"], self.n_seats))
+        return VerdictChecker(self.deal.commitments(header["deal"], self.n_seats), str(header.get("matchId", "")))
 
     def demand(self, rules: Rules, ledger: VerdictChecker, seat: Optional[int], action: Action) -> list[ProofDemand]:
         assert isinstance(rules, MindBluffRules)
@@ -120,19 +129,26 @@ class MindBluffSpec(GameSpec):
                publics: list[dict[str, int]]) -> None:
         ledger.record(seat, action, publics)
 
+    def fault(self, ledger: VerdictChecker) -> Optional[tuple[int, str]]:
+        """``(line, reason)`` once a seat showed its sealed choice opens after the referee
+        said it does not: the referee is at fault."""
+        return ledger.referee_fault
+
     def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
         """The seed sets no limit; this table gives every seat's wait (its turn, its claim,
-        its answer, its draw entropy, its consent) the header's ``idle`` limit. The seat that
-        lets it run out forfeits the series (:class:`TimeOut`; docs/mind-bluff.md)."""
+        its answer, its draw entropy, its consent) the header's ``idle`` limit, and an
+        accused eater's answer to the referee's seal complaint the ``proof`` limit (its
+        client answers by itself, as it proves). The seat that lets it run out forfeits the
+        series (:class:`TimeOut`; docs/mind-bluff.md)."""
         assert isinstance(rules, MindBluffRules)
         seat = rules.to_move
         if rules.over or seat is NO_SEAT or rules.phase not in SEAT_PHASES:
             return None
-        return TimeOut(seat), "idle"
+        return TimeOut(seat), "proof" if rules.phase == Phase.SEAL_ANSWER else "idle"
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:
-        return {"matchId": "", "channel": "", "entropy": "", "choices": [], "opening": None}
+        return {"matchId": "", "channel": "", "entropy": "", "choices": [], "opening": None, "sealKey": None}
 
     def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
                      event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
@@ -154,10 +170,16 @@ class MindBluffSpec(GameSpec):
         if isinstance(action, Eat):
             rules.check(seat, action)
             opening = commit_choice(choice)  # type: ignore[arg-type]  # 1..3, else MalformedInput
-            sealed = seal_choice(private["channel"], private["matchId"], seat, rules.game, rules.turn + 1, opening)
+            own, _ = x25519_keypair()  # kept (this eat only) to answer a complaint that the box does not open
+            sealed = seal_choice(private["channel"], private["matchId"], seat, rules.game, rules.turn + 1, opening, own)
             return Move(Eat(sealed), (range_inputs(opening),),
                         {"choices": [*private["choices"], opening.choice],
-                         "opening": {"choice": opening.choice, "salt": str(opening.salt)}})
+                         "opening": {"choice": opening.choice, "salt": str(opening.salt)}, "sealKey": own.seed.hex()})
+        if isinstance(action, SealAnswer):
+            rules.check(seat, action)
+            if not private.get("sealKey"):
+                raise IllegalMove("seal_answer: this seat holds no key of a sealed choice to show")
+            return Move(SealAnswer(private["sealKey"]))
         if isinstance(action, Claim):
             owes = rules.debts[seat]
             if owes == 0:

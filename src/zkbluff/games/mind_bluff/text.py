@@ -74,6 +74,8 @@ EVENT_WORDS = {
     EventKind.DOUBTED: "{who} doubts it! (play pauses {hold} s)",
     EventKind.ALL_DONE: "{who} calls All done (Gochisousama)!",
     EventKind.TIMED_OUT: "{who} let their time run out and forfeits the series.",
+    EventKind.SEAL_COMPLAINT: "The referee says {who}'s sealed choice does not open.",
+    EventKind.SEAL_ANSWERED: "{who} shows the sealed choice opens: the referee is at fault.",
 }
 
 END_WORDS = {
@@ -220,6 +222,13 @@ class MindBluffText:
             return f"{_v(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
         if kind == "consent":
             return f"{_v(who, 'agrees')} to the next game."
+        if kind == "seal_complaint":
+            accused = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
+            return (f"The referee says {accused}'s sealed choice does not open to the committed choice: {accused} "
+                    f"shows that it does, or forfeits the series.")
+        if kind == "seal_answer":
+            return f"{_v(who, 'shows')} the key of the sealed choice: it opens to the committed choice. The referee " \
+                   f"is at fault; the series is void."
         if kind == "timeout":
             late = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
             return f"The referee's clock: {late} let their time run out and forfeits the series."
@@ -235,7 +244,7 @@ class MindBluffText:
         from zkbluff.errors import IllegalMove, MalformedInput
         from zkbluff.games.mind_bluff.bot import Move
         from zkbluff.games.mind_bluff.rules import (
-            MAX_EAT, MIN_EAT, AllDone, Believe, Claim, Consent, Doubt, Eat, Phase, RevealEntropy,
+            MAX_EAT, MIN_EAT, AllDone, Believe, Claim, Consent, Doubt, Eat, Phase, RevealEntropy, SealAnswer,
         )
 
         s, me = obs.state, obs.seat
@@ -243,6 +252,9 @@ class MindBluffText:
         if s.phase == Phase.DRAW:
             say("Game 3 is next: your client reveals the draw entropy it committed before the series.")
             return Move(RevealEntropy(""))
+        if s.phase == Phase.SEAL_ANSWER:
+            say("The referee says your sealed choice does not open: your client shows the key it sealed it with.")
+            return Move(SealAnswer(""))
         if s.phase in (Phase.NEXT_GAME, Phase.SERIES_OVER):
             ask(f"Series {n[0]} {s.wins[0]}–{s.wins[1]} {n[1]}. Press Enter for the next game")
             return Move(Consent())
