@@ -429,6 +429,12 @@ class SeatClient:
         server load benchmark times it.)"""
         seat = self.seat
         assert seat is not None
+        if seat.signed_here() is not None:  # signed here already (files from before a break): that line, re-stamped,
+            line = seat.resend()             # not the policy asked again (Seat.move would refuse it every time)
+            self._last_line = line
+            self._save()
+            await self._send_line(conn, line)
+            return
         try:
             line = await asyncio.to_thread(seat.move, self._intent)  # the table's lines wait meanwhile
         except (IllegalMove, MalformedInput) as exc:
