@@ -623,6 +623,24 @@ static int fb_normalize(unsigned char *pts, size_t n, Py_ssize_t fsz, pt_op3 fmu
     return 0;
 }
 
+/* Normalise n Jacobian points in place, then take x, y out of Montgomery form (a
+ * Montgomery product with the plain integer 1): fixed_base_mul's output format. */
+static int fb_to_plain_affine(unsigned char *res, size_t n, Py_ssize_t fsz, void *fmul, void *finv, void *fp_mul,
+                              const unsigned char *one) {
+    size_t psz = 3 * (size_t)fsz;
+    if (fb_normalize(res, n, fsz, (pt_op3)fmul, (pt_op2)finv, one) < 0) return -1;
+    unsigned char plain_one[32];
+    memset(plain_one, 0, sizeof plain_one);
+    plain_one[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = res + i * psz;
+        if (fb_is_zero(p + 2 * fsz, fsz)) continue;
+        for (Py_ssize_t c = 0; c < 2 * fsz; c += 32)  /* each Fp inside x and y */
+            ((pt_op3)fp_mul)(p + c, p + c, plain_one);
+    }
+    return 0;
+}
+
 static int fb_parse_fns(PyObject *fns, void **out, int n) {
     if (!PyTuple_Check(fns) || PyTuple_GET_SIZE(fns) != n) {
         PyErr_Format(PyExc_ValueError, "expected a tuple of %d function addresses", n);
@@ -725,23 +743,147 @@ static PyObject *py_fixed_base_mul(PyObject *self, PyObject *args) {
             else ((pt_op3)f[0])(acc, acc, e);
         }
     }
-    if (fb_normalize(res, n, fsz, (pt_op3)f[1], (pt_op2)f[2], one.buf) < 0) failed = 1;
-    else {
-        /* x, y out of Montgomery form: times the plain integer 1 (Montgomery product x * 1 / R) */
-        unsigned char plain_one[64];
-        memset(plain_one, 0, sizeof plain_one);
-        plain_one[0] = 1;
-        for (size_t i = 0; i < n; i++) {
-            unsigned char *p = res + i * psz;
-            if (fb_is_zero(p + 2 * fsz, fsz)) continue;
-            for (Py_ssize_t c = 0; c < 2 * fsz; c += 32)  /* each Fp inside x and y */
-                ((pt_op3)f[3])(p + c, p + c, plain_one);
-        }
-    }
+    if (fb_to_plain_affine(res, n, fsz, f[1], f[2], f[3], one.buf) < 0) failed = 1;
     Py_END_ALLOW_THREADS
     if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
 done:
     PyBuffer_Release(&tab);
+    PyBuffer_Release(&ks);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+/* p, the BN254 base field modulus, little-endian bytes (for encode_points' range check). */
+static const unsigned char P_MOD_LE[32] = {
+    0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71, 0x68, 0x91, 0x6a, 0x81, 0x97,
+    0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+
+/* A canonical coordinate (a Python int in [0, p)) as 32 little-endian bytes; -1 with
+ * ValueError for anything else (the caller falls back to its own conversion). */
+static int coord_from_pyobj(unsigned char out[32], PyObject *x) {
+    if (!PyLong_CheckExact(x)) goto bad;
+#if PY_VERSION_HEX >= 0x030D0000
+    Py_ssize_t need = PyLong_AsNativeBytes(x, out, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN |
+        Py_ASNATIVEBYTES_UNSIGNED_BUFFER | Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+    if (need < 0) { PyErr_Clear(); goto bad; }
+    if (need > 32) goto bad;
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)x, out, 32, 1, 0) < 0) { PyErr_Clear(); goto bad; }
+#endif
+    for (int i = 31; i >= 0; i--) {
+        if (out[i] != P_MOD_LE[i]) {
+            if (out[i] > P_MOD_LE[i]) goto bad;
+            return 0;
+        }
+    }
+bad:  /* equal to p, or not a canonical int */
+    PyErr_SetString(PyExc_ValueError, "encode_points: a coordinate that is not an int in [0, p)");
+    return -1;
+}
+
+PyDoc_STRVAR(encode_points_doc,
+"encode_points(points, fsz, r2, fp_mul) -> bytes: affine points (None, (x, y) for fsz 32,\n"
+"((x0, x1), (y0, y1)) for fsz 64; coordinates ints in [0, p)) in MCL's Jacobian layout:\n"
+"[x | y | one] in Montgomery form, all zero for None. r2 = 2^512 mod p (32 bytes); fp_mul =\n"
+"the address of mclBnFp_mul (x * r2 / R = x R). ValueError for any other coordinate.");
+
+static PyObject *py_encode_points(PyObject *self, PyObject *args) {
+    PyObject *seq, *out = NULL, *fast = NULL;
+    Py_ssize_t fsz;
+    Py_buffer r2, one;
+    PyObject *fn;
+    if (!PyArg_ParseTuple(args, "Ony*y*O", &seq, &fsz, &r2, &one, &fn)) return NULL;
+    void *fp_mul = PyLong_AsVoidPtr(fn);
+    if (!fp_mul || (fsz != 32 && fsz != 64) || r2.len != 32 || one.len != fsz) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "encode_points: fsz 32 or 64, a 32-byte r2, an fsz-byte one, an address");
+        goto done;
+    }
+    fast = PySequence_Fast(seq, "encode_points: expected a sequence of points");
+    if (!fast) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    size_t psz = 3 * (size_t)fsz;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(res, 0, n * psz);
+    int per = (int)(fsz / 16);  /* Fp coordinates per point: 2 (G1) or 4 (G2) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pt = PySequence_Fast_GET_ITEM(fast, i);
+        unsigned char *p = res + i * psz;
+        if (pt == Py_None) continue;
+        PyObject *c[4] = {NULL, NULL, NULL, NULL};
+        if (!PyTuple_CheckExact(pt) || PyTuple_GET_SIZE(pt) != 2) goto bad_point;
+        if (per == 2) {
+            c[0] = PyTuple_GET_ITEM(pt, 0);
+            c[1] = PyTuple_GET_ITEM(pt, 1);
+        } else {
+            for (int j = 0; j < 2; j++) {
+                PyObject *t = PyTuple_GET_ITEM(pt, j);
+                if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 2) goto bad_point;
+                c[2 * j] = PyTuple_GET_ITEM(t, 0);
+                c[2 * j + 1] = PyTuple_GET_ITEM(t, 1);
+            }
+        }
+        for (int j = 0; j < per; j++)
+            if (coord_from_pyobj(p + 32 * j, c[j]) < 0) { Py_CLEAR(out); goto done; }
+        memcpy(p + 2 * fsz, one.buf, fsz);
+        continue;
+    bad_point:
+        PyErr_SetString(PyExc_ValueError, "encode_points: a point that is not None or a pair of coordinates");
+        Py_CLEAR(out);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char *p = res + i * psz;
+        if (fb_is_zero(p + 2 * fsz, fsz)) continue;
+        for (int j = 0; j < per; j++)
+            ((pt_op3)fp_mul)(p + 32 * j, p + 32 * j, r2.buf);  /* into Montgomery form */
+    }
+    Py_END_ALLOW_THREADS
+done:
+    Py_XDECREF(fast);
+    PyBuffer_Release(&r2);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+PyDoc_STRVAR(mul_points_doc,
+"mul_points(points, scalars, fsz, one, fns) -> bytes: k_i * P_i for points in MCL's Jacobian\n"
+"layout (as encode_points makes them) and a packed Fr vector (Montgomery form, from_ints):\n"
+"one scalar per point, or a single scalar for every point. The results in fixed_base_mul's\n"
+"format (normalised with one field inversion for the batch). fns = (point mul, field mul,\n"
+"field inv, Fp mul) as addresses.");
+
+static PyObject *py_mul_points(PyObject *self, PyObject *args) {
+    Py_buffer pts, ks, one;
+    Py_ssize_t fsz;
+    PyObject *fns, *out = NULL;
+    void *f[4];
+    if (!PyArg_ParseTuple(args, "y*y*ny*O", &pts, &ks, &fsz, &one, &fns)) return NULL;
+    size_t psz = 3 * (size_t)fsz;
+    size_t n = (fsz == 32 || fsz == 64) ? (size_t)pts.len / psz : 0;
+    if ((fsz != 32 && fsz != 64) || one.len != fsz || (size_t)pts.len % psz
+            || !((size_t)ks.len == 32 * n || ks.len == 32)) {
+        PyErr_SetString(PyExc_ValueError, "mul_points: points of this size and one 32-byte scalar each, or one for all");
+        goto done;
+    }
+    if (fb_parse_fns(fns, f, 4) < 0) goto done;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    int failed = 0;
+    size_t step = (size_t)ks.len == 32 ? 0 : 32;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *P = pts.buf, *K = ks.buf;
+    for (size_t i = 0; i < n; i++)
+        ((pt_op3)f[0])(res + i * psz, P + i * psz, K + i * step);
+    if (fb_to_plain_affine(res, n, fsz, f[1], f[2], f[3], one.buf) < 0) failed = 1;
+    Py_END_ALLOW_THREADS
+    if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
+    PyBuffer_Release(&pts);
     PyBuffer_Release(&ks);
     PyBuffer_Release(&one);
     return out;
@@ -813,6 +955,8 @@ static PyMethodDef methods[] = {
     {"fixed_base_table", py_fixed_base_table, METH_VARARGS, fixed_base_table_doc},
     {"fixed_base_mul", py_fixed_base_mul, METH_VARARGS, fixed_base_mul_doc},
     {"affine_points", py_affine_points, METH_VARARGS, affine_points_doc},
+    {"encode_points", py_encode_points, METH_VARARGS, encode_points_doc},
+    {"mul_points", py_mul_points, METH_VARARGS, mul_points_doc},
     {NULL, NULL, 0, NULL},
 };
 
