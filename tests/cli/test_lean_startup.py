@@ -168,3 +168,29 @@ def test_no_preload_for_other_commands_or_another_backend(tmp_path):
 def test_python_m_zkbluff_runs_the_same_entry_point():
     out = subprocess.run([sys.executable, "-m", "zkbluff", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.startswith("zkbluff, version ")
+
+
+_VERIFY_PROBE = """
+import json, sys
+from zkbluff.cli_start import run
+sys.argv = ["zkbluff", "transcript", "verify", sys.argv[1]]
+try:
+    run()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(m for m in ("numpy", "py_ecc", "concurrent.futures", "zkbluff.ceremony.phase2",
+                                    "zkbluff.ceremony.ptau", "Crypto.Cipher.AES", "Crypto.Protocol.KDF",
+                                    "Crypto.Protocol.DH", "zkbluff.server.app") if m in sys.modules)))
+"""
+
+
+def test_transcript_verify_imports_no_prover_ceremony_or_cipher(tmp_path):
+    """A whole offline verification of an oblivious-deal match: no numpy, no prover thread
+    pool, no ceremony file formats, and no cipher or key derivation (it opens nothing)."""
+    from repo_root import REPO_ROOT
+
+    transcript = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
+    out = subprocess.run([sys.executable, "-c", _VERIFY_PROBE, str(transcript)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "ZKBLUFF_CACHE_DIR": str(tmp_path)})
+    assert out.stdout.startswith("OK: proof-or-bluff")
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
