@@ -160,10 +160,10 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     futures: list = []
     with prep["lock"]:
         try:
-            b2 = pool.submit(sc.g2_msm, prep["b2"], ws)
-            a1 = pool.submit(sc.g1_msm, prep["a"], wr)
-            b1 = pool.submit(sc.g1_msm, prep["b1"], ws)
-            futures += (b2, a1, b1)
+            for fn, points, scalars in ((sc.g2_msm, prep["b2"], ws), (sc.g1_msm, prep["a"], wr),
+                                        (sc.g1_msm, prep["b1"], ws)):
+                futures.append(pool.submit(fn, points, scalars))
+            b2, a1, b1 = futures
             a, b = prep["matrix"].evaluate(k, w)
             if prep["c_matrix"] is not None:
                 # the constraint check as vectors: (A w) * (B w) = C w on every row
