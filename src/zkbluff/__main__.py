@@ -1,3 +1,3 @@
-from zkbluff.cli import main
+from zkbluff.cli_start import run
 
-main()
+run()

@@ -76,11 +76,8 @@ def _is_probable_prime(n: int) -> bool:
     return True
 
 
-# Constants checked at import, as py_ecc does for its curve.
-assert _is_probable_prime(r), "r is not prime"
-assert _is_probable_prime(p), "p is not prime"
-assert (r - 1) % (1 << S) == 0 and ((r - 1) >> S) % 2 == 1, "two-adicity of r - 1 is not 28"
-assert pow(ROOT_OF_UNITY, 1 << (S - 1), r) == r - 1, "root of unity does not have order 2^28"
+# The constants are checked by tests/field/test_field.py (r and p prime, the two-adicity,
+# the root of unity's order), not at every import: the checks cost ~3 ms of every start-up.
 
 
 def canonical(x: int, what: str = "field element") -> int:

@@ -127,3 +127,70 @@ def test_private_verifying_key_is_read_without_the_proving_key(tmp_path):
     (tmp_path / (file_stem("card.claim.v1@deck=52") + ".vk.json")).write_text("{not json")
     with pytest.raises(MalformedInput):
         verifying_key("card.claim.v1", tmp_path, create=False)
+
+
+_PRELOAD_PROBE = """
+import json, sys, threading
+from zkbluff.cli_start import run
+sys.argv = ["zkbluff"] + sys.argv[1:]
+try:
+    run()
+except SystemExit:
+    pass
+started = [t for t in threading.enumerate() if t.name == "zkbluff-preload-mcl"]
+for t in started:
+    t.join()
+print(json.dumps({"thread": bool(started), "mcl": "zkbluff.curve.mcl_backend" in sys.modules}))
+"""
+
+
+def _run_argv(argv: list[str], cache: Path, **env: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", _PRELOAD_PROBE, *argv], capture_output=True, text=True, check=True,
+                         env={**os.environ, "ZKBLUFF_CACHE_DIR": str(cache), **env})
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_verifying_command_loads_mcl_ahead_in_a_thread(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "ZKBLUFF_BACKEND"}
+    env["ZKBLUFF_CACHE_DIR"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-c", _PRELOAD_PROBE, "transcript", "--help"], capture_output=True,
+                         text=True, check=True, env=env)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"thread": True, "mcl": True}
+
+
+def test_no_preload_for_other_commands_or_another_backend(tmp_path):
+    # the help of a command that never pairs: no thread, MCL not loaded
+    assert _run_argv(["hash", "--help"], tmp_path) == {"thread": False, "mcl": False}
+    # a verifying command with the backend chosen otherwise: MCL is left alone
+    assert _run_argv(["transcript", "--help"], tmp_path, ZKBLUFF_BACKEND="pyecc") == {"thread": False, "mcl": False}
+
+
+def test_python_m_zkbluff_runs_the_same_entry_point():
+    out = subprocess.run([sys.executable, "-m", "zkbluff", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("zkbluff, version ")
+
+
+_VERIFY_PROBE = """
+import json, sys
+from zkbluff.cli_start import run
+sys.argv = ["zkbluff", "transcript", "verify", sys.argv[1]]
+try:
+    run()
+except SystemExit as exc:
+    assert not exc.code, exc.code
+print(json.dumps(sorted(m for m in ("numpy", "py_ecc", "concurrent.futures", "zkbluff.ceremony.phase2",
+                                    "zkbluff.ceremony.ptau", "Crypto.Cipher.AES", "Crypto.Protocol.KDF",
+                                    "Crypto.Protocol.DH", "zkbluff.server.app") if m in sys.modules)))
+"""
+
+
+def test_transcript_verify_imports_no_prover_ceremony_or_cipher(tmp_path):
+    """A whole offline verification of an oblivious-deal match: no numpy, no prover thread
+    pool, no ceremony file formats, and no cipher or key derivation (it opens nothing)."""
+    from repo_root import REPO_ROOT
+
+    transcript = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
+    out = subprocess.run([sys.executable, "-c", _VERIFY_PROBE, str(transcript)], capture_output=True, text=True,
+                         check=True, env={**os.environ, "ZKBLUFF_CACHE_DIR": str(tmp_path)})
+    assert out.stdout.startswith("OK: proof-or-bluff")
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -5,7 +5,7 @@ from hypothesis import given, strategies as st
 
 from zkbluff.errors import MalformedInput
 from zkbluff.field import (
-    EvaluationDomain, GENERATOR, batch_inv, canonical, inv, r, root_of_unity, S, _is_probable_prime,
+    EvaluationDomain, GENERATOR, ROOT_OF_UNITY, batch_inv, canonical, inv, p, r, root_of_unity, S, _is_probable_prime,
 )
 
 fr = st.integers(min_value=0, max_value=r - 1)
@@ -15,6 +15,11 @@ def test_constants():
     assert r.bit_length() == 254
     assert _is_probable_prime(r)
     assert not _is_probable_prime(r + 2)  # negative twin: the primality check can say no
+    assert p.bit_length() == 254 and _is_probable_prime(p)
+    assert not _is_probable_prime(p * 3) and not _is_probable_prime(r * p)
+    # two-adicity 28 exactly, and ROOT_OF_UNITY of order exactly 2^28
+    assert (r - 1) % (1 << S) == 0 and ((r - 1) >> S) % 2 == 1
+    assert pow(ROOT_OF_UNITY, 1 << S, r) == 1 and pow(ROOT_OF_UNITY, 1 << (S - 1), r) == r - 1
     w = root_of_unity(S)
     assert pow(w, 1 << S, r) == 1 and pow(w, 1 << (S - 1), r) != 1
 

@@ -109,6 +109,32 @@ def test_prover_refuses_unsatisfied_witness(cube_keys):
         prove(pk, witness[:-1])
 
 
+def test_prover_threads_are_kept_and_free_after_a_refusal(cube_keys, mcl):
+    """The MSM threads are started once; a refused witness lets go of the key (its MSMs
+    waited for), so the next prove with that key, and proves from several threads at
+    once, still give proofs that verify."""
+    import importlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    prove_mod = importlib.import_module("zkbluff.groth16.prove")  # (the package's `prove` is the function)
+
+    system, witness, pk = cube_keys
+    prove(pk, witness, backend=mcl)
+    pool = prove_mod._pool()
+    bad = list(witness)
+    bad[3] += 1
+    with pytest.raises(UnsatisfiedConstraint):
+        prove(pk, bad, backend=mcl)
+    verify(pk.vk, [35], prove(pk, witness, backend=mcl), backend=mcl)
+    with ThreadPoolExecutor(max_workers=3) as callers:
+        proofs = list(callers.map(lambda _: prove(pk, witness, backend=mcl), range(6)))
+    for proof in proofs:
+        verify(pk.vk, [35], proof, backend=mcl)
+    with pytest.raises(InvalidProof):
+        verify(pk.vk, [36], proofs[0], backend=mcl)
+    assert prove_mod._pool() is pool
+
+
 def test_bare_zkey_prover_refuses_unsatisfied_witness(cube_keys):
     system, witness, pk = cube_keys
     bare = zkey_from_bytes(zkey_to_bytes(pk))

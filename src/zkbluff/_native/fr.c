@@ -623,6 +623,24 @@ static int fb_normalize(unsigned char *pts, size_t n, Py_ssize_t fsz, pt_op3 fmu
     return 0;
 }
 
+/* Normalise n Jacobian points in place, then take x, y out of Montgomery form (a
+ * Montgomery product with the plain integer 1): fixed_base_mul's output format. */
+static int fb_to_plain_affine(unsigned char *res, size_t n, Py_ssize_t fsz, void *fmul, void *finv, void *fp_mul,
+                              const unsigned char *one) {
+    size_t psz = 3 * (size_t)fsz;
+    if (fb_normalize(res, n, fsz, (pt_op3)fmul, (pt_op2)finv, one) < 0) return -1;
+    unsigned char plain_one[32];
+    memset(plain_one, 0, sizeof plain_one);
+    plain_one[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = res + i * psz;
+        if (fb_is_zero(p + 2 * fsz, fsz)) continue;
+        for (Py_ssize_t c = 0; c < 2 * fsz; c += 32)  /* each Fp inside x and y */
+            ((pt_op3)fp_mul)(p + c, p + c, plain_one);
+    }
+    return 0;
+}
+
 static int fb_parse_fns(PyObject *fns, void **out, int n) {
     if (!PyTuple_Check(fns) || PyTuple_GET_SIZE(fns) != n) {
         PyErr_Format(PyExc_ValueError, "expected a tuple of %d function addresses", n);
@@ -725,23 +743,147 @@ static PyObject *py_fixed_base_mul(PyObject *self, PyObject *args) {
             else ((pt_op3)f[0])(acc, acc, e);
         }
     }
-    if (fb_normalize(res, n, fsz, (pt_op3)f[1], (pt_op2)f[2], one.buf) < 0) failed = 1;
-    else {
-        /* x, y out of Montgomery form: times the plain integer 1 (Montgomery product x * 1 / R) */
-        unsigned char plain_one[64];
-        memset(plain_one, 0, sizeof plain_one);
-        plain_one[0] = 1;
-        for (size_t i = 0; i < n; i++) {
-            unsigned char *p = res + i * psz;
-            if (fb_is_zero(p + 2 * fsz, fsz)) continue;
-            for (Py_ssize_t c = 0; c < 2 * fsz; c += 32)  /* each Fp inside x and y */
-                ((pt_op3)f[3])(p + c, p + c, plain_one);
-        }
-    }
+    if (fb_to_plain_affine(res, n, fsz, f[1], f[2], f[3], one.buf) < 0) failed = 1;
     Py_END_ALLOW_THREADS
     if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
 done:
     PyBuffer_Release(&tab);
+    PyBuffer_Release(&ks);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+/* p, the BN254 base field modulus, little-endian bytes (for encode_points' range check). */
+static const unsigned char P_MOD_LE[32] = {
+    0x47, 0xfd, 0x7c, 0xd8, 0x16, 0x8c, 0x20, 0x3c, 0x8d, 0xca, 0x71, 0x68, 0x91, 0x6a, 0x81, 0x97,
+    0x5d, 0x58, 0x81, 0x81, 0xb6, 0x45, 0x50, 0xb8, 0x29, 0xa0, 0x31, 0xe1, 0x72, 0x4e, 0x64, 0x30};
+
+/* A canonical coordinate (a Python int in [0, p)) as 32 little-endian bytes; -1 with
+ * ValueError for anything else (the caller falls back to its own conversion). */
+static int coord_from_pyobj(unsigned char out[32], PyObject *x) {
+    if (!PyLong_CheckExact(x)) goto bad;
+#if PY_VERSION_HEX >= 0x030D0000
+    Py_ssize_t need = PyLong_AsNativeBytes(x, out, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN |
+        Py_ASNATIVEBYTES_UNSIGNED_BUFFER | Py_ASNATIVEBYTES_REJECT_NEGATIVE);
+    if (need < 0) { PyErr_Clear(); goto bad; }
+    if (need > 32) goto bad;
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)x, out, 32, 1, 0) < 0) { PyErr_Clear(); goto bad; }
+#endif
+    for (int i = 31; i >= 0; i--) {
+        if (out[i] != P_MOD_LE[i]) {
+            if (out[i] > P_MOD_LE[i]) goto bad;
+            return 0;
+        }
+    }
+bad:  /* equal to p, or not a canonical int */
+    PyErr_SetString(PyExc_ValueError, "encode_points: a coordinate that is not an int in [0, p)");
+    return -1;
+}
+
+PyDoc_STRVAR(encode_points_doc,
+"encode_points(points, fsz, r2, fp_mul) -> bytes: affine points (None, (x, y) for fsz 32,\n"
+"((x0, x1), (y0, y1)) for fsz 64; coordinates ints in [0, p)) in MCL's Jacobian layout:\n"
+"[x | y | one] in Montgomery form, all zero for None. r2 = 2^512 mod p (32 bytes); fp_mul =\n"
+"the address of mclBnFp_mul (x * r2 / R = x R). ValueError for any other coordinate.");
+
+static PyObject *py_encode_points(PyObject *self, PyObject *args) {
+    PyObject *seq, *out = NULL, *fast = NULL;
+    Py_ssize_t fsz;
+    Py_buffer r2, one;
+    PyObject *fn;
+    if (!PyArg_ParseTuple(args, "Ony*y*O", &seq, &fsz, &r2, &one, &fn)) return NULL;
+    void *fp_mul = PyLong_AsVoidPtr(fn);
+    if (!fp_mul || (fsz != 32 && fsz != 64) || r2.len != 32 || one.len != fsz) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "encode_points: fsz 32 or 64, a 32-byte r2, an fsz-byte one, an address");
+        goto done;
+    }
+    fast = PySequence_Fast(seq, "encode_points: expected a sequence of points");
+    if (!fast) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    size_t psz = 3 * (size_t)fsz;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    memset(res, 0, n * psz);
+    int per = (int)(fsz / 16);  /* Fp coordinates per point: 2 (G1) or 4 (G2) */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pt = PySequence_Fast_GET_ITEM(fast, i);
+        unsigned char *p = res + i * psz;
+        if (pt == Py_None) continue;
+        PyObject *c[4] = {NULL, NULL, NULL, NULL};
+        if (!PyTuple_CheckExact(pt) || PyTuple_GET_SIZE(pt) != 2) goto bad_point;
+        if (per == 2) {
+            c[0] = PyTuple_GET_ITEM(pt, 0);
+            c[1] = PyTuple_GET_ITEM(pt, 1);
+        } else {
+            for (int j = 0; j < 2; j++) {
+                PyObject *t = PyTuple_GET_ITEM(pt, j);
+                if (!PyTuple_CheckExact(t) || PyTuple_GET_SIZE(t) != 2) goto bad_point;
+                c[2 * j] = PyTuple_GET_ITEM(t, 0);
+                c[2 * j + 1] = PyTuple_GET_ITEM(t, 1);
+            }
+        }
+        for (int j = 0; j < per; j++)
+            if (coord_from_pyobj(p + 32 * j, c[j]) < 0) { Py_CLEAR(out); goto done; }
+        memcpy(p + 2 * fsz, one.buf, fsz);
+        continue;
+    bad_point:
+        PyErr_SetString(PyExc_ValueError, "encode_points: a point that is not None or a pair of coordinates");
+        Py_CLEAR(out);
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char *p = res + i * psz;
+        if (fb_is_zero(p + 2 * fsz, fsz)) continue;
+        for (int j = 0; j < per; j++)
+            ((pt_op3)fp_mul)(p + 32 * j, p + 32 * j, r2.buf);  /* into Montgomery form */
+    }
+    Py_END_ALLOW_THREADS
+done:
+    Py_XDECREF(fast);
+    PyBuffer_Release(&r2);
+    PyBuffer_Release(&one);
+    return out;
+}
+
+PyDoc_STRVAR(mul_points_doc,
+"mul_points(points, scalars, fsz, one, fns) -> bytes: k_i * P_i for points in MCL's Jacobian\n"
+"layout (as encode_points makes them) and a packed Fr vector (Montgomery form, from_ints):\n"
+"one scalar per point, or a single scalar for every point. The results in fixed_base_mul's\n"
+"format (normalised with one field inversion for the batch). fns = (point mul, field mul,\n"
+"field inv, Fp mul) as addresses.");
+
+static PyObject *py_mul_points(PyObject *self, PyObject *args) {
+    Py_buffer pts, ks, one;
+    Py_ssize_t fsz;
+    PyObject *fns, *out = NULL;
+    void *f[4];
+    if (!PyArg_ParseTuple(args, "y*y*ny*O", &pts, &ks, &fsz, &one, &fns)) return NULL;
+    size_t psz = 3 * (size_t)fsz;
+    size_t n = (fsz == 32 || fsz == 64) ? (size_t)pts.len / psz : 0;
+    if ((fsz != 32 && fsz != 64) || one.len != fsz || (size_t)pts.len % psz
+            || !((size_t)ks.len == 32 * n || ks.len == 32)) {
+        PyErr_SetString(PyExc_ValueError, "mul_points: points of this size and one 32-byte scalar each, or one for all");
+        goto done;
+    }
+    if (fb_parse_fns(fns, f, 4) < 0) goto done;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * psz));
+    if (!out) goto done;
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    int failed = 0;
+    size_t step = (size_t)ks.len == 32 ? 0 : 32;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *P = pts.buf, *K = ks.buf;
+    for (size_t i = 0; i < n; i++)
+        ((pt_op3)f[0])(res + i * psz, P + i * psz, K + i * step);
+    if (fb_to_plain_affine(res, n, fsz, f[1], f[2], f[3], one.buf) < 0) failed = 1;
+    Py_END_ALLOW_THREADS
+    if (failed) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
+    PyBuffer_Release(&pts);
     PyBuffer_Release(&ks);
     PyBuffer_Release(&one);
     return out;
@@ -799,6 +941,86 @@ done:
     return out;
 }
 
+/* ------------------------------------------------------------------------------------
+ * BLAKE2b's compression function (RFC 7693) over whole blocks, for the ceremony's
+ * resumable hasher (zkbluff.ceremony.blake2b keeps the state; its pure-Python _compress is
+ * the reference and the fallback, tested equal).
+ * ------------------------------------------------------------------------------------ */
+static const u64 B2B_IV[8] = {
+    0x6A09E667F3BCC908ULL, 0xBB67AE8584CAA73BULL, 0x3C6EF372FE94F82BULL, 0xA54FF53A5F1D36F1ULL,
+    0x510E527FADE682D1ULL, 0x9B05688C2B3E6C1FULL, 0x1F83D9ABFB41BD6BULL, 0x5BE0CD19137E2179ULL};
+static const unsigned char B2B_SIGMA[10][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
+    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
+    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
+    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
+    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0}};
+
+static inline u64 rotr64(u64 x, int n) { return (x >> n) | (x << (64 - n)); }
+
+#define B2B_G(a, b, c, d, x, y) do {            \
+    v[a] = v[a] + v[b] + (x); v[d] = rotr64(v[d] ^ v[a], 32); \
+    v[c] = v[c] + v[d];       v[b] = rotr64(v[b] ^ v[c], 24); \
+    v[a] = v[a] + v[b] + (y); v[d] = rotr64(v[d] ^ v[a], 16); \
+    v[c] = v[c] + v[d];       v[b] = rotr64(v[b] ^ v[c], 63); \
+} while (0)
+
+/* Mix one 128-byte block into h; t = bytes compressed so far (this block included). */
+static void b2b_compress(u64 h[8], const unsigned char *block, u64 t, int last) {
+    u64 m[16], v[16];
+    memcpy(m, block, 128);  /* little-endian words (the machine is little-endian) */
+    for (int i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = B2B_IV[i]; }
+    v[12] ^= t;
+    if (last) v[14] = ~v[14];
+    for (int r = 0; r < 12; r++) {
+        const unsigned char *s = B2B_SIGMA[r % 10];
+        B2B_G(0, 4, 8, 12, m[s[0]], m[s[1]]);
+        B2B_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        B2B_G(2, 6, 10, 14, m[s[4]], m[s[5]]);
+        B2B_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        B2B_G(0, 5, 10, 15, m[s[8]], m[s[9]]);
+        B2B_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        B2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);
+        B2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+PyDoc_STRVAR(blake2b_blocks_doc,
+"blake2b_blocks(h, data, compressed) -> bytes: BLAKE2b's chaining value h (64 bytes, 8\n"
+"little-endian words) after compressing every 128-byte block of data (none the last\n"
+"block), compressed = the bytes already compressed before data (below 2^64).");
+
+static PyObject *py_blake2b_blocks(PyObject *self, PyObject *args) {
+    Py_buffer hb, data;
+    unsigned long long t;
+    if (!PyArg_ParseTuple(args, "y*y*K", &hb, &data, &t)) return NULL;
+    PyObject *out = NULL;
+    if (hb.len != 64 || data.len % 128) {
+        PyErr_SetString(PyExc_ValueError, "blake2b_blocks: a 64-byte state and whole 128-byte blocks");
+        goto done;
+    }
+    u64 h[8];
+    memcpy(h, hb.buf, 64);
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *d = data.buf;
+    for (Py_ssize_t off = 0; off < data.len; off += 128) {
+        t += 128;
+        b2b_compress(h, d + off, (u64)t, 0);
+    }
+    Py_END_ALLOW_THREADS
+    out = PyBytes_FromStringAndSize((const char *)h, 64);
+done:
+    PyBuffer_Release(&hb);
+    PyBuffer_Release(&data);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"from_ints", py_from_ints, METH_VARARGS, from_ints_doc},
     {"to_ints", py_to_ints, METH_O, to_ints_doc},
@@ -813,6 +1035,9 @@ static PyMethodDef methods[] = {
     {"fixed_base_table", py_fixed_base_table, METH_VARARGS, fixed_base_table_doc},
     {"fixed_base_mul", py_fixed_base_mul, METH_VARARGS, fixed_base_mul_doc},
     {"affine_points", py_affine_points, METH_VARARGS, affine_points_doc},
+    {"encode_points", py_encode_points, METH_VARARGS, encode_points_doc},
+    {"mul_points", py_mul_points, METH_VARARGS, mul_points_doc},
+    {"blake2b_blocks", py_blake2b_blocks, METH_VARARGS, blake2b_blocks_doc},
     {NULL, NULL, 0, NULL},
 };
 

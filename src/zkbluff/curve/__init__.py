@@ -255,6 +255,26 @@ def available_backends() -> list[str]:
     return out
 
 
+def preload_backend() -> None:
+    """Start loading the default native backend (MCL) in a daemon thread and return at
+    once. MCL's initialisation is ~25 ms of C that releases the GIL, so a command that will
+    verify (``zkbluff transcript verify``, ``zkbluff verify``) overlaps it with its Python
+    imports on a second core. Nothing is decided here: :func:`get_backend` still chooses,
+    and raises if MCL cannot load (a failure in the thread is dropped and met again there).
+    Does nothing when ``$ZKBLUFF_BACKEND`` names another backend."""
+    if (os.environ.get("ZKBLUFF_BACKEND") or "mcl") != "mcl" or "mcl" in _BACKENDS:
+        return
+    import threading
+
+    def load() -> None:
+        try:
+            import zkbluff.curve.mcl_backend  # noqa: F401
+        except Exception:  # noqa: BLE001  (get_backend raises it in the caller's thread)
+            pass
+
+    threading.Thread(target=load, name="zkbluff-preload-mcl", daemon=True).start()
+
+
 def get_backend(name: str | None = None) -> Backend:
     """The backend called ``name``; by default ``$ZKBLUFF_BACKEND``, else mcl when it
     loads, else pyecc. Asking for one by name that cannot load raises

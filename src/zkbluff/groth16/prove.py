@@ -14,6 +14,7 @@ layout) gets the scalars with no per-element conversion; any other gets ints.
 """
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 import weakref
@@ -59,6 +60,24 @@ def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:
         per_key["domain"] = EvaluationDomain.for_size(pk.domain_size)
         per_key["lock"] = threading.Lock()  # one prove at a time uses a key's prepared points
     return {**per_key[backend.name], **{n: per_key[n] for n in ("matrix", "c_matrix", "domain", "lock")}}
+
+
+_POOL: Any = None
+_POOL_PID = 0
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> Any:
+    """The prover's two MSM threads, started once per process (a forked child starts its
+    own): a thread start costs more than a small circuit's MSM gains from it."""
+    global _POOL, _POOL_PID
+    with _POOL_LOCK:
+        if _POOL is None or _POOL_PID != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor  # (here: a verifier never pays for it)
+
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="zkbluff-prove")
+            _POOL_PID = os.getpid()
+        return _POOL
 
 
 def _random_nonzero() -> int:
@@ -110,7 +129,7 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     ``timings``, if given, receives the seconds spent in each phase.
     """
     import time
-    from concurrent.futures import ThreadPoolExecutor  # (here: a verifier never pays for it)
+    from concurrent.futures import wait
 
     be = backend or get_backend()
     clock = time.perf_counter
@@ -137,30 +156,38 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     # key's lock keeps concurrent proves with one key apart. The A and B MSMs start
     # before the check and are thrown away if it fails: nothing leaves this function
     # for an unsatisfied witness.
-    with prep["lock"], ThreadPoolExecutor(max_workers=2) as pool:
-        b2 = pool.submit(sc.g2_msm, prep["b2"], ws)
-        a1 = pool.submit(sc.g1_msm, prep["a"], wr)
-        b1 = pool.submit(sc.g1_msm, prep["b1"], ws)
-        a, b = prep["matrix"].evaluate(k, w)
-        if prep["c_matrix"] is not None:
-            # the constraint check as vectors: (A w) * (B w) = C w on every row
-            (c,) = prep["c_matrix"].evaluate(k, w)
-            if not k.equal(k.mul(a, b), c):
-                pool.shutdown(wait=True, cancel_futures=True)
-                if pk.system is not None:
-                    check(pk.system, witness)  # names the first failing constraint
-                raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
-                                            "(the key's coefficients and its constraint system disagree)")
-        h = h_vector(k, prep["domain"], a, b)
-        c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
-        t2 = clock()
-        c_parts, start_i = [], 0
-        for part in prep["c"]:
-            stop_i = start_i + len(part)
-            c_parts.append(pool.submit(sc.g1_msm, part, sc.slice(c_scalars, start_i, stop_i)))
-            start_i = stop_i
-        A, B2, B1 = a1.result(), b2.result(), b1.result()
-        Cs = [f.result() for f in c_parts]
+    pool = _pool()
+    futures: list = []
+    with prep["lock"]:
+        try:
+            for fn, points, scalars in ((sc.g2_msm, prep["b2"], ws), (sc.g1_msm, prep["a"], wr),
+                                        (sc.g1_msm, prep["b1"], ws)):
+                futures.append(pool.submit(fn, points, scalars))
+            b2, a1, b1 = futures
+            a, b = prep["matrix"].evaluate(k, w)
+            if prep["c_matrix"] is not None:
+                # the constraint check as vectors: (A w) * (B w) = C w on every row
+                (c,) = prep["c_matrix"].evaluate(k, w)
+                if not k.equal(k.mul(a, b), c):
+                    if pk.system is not None:
+                        check(pk.system, witness)  # names the first failing constraint
+                    raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
+                                                "(the key's coefficients and its constraint system disagree)")
+            h = h_vector(k, prep["domain"], a, b)
+            c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
+            t2 = clock()
+            start_i = 0
+            for part in prep["c"]:
+                stop_i = start_i + len(part)
+                futures.append(pool.submit(sc.g1_msm, part, sc.slice(c_scalars, start_i, stop_i)))
+                start_i = stop_i
+            A, B2, B1 = a1.result(), b2.result(), b1.result()
+            Cs = [f.result() for f in futures[3:]]
+        finally:
+            # on any failure: no MSM still reads the key's prepared points once its lock is let go
+            for f in futures:
+                f.cancel()
+            wait(futures)
     C = be.g1_msm([*Cs, A, B1], [1] * len(Cs) + [ss, rr])
     t3 = clock()
     proof = Proof(A, B2, C)

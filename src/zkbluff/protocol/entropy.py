@@ -39,9 +39,6 @@ import secrets
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Sequence
 
-from Crypto.Hash import SHA256
-from Crypto.Protocol.DH import import_x25519_public_key, key_agreement
-from Crypto.Protocol.KDF import HKDF
 from Crypto.PublicKey import ECC
 
 from zkbluff.errors import (
@@ -135,6 +132,10 @@ def channel_key(own_key: ECC.EccKey, peer_public: bytes, match_id: str, seat: in
     ``match_id``: X25519 of one side's private key and the other's public key, through
     HKDF-SHA256 whose context binds the match, the seat and both public keys (sorted, so
     both sides derive the same key)."""
+    from Crypto.Hash import SHA256  # (here: an offline verifier derives no key and never imports them)
+    from Crypto.Protocol.DH import import_x25519_public_key, key_agreement
+    from Crypto.Protocol.KDF import HKDF
+
     try:
         peer = import_x25519_public_key(peer_public)
     except (ValueError, TypeError):
@@ -151,6 +152,9 @@ def channel_key_from_secret(shared_secret: bytes, match_id: str, seat: int) -> b
     (at least 16 bytes), through HKDF-SHA256 bound to the match and the seat."""
     if not isinstance(shared_secret, bytes) or len(shared_secret) < 16:
         raise MalformedInput("channel key: a pre-shared secret must be at least 16 bytes")
+    from Crypto.Hash import SHA256
+    from Crypto.Protocol.KDF import HKDF
+
     return HKDF(shared_secret, 32, b"zkbluff:psk", SHA256, context=f"zkbluff:channel:v1:{match_id}:{seat}".encode())
 
 

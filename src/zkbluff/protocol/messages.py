@@ -9,9 +9,6 @@ from typing import Any
 import hashlib
 import json
 
-from Crypto.Cipher import AES
-from Crypto.Random import get_random_bytes
-
 from zkbluff.errors import CommitmentMismatch, MalformedInput
 
 NONCE_BYTES = 12
@@ -31,6 +28,9 @@ def seal(key: bytes, match_id: str, line: int, payload: dict[str, Any]) -> str:
     """Encrypt ``payload`` (JSON) for the holder of ``key``; returns hex of nonce‖ciphertext‖tag."""
     if len(key) != 32:
         raise MalformedInput("message key: expected 32 bytes")
+    from Crypto.Cipher import AES  # (here: a verifier, which opens nothing, never imports it)
+    from Crypto.Random import get_random_bytes
+
     nonce = get_random_bytes(NONCE_BYTES)
     cipher = AES.new(key, AES.MODE_GCM, nonce=nonce)
     cipher.update(_aad(match_id, line))
@@ -46,6 +46,8 @@ def open_sealed(key: bytes, match_id: str, line: int, sealed: str) -> dict[str, 
     if len(raw) < NONCE_BYTES + TAG_BYTES:
         raise MalformedInput("sealed message: too short")
     nonce, ct, tag = raw[:NONCE_BYTES], raw[NONCE_BYTES:-TAG_BYTES], raw[-TAG_BYTES:]
+    from Crypto.Cipher import AES
+
     cipher = AES.new(key, AES.MODE_GCM, nonce=nonce)
     cipher.update(_aad(match_id, line))
     try:
