@@ -17,8 +17,9 @@ run then settles, and only a window after that is measured:
 Measured over the window (lines by the ``at`` stamp each line carries):
 
 - lines per second: the lines the server wrote (headers excluded), every party's;
-- move latency p50/p99: a seat's line sent → that line back at the seat, written (the
-  server's checks and write, the network and the queueing; the seat's proving excluded);
+- move latency p50/p99: a seat's move sent → that line, written, back at the seat's socket
+  (the server's queue, checks and write, and the loopback; neither the seat's proving nor
+  its process's queue to follow the line);
 - server CPU per verified proof: the server process's user+system CPU over the window
   divided by the seats' proofs it verified (its deal proving, routing and writing
   included), and per line;
@@ -68,26 +69,34 @@ LIMIT = 3600.0  # the server's time limits in this benchmark (seconds)
 
 
 class TimedClient(SeatClient):
-    """A seat that records, for each line it sends, when it left (wall clock) and how long
-    until the written line came back."""
+    """A seat that records, for each move it sends, when it left (wall clock) and how long
+    until the written line reached this client's socket (the server's part and the
+    network's; not this process's queue to follow it, which its other seats share)."""
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.sent_at: dict[int, tuple[float, float]] = {}
-        self.latencies: list[tuple[float, float]] = []  # (sent, wall clock; seconds until written)
+        self.latencies: list[tuple[float, float]] = []  # (sent, wall clock; seconds until back)
+
+    async def _loop(self, conn: Any) -> bool:
+        recv = conn.recv
+
+        async def timed() -> dict[str, Any]:
+            msg = await recv()
+            n = msg.get("line", {}).get("n") if msg.get("type") == "line" else None
+            if n in self.sent_at:
+                wall, t = self.sent_at.pop(n)
+                self.latencies.append((wall, time.perf_counter() - t))
+            return msg
+
+        conn.recv = timed
+        return await super()._loop(conn)
 
     async def _move(self, conn: Any) -> None:
         assert self.seat is not None and self.seat.view is not None
         n = self.seat.view.next_line
         await super()._move(conn)
         self.sent_at[n] = (time.time(), time.perf_counter())
-
-    def _on_line(self, msg: Any) -> None:
-        n = msg.get("line", {}).get("n")
-        super()._on_line(msg)
-        if n in self.sent_at:
-            wall, t = self.sent_at.pop(n)
-            self.latencies.append((wall, time.perf_counter() - t))
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -384,8 +393,9 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
             f"{ms(r['probe_p99_ms'])} | {f1(r['client_cpu_per_line_ms'])} ms | {r['client_cpu_share']:.2f} | "
             f"{r['rss_idle_mb']:.0f} → {r['rss_mb']:.0f} MB | {r['rooms']} | {r['finished']} | {r['clock']} |")
     out += ["", *_summary(rows), "", "Columns: *lines* every line the server wrote in the window (headers excluded; the dealer's and "
-            "the referee's too), *seat lines* those the seats signed; *move latency* a seat's line sent → "
-            "written and back at the seat (its proving excluded); *server CPU per seat proof* the server's CPU "
+            "the referee's too), *seat lines* those the seats signed; *move latency* a seat's move sent → "
+            "written and back at its socket (the server's part and the loopback's; the seat's proving and its "
+            "process's queue excluded: those show in *a match's next line*); *server CPU per seat proof* the server's CPU "
             "over the window (its verifying, routing, writing and its own deal proofs) divided by the seats' "
             "proofs it verified; *CPU share* CPU seconds per second of window (1.0 = one core of the "
             f"{os.cpu_count()}); *probe* the round trip of a message the server refuses at once (its event "
