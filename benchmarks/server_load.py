@@ -331,7 +331,7 @@ def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, se
         client_cpu = sum(r["cpu"] for r in results)
         loads = probe.get("loads", [])
         out = {
-            "n": n, "procs": len(workers), "window": window, "ramp": ramp, "settle": settle,
+            "n": n, "started": start, "procs": len(workers), "window": window, "ramp": ramp, "settle": settle,
             **counted, "finished": sum(r["finished"] for r in results), "failed": len(failed),
             "lines_per_s": counted["lines"] / window, "seat_lines_per_s": counted["seat_lines"] / window,
             "p50_ms": 1000 * _pct(lat, 0.5), "p99_ms": 1000 * _pct(lat, 0.99), "latency_samples": len(lat),
@@ -370,7 +370,8 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
         return "—" if x != x else f"{x:.1f}"
     out = [MARK_START, "## Server load (`benchmarks/server_load.py`)", "",
            f"Machine: {_machine()}; shared with other work (load average below). Run of "
-           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.", "",
+           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(rows[0].get('started', time.time()) if rows else None))}."
+           , "",
            f"One `zkbluff serve` process (the referee and the dealer of every match); N matches of {GAME} "
            f"({OPTIONS['mode']}, deal {OPTIONS['deal']}) kept live (a finished match is followed by a new one in its "
            f"slot), both seats remote clients with the house bot choosing, each proving its own moves and verifying "
@@ -392,7 +393,7 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
             f"{f1(r['cpu_per_line_ms'])} ms | {r['server_cpu_share']:.2f} | {ms(r['probe_p50_ms'])} / "
             f"{ms(r['probe_p99_ms'])} | {f1(r['client_cpu_per_line_ms'])} ms | {r['client_cpu_share']:.2f} | "
             f"{r['rss_idle_mb']:.0f} → {r['rss_mb']:.0f} MB | {r['rooms']} | {r['finished']} | {r['clock']} |")
-    out += ["", *_summary(rows), "", "Columns: *lines* every line the server wrote in the window (headers excluded; the dealer's and "
+    out += ["", *[x for line in _summary(rows) for x in (line, "")], "Columns: *lines* every line the server wrote in the window (headers excluded; the dealer's and "
             "the referee's too), *seat lines* those the seats signed; *move latency* a seat's move sent → "
             "written and back at its socket (the server's part and the loopback's; the seat's proving and its "
             "process's queue excluded: those show in *a match's next line*); *server CPU per seat proof* the server's CPU "
@@ -430,6 +431,10 @@ def _summary(rows: list[dict[str, Any]]) -> list[str]:
            f"the clients' ({client_ms} ms) say which side "
            f"needs the CPU: one core of this machine would carry about "
            f"{1000 / statistics.median(r['cpu_per_line_ms'] for r in rows):.0f} lines/s of this server's work."]
+    per_cpu = ", ".join(f"{1000 / (r['cpu_per_line_ms'] + r['client_cpu_per_line_ms']):.1f}" for r in rows)
+    out.append(f"Lines per CPU-second of the server and the clients together, from the smallest N to the "
+               f"largest: {per_cpu} (the same work per line whatever the load; where this falls, the work per "
+               f"line grows with N).")
     small, large = min(rows, key=lambda r: r["n"]), max(rows, key=lambda r: r["n"])
     if large["n"] > small["n"]:
         slope = (large["rss_mb"] - small["rss_mb"]) / (large["n"] - small["n"])
