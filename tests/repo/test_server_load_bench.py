@@ -52,7 +52,8 @@ def _row(n, lines_per_s, rss=100.0):
 def test_the_bend_is_the_first_n_near_the_best_throughput():
     flat = server_load._summary([_row(1, 4.0, 90.0), _row(10, 11.0), _row(50, 12.0), _row(200, 11.5, 150.0)])
     assert "at N = 10 and stays within 15 % beyond" in flat[0]
-    assert "Memory per live room" in flat[1] and "0.30 MB" in flat[1]  # (150 - 90) / (200 - 1)
+    assert "27.0, 27.0, 27.0, 27.0 (" in flat[1]  # lines per CPU-second: 1000 / (12 + 25) ms
+    assert "Memory per live room" in flat[2] and "0.30 MB" in flat[2]  # (150 - 90) / (200 - 1)
     falling = server_load._summary([_row(1, 4.0), _row(10, 12.0), _row(200, 6.0)])
     assert "at N = 10 (beyond it: 6.0 at N = 200)" in falling[0]
 
