@@ -2,19 +2,40 @@
 
 The server runs in its own process (the referee and the dealer of every match: it
 verifies every line and proves every deal). Each match has two seats, each a
-:class:`~zkbluff.server.client.SeatClient` with its game's house bot choosing and its own
-prover and referee (so every client proves its moves and verifies every line); the
-clients are spread over ``--procs`` worker processes (default 2, one per core), whole
-matches each, so the load generator is not one Python process. After ``--seconds`` the run stops wherever the matches are and reports:
+:class:`~zkbluff.server.client.SeatClient` — its own Ed25519 key, deal secrets and
+prover; it proves its own moves and verifies every line it is sent — with its game's
+house bot choosing. The seats are multiplexed in ``--procs`` client processes (default 2),
+whole matches each, many seats to one asyncio loop: the seats of a process share its
+loaded proving keys (the library's per-process key cache) and nothing else.
 
-- moves per second: lines the server wrote (header excluded) per second of wall time;
-- move latency p50/p99: a seat's line sent → the written line back at that seat (the
-  server's check and write plus the network and queueing; the seat's proving excluded);
-- server CPU per verified proof: the server process's user+system CPU over the run,
-  divided by the proofs it verified (deal proving, routing and writing included);
-- memory per room: the server's resident set growth divided by N.
+The run keeps N matches live: N *slots*, each playing one match after another (a new
+room, two new clients) until the run ends. The slots start staggered over a ramp, the
+run then settles, and only a window after that is measured:
 
-  python benchmarks/server_load.py [--n 10,50,200] [--seconds 60] [--procs 2] [--write]
+    [keys loaded in every process] → ramp (slots start) → settle → measured window → stop
+
+Measured over the window (lines by the ``at`` stamp each line carries):
+
+- lines per second: the lines the server wrote (headers excluded), every party's;
+- move latency p50/p99: a seat's move sent → that line, written, back at the seat's socket
+  (the server's queue, checks and write, and the loopback; neither the seat's proving nor
+  its process's queue to follow the line);
+- server CPU per verified proof: the server process's user+system CPU over the window
+  divided by the seats' proofs it verified (its deal proving, routing and writing
+  included), and per line;
+- the server's responsiveness: a probe connection sends a message the server refuses at
+  once (an unknown type) five times a second; its round trip is the event loop's lag plus
+  the loopback;
+- memory per room: the server's resident set growth since it started, divided by the
+  rooms it holds (live and finished);
+- the clients' CPU per line (the load generator's cost), and the load average.
+
+The server runs with long time limits (``--*-limit 3600``): on a loaded machine a slow
+load generator must not turn into forfeits. Lines the referee's clock wrote are counted
+(the ``clock timeouts`` column); a run with any is not a steady-state measure.
+
+  python benchmarks/server_load.py [--n 10,50,200] [--window S] [--procs 2] [--write]
+  python benchmarks/server_load.py --n 2 --window 5 --ramp 1 --settle 2   (a smoke run)
 
 ``--write`` replaces the "Server load" section of benchmarks/results.md.
 """
@@ -24,44 +45,58 @@ import argparse
 import asyncio
 import json
 import os
+import platform
 import re
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from zkbluff.server.client import SeatClient, bot_policy  # noqa: E402
 
-GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the house's deal in proof (as measured)
+GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the house's deal in proof
 MARK_START, MARK_END = "<!-- server_load: start -->", "<!-- server_load: end -->"
+LIMIT = 3600.0  # the server's time limits in this benchmark (seconds)
 
 
 class TimedClient(SeatClient):
+    """A seat that records, for each move it sends, when it left (wall clock) and how long
+    until the written line reached this client's socket (the server's part and the
+    network's; not this process's queue to follow it, which its other seats share)."""
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.sent_at: dict[int, float] = {}
-        self.latencies: list[float] = []
-        self.prove_s: list[float] = []
+        self.sent_at: dict[int, tuple[float, float]] = {}
+        self.latencies: list[tuple[float, float]] = []  # (sent, wall clock; seconds until back)
+
+    async def _loop(self, conn: Any) -> bool:
+        recv = conn.recv
+
+        async def timed() -> dict[str, Any]:
+            msg = await recv()
+            n = msg.get("line", {}).get("n") if msg.get("type") == "line" else None
+            if n in self.sent_at:
+                wall, t = self.sent_at.pop(n)
+                self.latencies.append((wall, time.perf_counter() - t))
+            return msg
+
+        conn.recv = timed
+        return await super()._loop(conn)
 
     async def _move(self, conn: Any) -> None:
         assert self.seat is not None and self.seat.view is not None
         n = self.seat.view.next_line
         await super()._move(conn)
-        self.sent_at[n] = time.perf_counter()
-        self.prove_s.append(self.seat.prover.last_seconds)
-
-    def _on_line(self, msg: Any) -> None:
-        n = msg.get("line", {}).get("n")
-        super()._on_line(msg)
-        if n in self.sent_at:
-            self.latencies.append(time.perf_counter() - self.sent_at.pop(n))
+        self.sent_at[n] = (time.time(), time.perf_counter())
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -76,116 +111,245 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _load1() -> float:
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
-def _written(data: Path) -> tuple[int, int, int]:
-    """(lines other than headers, proofs the server made (deals), proofs the seats made and
-    the server verified) in every transcript under ``data``."""
-    lines = made = verified = 0
+def _machine() -> str:
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 1024 / 1024:.0f} GB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{os.cpu_count()} cores ({model}){mem}; Python {platform.python_version()}; {platform.system()}"
+
+
+def _count(data: Path, t0: float, t1: float) -> dict[str, int]:
+    """What the server wrote with stamps in ``[t0, t1)``: lines (headers excluded), the
+    seats' proofs it verified, the deal proofs it made, lines its clock wrote (timeouts,
+    forfeits), the rooms it holds, and the median gap between a match's consecutive lines
+    (how often a match moves on: it grows with N once the machine is saturated)."""
+    out: dict[str, Any] = {"lines": 0, "seat_lines": 0, "seat_proofs": 0, "deal_proofs": 0, "clock": 0, "ends": 0}
+    gaps: list[float] = []
     for f in data.glob("rooms/*/*.jsonl"):
+        last: Optional[float] = None
         for raw in f.read_text().splitlines():
-            event = json.loads(raw)
-            if event["action"] == "header":
+            try:
+                event = json.loads(raw)
+            except ValueError:  # a line cut by the stop
                 continue
-            lines += 1
+            at = event.get("at", 0)
+            if event["action"] == "header" or not t0 <= at < t1:
+                last = at if event["action"] != "header" else None
+                continue
+            if last is not None:
+                gaps.append(at - last)
+            last = at
+            out["lines"] += 1
             k = len(event.get("proofs", []))
             if event["seat"] is None:
-                made += k
+                out["deal_proofs"] += k
+                out["clock"] += "clock" in event or event["action"].endswith("forfeit")
+                out["ends"] += event["action"] == "end"
             else:
-                verified += k
-    return lines, made, verified
+                out["seat_lines"] += 1
+                out["seat_proofs"] += k
+    out["rooms"] = len(list(data.glob("rooms/*/room.json")))
+    out["gap_p50_s"] = _pct(gaps, 0.5)
+    return out
 
 
-async def _clients(url: str, first: int, count: int, seconds: float, work: Path) -> dict[str, Any]:
-    """Matches ``first .. first + count - 1``: both seats of each in this process, played
-    until they finish or ``seconds`` pass; what the seats measured."""
+# ---------------------------------------------------------------- the client processes
+
+async def _slots(url: str, first: int, count: int, times: dict[str, float], work: Path,
+                 threads: int) -> dict[str, Any]:
+    """Slots ``first .. first + count - 1``: each plays match after match (both seats in
+    this process) from its start in the ramp until the run's end."""
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(threads))
     quiet = lambda m: None  # noqa: E731
-    idx = range(first, first + count)
-    hosts = {i: TimedClient(url, work / f"h-{i}", f"host{i}", bot_policy(i), quiet, reconnect_for=seconds)
-             for i in idx}
-    guests = {i: TimedClient(url, work / f"g-{i}", f"guest{i}", bot_policy(10_000 + i), quiet,
-                             reconnect_for=seconds) for i in idx}
-    tasks = [asyncio.ensure_future(h.host(GAME, OPTIONS)) for h in hosts.values()]
+    clients: list[TimedClient] = []
+    failed: list[str] = []
+    finished = 0
+    cpu: dict[str, float] = {}
 
-    async def guest(i: int) -> Any:
-        while hosts[i].code is None:
-            await asyncio.sleep(0.05)
-        return await guests[i].join(hosts[i].code)
+    async def slot(i: int) -> None:
+        nonlocal finished
+        await asyncio.sleep(max(0.0, times["start"] + times["ramp"] * (i - first) / count - time.time()))
+        k = 0
+        while time.time() < times["end"]:
+            host = TimedClient(url, work / f"h{i}-{k}", f"host{i}", bot_policy(i * 1000 + k), quiet,
+                               reconnect_for=LIMIT)
+            guest = TimedClient(url, work / f"g{i}-{k}", f"guest{i}", bot_policy(10 ** 6 + i * 1000 + k), quiet,
+                                reconnect_for=LIMIT)
+            clients.extend((host, guest))
+            hosting = asyncio.ensure_future(host.host(GAME, OPTIONS))
+            while host.code is None and not hosting.done():
+                await asyncio.sleep(0.05)
+            playing = [hosting] + ([asyncio.ensure_future(guest.join(host.code))] if host.code else [])
+            results = await asyncio.gather(*playing, return_exceptions=True)
+            bad = [repr(r)[:200] for r in results if isinstance(r, BaseException)]
+            failed.extend(bad)
+            finished += not bad
+            k += 1
 
-    tasks += [asyncio.ensure_future(guest(i)) for i in idx]
-    done, pending = await asyncio.wait(tasks, timeout=seconds)
-    for t in pending:
+    async def sample() -> None:
+        await asyncio.sleep(max(0.0, times["warm"] - time.time()))
+        cpu["warm"] = time.process_time()
+
+    sampler = asyncio.ensure_future(sample())
+    tasks = [asyncio.ensure_future(slot(i)) for i in range(first, first + count)]
+    await asyncio.wait(tasks, timeout=max(0.0, times["end"] - time.time()))
+    cpu["end"] = time.process_time()
+    for t in tasks + [sampler]:
         t.cancel()
-    await asyncio.gather(*pending, return_exceptions=True)
-    failed = [repr(t.exception())[:200] for t in done if t.exception() is not None]
-    everyone = list(hosts.values()) + list(guests.values())
-    return {"latencies": [x for c in everyone for x in c.latencies],
-            "prove": [x for c in everyone for x in c.prove_s if x > 0],
-            "finished": sum(1 for t in done if t.exception() is None) // 2, "failed": failed,
-            "seated": sum(1 for c in everyone if c.seat is not None)}
+    await asyncio.gather(*tasks, sampler, return_exceptions=True)
+    lat = [d for c in clients for (w, d) in c.latencies if times["warm"] <= w < times["end"]]
+    return {"latencies": lat, "finished": finished, "failed": failed,
+            "cpu": cpu.get("end", 0.0) - cpu.get("warm", cpu.get("end", 0.0)),
+            "seats": len(clients)}
 
 
 def _worker(args: argparse.Namespace) -> None:
-    """One client process of a run (``--worker``): prints its measures as one JSON line."""
-    out = asyncio.run(_clients(args.url, args.first, args.count, args.seconds, Path(args.work)))
+    """One client process (``--worker``): loads the table's keys, says ready, reads the
+    run's timeline, plays, prints its measures as one JSON line."""
+    from zkbluff.games.engine.parties import Prover
+    from zkbluff.games.engine.registry import spec_for
+
+    prover = Prover()
+    for key_id in spec_for(GAME, OPTIONS).statements():
+        prover.key(key_id)  # the per-process key cache every seat here shares
+    print("ready", flush=True)
+    times = json.loads(sys.stdin.readline())
+    out = asyncio.run(_slots(args.url, args.first, args.count, times, Path(args.work), args.threads))
     print(json.dumps(out), flush=True)
 
 
-def _run(n: int, seconds: float, work: Path, log: Any, procs: int) -> dict[str, Any]:
-    """N matches through one server, their 2N seats spread over ``procs`` client processes
-    (whole matches per process), each bounded by ``seconds``."""
+# ---------------------------------------------------------------- the probe and the run
+
+def _probe(url: str, pid: int, times: dict[str, float], out: dict[str, Any]) -> None:
+    """(A thread.) The server's round trip for a refused message, 5 a second, and the
+    server's CPU and RSS and the load average at the window's ends."""
+    from websockets.asyncio.client import connect
+
+    async def run() -> None:
+        rtts: list[float] = []
+        loads: list[float] = []
+        async with connect(url, open_timeout=60) as ws:
+            await ws.recv()  # hello
+            while time.time() < times["end"]:
+                now = time.time()
+                if "cpu_warm" not in out and now >= times["warm"]:
+                    out["cpu_warm"], out["rss_warm"] = _cpu_seconds(pid), _rss_mb(pid)
+                t = time.perf_counter()
+                await ws.send(json.dumps({"type": "probe"}))
+                await ws.recv()
+                if now >= times["warm"]:
+                    rtts.append(time.perf_counter() - t)
+                    if not loads or len(rtts) % 25 == 0:
+                        loads.append(_load1())
+                await asyncio.sleep(0.2)
+        out["cpu_end"], out["rss_end"] = _cpu_seconds(pid), _rss_mb(pid)
+        out["rtts"], out["loads"] = rtts, loads
+
+    try:
+        asyncio.run(run())
+    except Exception as exc:  # the probe is a measure, not the run: say why it has none
+        out["probe_error"] = repr(exc)[:200]
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * q))] if xs else float("nan")
+
+
+def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, settle: float,
+         window: float) -> dict[str, Any]:
+    """N slots through one server, spread over ``procs`` client processes."""
     port = _free_port()
     url = f"ws://127.0.0.1:{port}"
     data = work / f"data-{n}"
+    limits = [f"--{k}-limit" for k in ("proof", "idle", "entropy", "deal")]
     server = subprocess.Popen([sys.executable, "-m", "zkbluff", "serve", "--port", str(port), "--data", str(data),
-                               "--lookups", "1000"],  # every client comes from 127.0.0.1
+                               "--lookups", "1000",  # every client comes from 127.0.0.1
+                               *[x for k in limits for x in (k, str(LIMIT))]],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     workers: list[subprocess.Popen[str]] = []
     try:
         assert server.stdout is not None
         line = server.stdout.readline()
         assert "listening" in line, line
+        threading.Thread(target=server.stdout.read, daemon=True).start()  # (its log, never a full pipe)
         time.sleep(0.5)
-        rss0, cpu0 = _rss_mb(server.pid), _cpu_seconds(server.pid)
-        t0 = time.perf_counter()
+        rss0 = _rss_mb(server.pid)
+        procs = max(1, min(procs, n))
         shares = [n // procs + (1 if k < n % procs else 0) for k in range(procs)]
         first = 0
         for k, count in enumerate(shares):
-            if count:
-                workers.append(subprocess.Popen(
-                    [sys.executable, __file__, "--worker", "--url", url, "--first", str(first), "--count", str(count),
-                     "--seconds", str(seconds), "--work", str(work / f"w{n}-{k}")],
-                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
+            workers.append(subprocess.Popen(
+                [sys.executable, __file__, "--worker", "--url", url, "--first", str(first), "--count", str(count),
+                 "--threads", str(threads), "--work", str(work / f"w{n}-{k}")],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
             first += count
+        for w in workers:  # every process has its keys loaded before the clock starts
+            assert w.stdout is not None
+            said = w.stdout.readline()
+            assert said.strip() == "ready", said
+        start = time.time() + 1.0
+        times = {"start": start, "ramp": ramp, "warm": start + ramp + settle, "end": start + ramp + settle + window}
+        for w in workers:
+            assert w.stdin is not None
+            w.stdin.write(json.dumps(times) + "\n")
+            w.stdin.flush()
+        probe: dict[str, Any] = {}
+        prober = threading.Thread(target=_probe, args=(url, server.pid, times, probe))
+        prober.start()
         results = []
         for w in workers:
-            text, _ = w.communicate(timeout=seconds + 120)
+            text, _ = w.communicate(timeout=times["end"] - time.time() + 600)
             results.append(json.loads(text.strip().splitlines()[-1]))
-        elapsed = time.perf_counter() - t0
-        cpu, rss = _cpu_seconds(server.pid) - cpu0, _rss_mb(server.pid)
+        prober.join()
+        counted = _count(data, times["warm"], times["end"])
+        cpu = probe.get("cpu_end", float("nan")) - probe.get("cpu_warm", float("nan"))
         failed = [f for r in results for f in r["failed"]]
-        lines, made, verified = _written(data)
-        proofs = made + verified
-        lat = sorted(x for r in results for x in r["latencies"])
-        prove = [x for r in results for x in r["prove"]]
+        lat = [x for r in results for x in r["latencies"]]
+        client_cpu = sum(r["cpu"] for r in results)
+        loads = probe.get("loads", [])
         out = {
-            "n": n, "procs": len(workers), "seconds": elapsed, "finished": sum(r["finished"] for r in results),
-            "failed": len(failed), "lines": lines, "proofs": proofs, "deal_proofs": made, "seat_proofs": verified,
-            "moves_per_s": lines / elapsed, "server_cpu_share": cpu / elapsed,
-            "p50_ms": 1000 * lat[len(lat) // 2] if lat else float("nan"),
-            "p99_ms": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan"),
-            "server_cpu_s": cpu, "cpu_per_proof_ms": 1000 * cpu / proofs if proofs else float("nan"),
-            "cpu_per_seat_proof_ms": 1000 * cpu / verified if verified else float("nan"),
-            "rss_mb": rss, "mb_per_room": (rss - rss0) / n,
-            "prove_ms": 1000 * statistics.median(prove) if prove else float("nan"),
-            "seated": sum(r["seated"] for r in results),
+            "n": n, "started": start, "procs": len(workers), "window": window, "ramp": ramp, "settle": settle,
+            **counted, "finished": sum(r["finished"] for r in results), "failed": len(failed),
+            "lines_per_s": counted["lines"] / window, "seat_lines_per_s": counted["seat_lines"] / window,
+            "p50_ms": 1000 * _pct(lat, 0.5), "p99_ms": 1000 * _pct(lat, 0.99), "latency_samples": len(lat),
+            "server_cpu_s": cpu, "server_cpu_share": cpu / window,
+            "cpu_per_proof_ms": 1000 * cpu / counted["seat_proofs"] if counted["seat_proofs"] else float("nan"),
+            "cpu_per_line_ms": 1000 * cpu / counted["lines"] if counted["lines"] else float("nan"),
+            "client_cpu_s": client_cpu, "client_cpu_share": client_cpu / window,
+            "client_cpu_per_line_ms": 1000 * client_cpu / counted["lines"] if counted["lines"] else float("nan"),
+            "probe_p50_ms": 1000 * _pct(probe.get("rtts", []), 0.5),
+            "probe_p99_ms": 1000 * _pct(probe.get("rtts", []), 0.99),
+            "rss_idle_mb": rss0, "rss_mb": probe.get("rss_end", float("nan")),
+            "load_min": min(loads) if loads else float("nan"), "load_max": max(loads) if loads else float("nan"),
+            "load_mean": statistics.mean(loads) if loads else float("nan"),
         }
         if failed:
-            log(f"  {len(failed)} client(s) failed, e.g. {failed[0]}")
+            log(f"  {len(failed)} match(es) failed, e.g. {failed[0]}")
+        if "probe_error" in probe:
+            log(f"  probe: {probe['probe_error']}")
         return out
     finally:
         for w in workers:
@@ -198,38 +362,97 @@ def _run(n: int, seconds: float, work: Path, log: Any, procs: int) -> dict[str, 
             server.kill()
 
 
-def _table(rows: list[dict[str, Any]], seconds: float, load: str, procs: int) -> list[str]:
-    out = [MARK_START, "## Server load (`benchmarks/server_load.py`)", "",
-           f"One `zkbluff serve` process (referee and dealer of every match); N matches of {GAME} "
-           f"({OPTIONS['mode']}, deal {OPTIONS['deal']}), both seats remote clients with the house bot choosing, each proving its own moves "
-           f"and verifying every line, the clients spread over {procs} other processes (whole matches each) on the "
-           f"same machine; loopback; each run "
-           f"stopped after {seconds:.0f} s wherever the matches were. Machine load average at the start: {load}.", "",
-           "Server CPU per proof: the server process's whole CPU time (routing, writing, verifying the seats' "
-           "proofs *and proving every deal*) divided by the proofs it handled (deal proofs it made + seat proofs "
-           "it verified); the share column is that CPU time over the wall time (1.0 = one core).", "",
-           "| N | moves/s | p50 move latency | p99 move latency | proofs handled (deals made + seat proofs verified) "
-           "| server CPU per proof | server CPU share | server RSS | memory per room | client prove (median) "
-           "| seats seated | matches finished |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-
+def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
     def ms(x: float) -> str:
-        return "—" if x != x else f"{x:.0f} ms"
+        return "—" if x != x else (f"{x / 1000:.1f} s" if x >= 10_000 else f"{x:.0f} ms")
+
+    def f1(x: float) -> str:
+        return "—" if x != x else f"{x:.1f}"
+    out = [MARK_START, "## Server load (`benchmarks/server_load.py`)", "",
+           f"Machine: {_machine()}; shared with other work (load average below). Run of "
+           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(rows[0].get('started', time.time()) if rows else None))}."
+           , "",
+           f"One `zkbluff serve` process (the referee and the dealer of every match); N matches of {GAME} "
+           f"({OPTIONS['mode']}, deal {OPTIONS['deal']}) kept live (a finished match is followed by a new one in its "
+           f"slot), both seats remote clients with the house bot choosing, each proving its own moves and verifying "
+           f"every line; the seats multiplexed in {args.procs} client processes on the same machine (keys loaded "
+           f"before the start); loopback. The slots start over a ramp of 0.3 s × N (at least 10 s), the run settles "
+           f"{args.settle:.0f} s, then a window of max({args.window:.0f} s, 0.6 s × N) is measured (lines by their "
+           f"stamps). CPU times are the processes' user + system time over the window: on a shared machine they "
+           f"are the steady measures, the wall-clock ones (lines/s, latency) depend on the load.", "",
+           "| N | window | load avg (min–max) | lines/s | seat lines/s | p50 move latency | p99 move latency "
+           "| a match's next line (p50) | server CPU per seat proof verified | server CPU per line | server CPU share "
+           "| server probe p50 / p99 | clients' CPU per line | clients' CPU share | server RSS idle → end "
+           "| rooms held | matches finished | clock timeouts |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['n']} | {r['moves_per_s']:.1f} | {ms(r['p50_ms'])} | {ms(r['p99_ms'])} | "
-                   f"{r['proofs']} ({r['deal_proofs']} + {r['seat_proofs']}) | {r['cpu_per_proof_ms']:.1f} ms | "
-                   f"{r['server_cpu_share']:.2f} | {r['rss_mb']:.0f} MB | {r['mb_per_room']:.2f} MB | "
-                   f"{ms(r['prove_ms'])} | {r['seated']}/{2 * r['n']} | {r['finished']} |")
-    out.append("")
+        out.append(
+            f"| {r['n']} | {r['window']:.0f} s | {f1(r['load_min'])}–{f1(r['load_max'])} | {r['lines_per_s']:.1f} | "
+            f"{r['seat_lines_per_s']:.1f} | {ms(r['p50_ms'])} | {ms(r['p99_ms'])} | {ms(1000 * r['gap_p50_s'])} | "
+            f"{f1(r['cpu_per_proof_ms'])} ms | "
+            f"{f1(r['cpu_per_line_ms'])} ms | {r['server_cpu_share']:.2f} | {ms(r['probe_p50_ms'])} / "
+            f"{ms(r['probe_p99_ms'])} | {f1(r['client_cpu_per_line_ms'])} ms | {r['client_cpu_share']:.2f} | "
+            f"{r['rss_idle_mb']:.0f} → {r['rss_mb']:.0f} MB | {r['rooms']} | {r['finished']} | {r['clock']} |")
+    out += ["", *[x for line in _summary(rows) for x in (line, "")], "Columns: *lines* every line the server wrote in the window (headers excluded; the dealer's and "
+            "the referee's too), *seat lines* those the seats signed; *move latency* a seat's move sent → "
+            "written and back at its socket (the server's part and the loopback's; the seat's proving and its "
+            "process's queue excluded: those show in *a match's next line*); *server CPU per seat proof* the server's CPU "
+            "over the window (its verifying, routing, writing and its own deal proofs) divided by the seats' "
+            "proofs it verified; *CPU share* CPU seconds per second of window (1.0 = one core of the "
+            f"{os.cpu_count()}); *probe* the round trip of a message the server refuses at once (its event "
+            "loop's lag plus the loopback); *a match's next line* the median time between a match's consecutive "
+            "lines; *rooms held* live and finished rooms (a finished match nobody is connected to is dropped "
+            "from memory); *clock timeouts* lines the referee's clock wrote (the limits "
+            f"are {LIMIT:.0f} s here, so none is expected).", ""]
+    return out
+
+
+def _summary(rows: list[dict[str, Any]]) -> list[str]:
+    """Where the curve bends, from the rows themselves: the smallest N whose lines/s is
+    within 15 % of the best, the CPU the run had then, and the memory slope per live room."""
+    if not rows:
+        return []
+    best = max(r["lines_per_s"] for r in rows)
+    bend = min((r for r in rows if r["lines_per_s"] >= 0.85 * best), key=lambda r: r["n"])
+    cores = os.cpu_count() or 1
+    used = bend["server_cpu_share"] + bend["client_cpu_share"]
+    server_ms = ", ".join(f"{r['cpu_per_line_ms']:.1f}" for r in rows)
+    client_ms = ", ".join(f"{r['client_cpu_per_line_ms']:.1f}" for r in rows)
+    beyond = [r for r in rows if r["n"] > bend["n"]]
+    flat = all(r["lines_per_s"] >= 0.85 * best for r in beyond)
+    after = ("" if not beyond else " and stays within 15 % beyond" if flat else
+             " (beyond it: " + ", ".join(f"{r['lines_per_s']:.1f} at N = {r['n']}" for r in beyond) + ")")
+    out = [f"Where it bends (computed from this table): lines/s reaches {bend['lines_per_s']:.1f} (within 15 % of "
+           f"the best, {best:.1f}) at N = {bend['n']}{after}; there the server and the clients "
+           f"together used {used:.2f} CPU-seconds per second of the {cores} cores, with a load average of "
+           f"{bend['load_mean']:.1f} from the machine's other work. Beyond the bend more matches only queue: "
+           f"each match's lines come more slowly and latency grows. The server's CPU per line "
+           f"({server_ms} ms from the smallest N to the largest) and "
+           f"the clients' ({client_ms} ms) say which side "
+           f"needs the CPU: one core of this machine would carry about "
+           f"{1000 / statistics.median(r['cpu_per_line_ms'] for r in rows):.0f} lines/s of this server's work."]
+    per_cpu = ", ".join(f"{1000 / (r['cpu_per_line_ms'] + r['client_cpu_per_line_ms']):.1f}" for r in rows)
+    out.append(f"Lines per CPU-second of the server and the clients together, from the smallest N to the "
+               f"largest: {per_cpu} (the same work per line whatever the load; where this falls, the work per "
+               f"line grows with N).")
+    small, large = min(rows, key=lambda r: r["n"]), max(rows, key=lambda r: r["n"])
+    if large["n"] > small["n"]:
+        slope = (large["rss_mb"] - small["rss_mb"]) / (large["n"] - small["n"])
+        out.append(f"Memory per live room (the server's resident set from N = {small['n']} to N = {large['n']}): "
+                   f"{slope:.2f} MB.")
     return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="10,50,200")
-    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--window", type=float, default=60.0, help="the measured window at least (0.6 s × N if more)")
+    ap.add_argument("--ramp", type=float, default=None, help="the slots' start spread (default 0.3 s × N, ≥ 10 s)")
+    ap.add_argument("--settle", type=float, default=30.0)
     ap.add_argument("--procs", type=int, default=2, help="client processes (whole matches each)")
+    ap.add_argument("--threads", type=int, default=8, help="worker threads per client process")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--json", help="also write the rows as JSON to this file")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--url", help=argparse.SUPPRESS)
     ap.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
@@ -239,16 +462,19 @@ def main() -> None:
     if args.worker:
         _worker(args)
         return
-    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in [int(x) for x in args.n.split(",")]:
-            print(f"N={n} …", flush=True)
-            r = _run(n, args.seconds, Path(tmp), print, args.procs)
+            ramp = args.ramp if args.ramp is not None else max(10.0, 0.3 * n)
+            window = max(args.window, 0.6 * n)
+            print(f"N={n}: ramp {ramp:.0f} s, settle {args.settle:.0f} s, window {window:.0f} s …", flush=True)
+            r = _run(n, Path(tmp), print, args.procs, args.threads, ramp, args.settle, window)
             print({k: (round(v, 2) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
             rows.append(r)
-    text = _table(rows, args.seconds, load, args.procs)
+    text = _table(rows, args)
     print("\n".join(text))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.write:
         path = ROOT / "benchmarks" / "results.md"
         old = path.read_text()

@@ -143,3 +143,51 @@ async def _again(tmp_path):
 
 def test_the_next_match_from_a_result(tmp_path, real_clock_floors):
     asyncio.run(asyncio.wait_for(_again(tmp_path), 180))
+
+
+async def _released(tmp_path):
+    server = Server(tmp_path / "data", limits=TimeLimits(entropy=1.0), tick=0.05)
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    ann = await Player(url, "ann", sends_entropy=False).open()
+    bob = await Player(url, "bob").open()
+    await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)
+    code = (await ann.step())["code"]
+    await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
+    await bob.step()
+    host = server.rooms[code]
+    await ann.send({"type": "start"})
+    # ann sends no entropy: she forfeits after the window, and the match is finished
+    await asyncio.gather(ann.until(lambda: ann.results), bob.until(lambda: bob.results))
+    first, lines = ann.match_id, len(host.table.writer.events)
+
+    async def gone(player):
+        await player.ws.close()
+        while player.key.public_hex in host.conns:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)  # the release the server's detach scheduled has run
+
+    await gone(ann)  # bob is still connected: the finished match stays in memory
+    assert host.table is not None and host.table.view.complete
+    await gone(bob)  # nobody: it leaves memory, the room and its result stay
+    assert host.table is None and host.bot_seats == {} and host.room.state.value == "finished"
+    assert host.match_id == first and host.recorded == {first}
+
+    # ann comes back with her key: the match is rebuilt from disk; she is sent every line and the result
+    ws = await connect(url)
+    challenge = json.loads(await ws.recv())["challenge"]
+    await ws.send(json.dumps(sign_auth(ann.key, {"type": "join", "code": code, "name": "ann", "have": 0}, challenge)))
+    got = []
+    while not got or got[-1]["type"] != "result":
+        got.append(json.loads(await asyncio.wait_for(ws.recv(), STEP)))
+    assert [m["line"]["n"] for m in got if m["type"] == "line"] == list(range(1, lines + 1))
+    assert got[-1]["matchId"] == first and got[-1]["placements"] == [2, 1] and got[-1]["points"] == [1, 5]
+    assert host.table is not None and host.table.view.complete
+    assert {r.name: r.points for r in server.store.leaderboard()} == {"ann": 1, "bob": 5}  # recorded once
+    await ws.close()
+    task.cancel()
+
+
+def test_a_finished_match_nobody_watches_leaves_memory_and_comes_back(tmp_path):
+    asyncio.run(asyncio.wait_for(_released(tmp_path), 180))

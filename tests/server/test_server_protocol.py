@@ -342,3 +342,85 @@ def test_a_clients_deal_line_is_sent_once_per_table_line_and_a_complaint_kept_un
         assert len(conn.sent) == 2
 
     asyncio.run(run())
+
+
+# ---------------------------------------------------------------- a client's slow work leaves its event loop free
+
+def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
+    """Writing a received line (flushed to disk) runs in a worker thread: while the disk
+    is slow, the client's event loop goes on (its pings answered, the other seats a
+    process holds served). The disk here waits until the loop has run meanwhile; a write
+    on the loop itself would hold the loop, and the wait would end by its timeout."""
+    import threading
+    from types import SimpleNamespace
+
+    from zkbluff.protocol import transcript
+    from zkbluff.protocol.transcript import TranscriptWriter
+    from zkbluff.server.client import SeatClient
+
+    writing, loop_ran = threading.Event(), threading.Event()
+    waits = []
+    real_fsync = transcript.os.fsync
+
+    def slow_fsync(fd):
+        writing.set()
+        waits.append(loop_ran.wait(timeout=10))  # True when the loop ran while this write waited
+        real_fsync(fd)
+
+    monkeypatch.setattr(transcript.os, "fsync", slow_fsync)
+
+    class FakeSeat:  # the engine seat's surface the client uses while it follows a line
+        seat = 0
+        complaint = None
+        spec = SimpleNamespace(game=GAME, options={}, deal=SimpleNamespace(closing="closing"),
+                               text=SimpleNamespace(describe=lambda line, names: "a line"))
+        view = SimpleNamespace(next_line=3, seat_names=["ann", "bob"])
+
+        def __init__(self):
+            self.received = []
+
+        def receive(self, line):
+            self.received.append(line["n"])
+
+        def export(self):
+            return {}
+
+        def deal_line(self):
+            return None
+
+    class Quiet(SeatClient):
+        def _my_turn(self):
+            return False
+
+    class Conn:
+        def __init__(self, msgs):
+            self.msgs = msgs
+
+        async def recv(self):
+            return self.msgs.pop(0)
+
+        async def send(self, msg):
+            pass
+
+    client = Quiet("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.code, client.match_id, client.seat = "ABCD-EFGH", "m1", FakeSeat()
+    client.folder.mkdir(parents=True)
+    first = {"n": 1, "prev": transcript.GENESIS, "seat": None, "action": "header", "data": {}}
+    client.writer = TranscriptWriter(client.transcript_path("m1"), events=[first])
+    line = {"n": 2, "prev": client.writer.head, "seat": 1, "action": "play", "data": {}}
+    conn = Conn([{"type": "line", "matchId": "m1", "line": line}, {"type": "result", "matchId": "m1"}])
+
+    async def meanwhile():
+        while not writing.is_set():
+            await asyncio.sleep(0.005)
+        loop_ran.set()
+
+    async def run():
+        other = asyncio.ensure_future(meanwhile())
+        assert await client._loop(conn) is True
+        await other
+
+    asyncio.run(run())
+    assert waits == [True]
+    assert client.seat.received == [2] and client.writer.next_line == 3
+    assert client.transcript_path("m1").read_text().count("\n") == 1  # line 2 on disk (the header was given)

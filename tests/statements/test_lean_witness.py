@@ -38,6 +38,44 @@ def test_the_system_is_built_once_and_shared():
     assert PLAY.build()[0] is PLAY.system()
 
 
+def test_threads_asking_at_once_share_one_build():
+    """A server starting many matches asks for a statement's system from several threads
+    at once: it is built once, and every thread gets that one."""
+    import threading
+    import time
+
+    from zkbluff.statements.base import Statement
+
+    shapes = []  # one entry per run of the builder for the shape (values None)
+
+    def synth(cs, inputs, params):
+        if inputs is None:
+            shapes.append(1)
+            time.sleep(0.05)  # a build long enough for the other threads to ask meanwhile
+        x = cs.public("x", None if inputs is None else inputs["x"])
+        y = cs.private_unchecked("y", None if inputs is None else inputs["y"])
+        cs.enforce_equal(cs.mul(y, y, "square"), x, "x is y squared")
+
+    stmt = Statement("test.threads.v1", (), ("x",), ("y",), synth, lambda inp, params: {"x": inp["y"] ** 2 % r})
+    start, got = threading.Barrier(8), []
+
+    def ask():
+        start.wait()
+        got.append(stmt.system())
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(got) == 8 and all(g is got[0] for g in got)
+    assert len(shapes) == 1
+    assert got[0].n_constraints == 2  # the square, the equality
+    shapes.clear()
+    other = Statement("test.threads.v1", (), ("x",), ("y",), synth, lambda inp, params: {"x": 0})
+    assert other.system() is not got[0] and len(shapes) == 1  # another statement object under the id: its own
+
+
 def _play_inputs(**over):
     inp = {"old_hand": 0b1011_0110, "old_salt": 11, "play": 0b0000_0110, "play_salt": 12, "new_salt": 13,
            "context": 99}

@@ -362,6 +362,17 @@ class RoomHost:
                 "summary": table.spec.summary(result, table.header["seats"]),
                 "online": sum(not b for b in bots) >= 2}
 
+    async def release(self) -> None:
+        """Drop a finished, recorded match nobody is connected to from memory (its parties,
+        their views, its lines): its transcript, the parties' secrets and its result are
+        on disk, and a member or spectator coming back rebuilds it (:meth:`restore`, as
+        after a restart). A server that runs for days then holds only its live matches."""
+        async with self.lock:
+            if self.conns or self.spectators or self.table is None or self.room.state is not RoomState.FINISHED \
+                    or self.match_id not in self.recorded:
+                return
+            self.table, self.bot_seats, self.bots, self.joins, self.bot_call = None, {}, {}, {}, None
+
     async def flush(self) -> None:
         """Send every connection the lines it has not been sent yet."""
         if self.table is None:
@@ -450,6 +461,8 @@ class Server:
         if conn.public_key is not None and host.conns.get(conn.public_key) is conn:
             del host.conns[conn.public_key]
             asyncio.ensure_future(host.broadcast_state())
+        if not host.conns and not host.spectators and host.table is not None:
+            asyncio.ensure_future(host.release())
 
     async def on_message(self, conn: Conn, raw: Any) -> None:
         if not self.messages.allow(conn.ident):
@@ -662,7 +675,7 @@ class Server:
 
     async def _after(self, host: RoomHost) -> None:
         await host.flush()
-        result = host.finish()
+        result = await asyncio.to_thread(host.finish)  # (the results database commits: off the loop)
         if result is not None:
             for c in list(host.conns.values()) + list(host.spectators):
                 await c.send(result)
@@ -688,9 +701,13 @@ class Server:
 
     async def _tick(self, host: RoomHost) -> None:
         table = host.table
-        if table is None or table.over:
+        if table is None:
             return
-        call = host.bot_call
+        call, now = host.bot_call, self.clock()
+        if (call is None or now < call[0]) and now <= table.referee.deadline:
+            return  # nothing due in this room (most rooms at most turns): the rules are not asked
+        if table.over:
+            return
         if call is not None and self.clock() >= call[0]:
             async with host.lock:
                 try:

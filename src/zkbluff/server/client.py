@@ -10,6 +10,13 @@ copy of the transcript and its secrets under ``HOME/tables/<CODE>/``, so a clien
 dropped or was killed comes back to the same seat where it left off, and verifies the
 whole transcript offline at the end.
 
+What takes time — checking a line (its signature and proofs), proving, writing the
+transcript (flushed to disk line by line) and the secrets — runs in a worker thread, one
+step at a time per seat: the event loop stays free, so the connection answers its pings
+during a long proof or a slow disk, and one process can hold many seats (each with its
+own key, secrets and proofs; the loaded proving keys are shared) without one seat's disk
+write holding up the others.
+
 The game's terminal text and prompts come from the game's spec (``spec.text``); nothing
 here knows a game.
 """
@@ -361,15 +368,22 @@ class SeatClient:
         seat = self.seat
         if seat is None or seat.view is None or self._deal_sent_for == seat.view.next_line:
             return
+        line = await asyncio.to_thread(self._make_deal_line, seat)
+        if line is None:
+            return
+        self._deal_sent_for = line["n"]
+        await self._send_line(conn, line)
+
+    def _make_deal_line(self, seat: Seat) -> Optional[dict[str, Any]]:
+        """(In a worker thread: it may prove, and it writes.) The seat's deal line due now,
+        saved with what it commits to (its hand) before it leaves; None when none is due."""
         complaint = seat.complaint
         line = seat.deal_line()
         if complaint is not None:  # kept until its line is written (the match then ends, and no line is due)
             seat.complaint = complaint
-        if line is None:
-            return
-        self._deal_sent_for = line["n"]
-        self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
-        await self._send_line(conn, line)
+        if line is not None:
+            self._save()  # what the seat committed to in the line (its hand) is on disk before the line leaves
+        return line
 
     def _ask(self) -> None:
         """Ask the policy for this seat's move at the table's next line, in a thread of its
@@ -442,7 +456,7 @@ class SeatClient:
             self._ask()
             return
         self._last_line = line
-        self._save()  # the pending move is saved before the line leaves
+        await asyncio.to_thread(self._save)  # the pending move is saved before the line leaves
         self.moves += 1
         await self._send_line(conn, line)
 
@@ -479,10 +493,10 @@ class SeatClient:
                                                              "have": have}, conn.challenge))
                     done = await self._loop(conn)
                     if done:
-                        return self.report()
+                        return await asyncio.to_thread(self.report)
             except (_Closed, OSError, asyncio.TimeoutError) as exc:
                 if self.result is not None:
-                    return self.report()
+                    return await asyncio.to_thread(self.report)
                 if connected:  # the window to reconnect in runs from the moment the connection was lost
                     connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
@@ -526,11 +540,11 @@ class SeatClient:
             if msg.get("owner") and msg.get("state") == "lobby":
                 await self._owner(conn, msg)
         elif kind == "seat":
-            out = self._take_seat(msg)
+            out = await asyncio.to_thread(self._take_seat, msg)
             if out is not None:
                 await conn.send(out)
         elif kind == "line":
-            self._on_line(msg)
+            await asyncio.to_thread(self._on_line, msg)
         elif kind == "result":
             if msg.get("matchId") == self.match_id:
                 self.result = dict(msg)

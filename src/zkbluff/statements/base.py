@@ -8,6 +8,7 @@ constraint that breaks.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -73,11 +74,15 @@ class Statement:
 
     def system(self) -> R1CS:
         """The constraint system, built once per statement and process and kept (callers
-        must not change it)."""
+        must not change it). Threads asking at once wait for the one build (a server
+        starting many matches would otherwise build it once per thread)."""
         cached = _SYSTEMS.get(self.key_id)
         if cached is None or cached[0] is not self:
-            cached = (self, self.build_full()[0])
-            _SYSTEMS[self.key_id] = cached
+            with _SYSTEMS_LOCK:
+                cached = _SYSTEMS.get(self.key_id)
+                if cached is None or cached[0] is not self:
+                    cached = (self, self.build_full()[0])
+                    _SYSTEMS[self.key_id] = cached
         return cached[1]
 
     def witness(self, inputs: dict) -> list[int]:
@@ -95,6 +100,7 @@ class Statement:
 
 
 _SYSTEMS: dict[str, tuple[Statement, R1CS]] = {}
+_SYSTEMS_LOCK = threading.RLock()
 
 
 def _fmt(v: Any) -> str:
