@@ -141,24 +141,29 @@ async def _again(tmp_path):
     task.cancel()
 
 
-def test_the_next_match_from_a_result(tmp_path, real_clock_floors):
+def test_the_next_match_from_a_result(tmp_path):
     asyncio.run(asyncio.wait_for(_again(tmp_path), 180))
 
 
 async def _released(tmp_path):
-    server = Server(tmp_path / "data", limits=TimeLimits(entropy=1.0), tick=0.05)
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(entropy=WINDOW), clock=clock, tick=0.05)
     port = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
     url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
-    ann = await Player(url, "ann", sends_entropy=False).open()
-    bob = await Player(url, "bob").open()
+    ann = await Player(url, "ann", clock, sends_entropy=False).open()
+    bob = await Player(url, "bob", clock).open()
     await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)
     code = (await ann.step())["code"]
     await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
     await bob.step()
     host = server.rooms[code]
     await ann.send({"type": "start"})
-    # ann sends no entropy: she forfeits after the window, and the match is finished
+    # ann sends no entropy: once bob's is written the clock passes the window, she forfeits,
+    # and the match is finished
+    await asyncio.gather(ann.until(lambda: ann.seat and ann.seat.view), bob.until(lambda: bob.seat and bob.seat.view))
+    await bob.until(lambda: 1 in bob.seat.view.ledger.deal.seats)
+    clock.skipped += WINDOW + 1.0
     await asyncio.gather(ann.until(lambda: ann.results), bob.until(lambda: bob.results))
     first, lines = ann.match_id, len(host.table.writer.events)
 
