@@ -674,14 +674,9 @@ def bench_bots() -> None:
 
 
 def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from machine import cpu_model  # benchmarks/machine.py: this script's own folder
+
+    model = cpu_model()
     load = ""
     if hasattr(os, "getloadavg"):
         load = f", load average {os.getloadavg()[0]:.1f} at the start (a shared machine)"

@@ -122,14 +122,9 @@ def _free_port() -> int:
 
 
 def _machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from machine import cpu_model  # benchmarks/machine.py: this script's own folder
+
+    model = cpu_model()
     mem = ""
     try:
         kb = int(Path("/proc/meminfo").read_text().split()[1])

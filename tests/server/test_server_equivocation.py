@@ -99,40 +99,41 @@ def test_a_house_bot_that_signed_before_a_restart_sends_the_same_move(tmp_path):
     assert _move_of(written) == _move_of(signed) and written["at"] == clock.t
 
 
-def test_a_client_whose_seat_signed_here_already_sends_that_line_not_the_policys(tmp_path):
-    """The client's own files say its seat signed line n (its pending line lost with a break):
-    at its turn it sends that line re-stamped; asking the policy would make Seat.move refuse
-    every answer (Equivocation) and a bot would ask forever."""
+def _client_at(tmp_path, match_id):
+    """A Mind Bluff table on the injected clock and ann's client at it, its policy (never asked
+    in the first test) answering Eat 3, as a move already chosen (``_intent``)."""
     clock = Clock()
     tab = open_match("mind-bluff", {"humans": "none"}, ["ann", "bob"], transcript=tmp_path / "m.jsonl",
-                     match_id="client-signed-here", clock=clock)
-    client = SeatClient("ws://127.0.0.1:9", tmp_path / "home", "ann", lambda *a: Move(Eat(), 3),
-                        say=lambda m: None)
-    client.code, client.match_id, client.seat = "ABCDEFGH", tab.match_id, tab.seats[0]
-    client.folder.mkdir(parents=True)
-    client.writer = TranscriptWriter(client.transcript_path(tab.match_id), events=list(tab.writer.events))
-    first = tab.seats[0].move(Move(Eat(), 1))
-    client._intent = Move(Eat(), 3)  # what the policy answered this time
-    clock.t += 30
-    house = HouseThatCallsItStale()
-    asyncio.run(client._move(house))
-    lines = [m["line"] for m in house.sent if m.get("type") == "line"]
-    assert len(lines) == 1 and _move_of(lines[0]) == _move_of(first) and lines[0]["at"] == clock.t
-    assert client._last_line == lines[0] and client._load_saved(tab.match_id)["seat"]["signed"] == lines[0]
-
-
-def test_a_client_whose_seat_signed_nothing_here_proves_the_policys_move(tmp_path):
-    clock = Clock()
-    tab = open_match("mind-bluff", {"humans": "none"}, ["ann", "bob"], transcript=tmp_path / "m.jsonl",
-                     match_id="client-fresh", clock=clock)
+                     match_id=match_id, clock=clock)
     client = SeatClient("ws://127.0.0.1:9", tmp_path / "home", "ann", lambda *a: Move(Eat(), 3),
                         say=lambda m: None)
     client.code, client.match_id, client.seat = "ABCDEFGH", tab.match_id, tab.seats[0]
     client.folder.mkdir(parents=True)
     client.writer = TranscriptWriter(client.transcript_path(tab.match_id), events=list(tab.writer.events))
     client._intent = Move(Eat(), 3)
+    return clock, tab, client
+
+
+def _sent_lines(client):
     house = HouseThatCallsItStale()
     asyncio.run(client._move(house))
-    lines = [m["line"] for m in house.sent if m.get("type") == "line"]
+    return [m["line"] for m in house.sent if m.get("type") == "line"]
+
+
+def test_a_client_whose_seat_signed_here_already_sends_that_line_not_the_policys(tmp_path):
+    """The client's own files say its seat signed line n (its pending line lost with a break):
+    at its turn it sends that line re-stamped; asking the policy would make Seat.move refuse
+    every answer (Equivocation) and a bot would ask forever."""
+    clock, tab, client = _client_at(tmp_path, "client-signed-here")
+    first = tab.seats[0].move(Move(Eat(), 1))
+    clock.t += 30
+    lines = _sent_lines(client)
+    assert len(lines) == 1 and _move_of(lines[0]) == _move_of(first) and lines[0]["at"] == clock.t
+    assert client._last_line == lines[0] and client._load_saved(tab.match_id)["seat"]["signed"] == lines[0]
+
+
+def test_a_client_whose_seat_signed_nothing_here_proves_the_policys_move(tmp_path):
+    clock, tab, client = _client_at(tmp_path, "client-fresh")
+    lines = _sent_lines(client)
     assert len(lines) == 1 and lines[0]["n"] == tab.view.next_line and client.moves == 1
     assert tab.seats[0].signed_here() == lines[0]

@@ -83,7 +83,9 @@ class Player:
         return self.errors[-1]
 
 
-async def _again(tmp_path):
+async def _two_seat_room(tmp_path):
+    """A server on the injected clock and a Proof or Bluff room of ann (who will send no
+    entropy) and bob, seated and not yet started."""
     clock = Clock()
     server = Server(tmp_path / "data", limits=TimeLimits(entropy=WINDOW), clock=clock, tick=0.05)
     port = asyncio.get_running_loop().create_future()
@@ -95,6 +97,11 @@ async def _again(tmp_path):
     code = (await ann.step())["code"]
     await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
     await bob.step()
+    return clock, server, task, url, ann, bob, code
+
+
+async def _again(tmp_path):
+    clock, server, task, url, ann, bob, code = await _two_seat_room(tmp_path)
     host = server.rooms[code]
     # before the start and while playing, there is no result to start from
     await ann.send({"type": "again"})
@@ -146,17 +153,7 @@ def test_the_next_match_from_a_result(tmp_path):
 
 
 async def _released(tmp_path):
-    clock = Clock()
-    server = Server(tmp_path / "data", limits=TimeLimits(entropy=WINDOW), clock=clock, tick=0.05)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
-    ann = await Player(url, "ann", clock, sends_entropy=False).open()
-    bob = await Player(url, "bob", clock).open()
-    await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)
-    code = (await ann.step())["code"]
-    await bob.send({"type": "join", "code": code, "name": "bob"}, auth=True)
-    await bob.step()
+    clock, server, task, url, ann, bob, code = await _two_seat_room(tmp_path)
     host = server.rooms[code]
     await ann.send({"type": "start"})
     # ann sends no entropy: once bob's is written the clock passes the window, she forfeits,
