@@ -145,3 +145,11 @@ def test_timeout_refusals_name_the_seat_and_the_limit():
 def test_each_table_refuses_the_others_actions_by_name():
     refused(classic(), 0, Claim(()), "claim: not an action of the classic table")
     refused(five_up(), 0, Play(1, SEVEN), "play: not an action of 5 Up 2 Down")
+
+
+def test_both_tables_public_states_are_frozen():
+    import dataclasses
+    for snap in (classic().public_state(), five_up().public_state()):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            snap.to_move = 1  # type: ignore[misc]
+        assert hash(snap) == hash(dataclasses.replace(snap))
