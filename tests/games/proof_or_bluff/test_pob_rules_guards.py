@@ -153,3 +153,17 @@ def test_both_tables_public_states_are_frozen():
         with pytest.raises(dataclasses.FrozenInstanceError):
             snap.to_move = 1  # type: ignore[misc]
         assert hash(snap) == hash(dataclasses.replace(snap))
+
+
+def test_the_modes_are_frozen_and_check_play_checks_without_playing():
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        MODES["casual"].target = 99  # type: ignore[misc]
+    r = classic()
+    before = copy.deepcopy(r.__dict__)
+    with pytest.raises(IllegalMove, match=says("play: count must be 1..4, got 5")):
+        r.check_play(0, 5)
+    with pytest.raises(IllegalMove, match=says("play: out of turn (seat 1 moved, seat 0 is to move)")):
+        r.check_play(1, 1)
+    r.check_play(0, 4)
+    assert r.__dict__ == before
