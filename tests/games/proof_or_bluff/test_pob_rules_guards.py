@@ -167,3 +167,10 @@ def test_the_modes_are_frozen_and_check_play_checks_without_playing():
         r.check_play(1, 1)
     r.check_play(0, 4)
     assert r.__dict__ == before
+
+
+def test_a_five_up_claim_is_kept_in_rank_order_and_mixed_names_are_refused():
+    r = five_up()
+    refused(r, 0, Claim((SEVEN, "x")), "claim: name none, one or two ranks of the board, got (5, 'x')")
+    r.apply(0, Claim((KING, SEVEN)))
+    assert r.public_state().claim == (0, (SEVEN, KING))
