@@ -298,8 +298,10 @@ def test_the_last_play_is_the_newest_of_the_round():
     t.apply(1, Play(SEVEN, 2))
     t.apply(NO_SEAT, CloseWindow(1))
     t.apply(2, Play(SEVEN, 1))
+    t.apply(NO_SEAT, CloseWindow(2))
+    t.apply(0, Play(SEVEN, 4))
     s = t.public_state()
-    assert s.pile == ((1, 2), (2, 1)) and s.last_play == (2, 1) and s.pile_size == 3
+    assert s.pile == ((1, 2), (2, 1), (0, 4)) and s.last_play == (0, 4) and s.pile_size == 7
 
 
 def test_a_new_round_and_a_new_hand_start_with_no_passes_and_no_call():

@@ -11,7 +11,8 @@ import pytest
 from zkbluff.errors import IllegalMove
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.proof_or_bluff.rules import (
-    MODES, Accept, Challenge, Claim, ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies,
+    FIVE_UP_BOARD, FIVE_UP_HAND, MODES, Accept, Challenge, Claim, ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules,
+    Play, ProveLies,
     ProveVerdict, Timeout,
 )
 
@@ -145,3 +146,50 @@ def test_timeout_refusals_name_the_seat_and_the_limit():
 def test_each_table_refuses_the_others_actions_by_name():
     refused(classic(), 0, Claim(()), "claim: not an action of the classic table")
     refused(five_up(), 0, Play(1, SEVEN), "play: not an action of 5 Up 2 Down")
+
+
+def test_both_tables_public_states_are_frozen():
+    import dataclasses
+    for snap in (classic().public_state(), five_up().public_state()):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            snap.to_move = 1  # type: ignore[misc]
+        assert hash(snap) == hash(dataclasses.replace(snap))
+
+
+def test_the_modes_are_frozen_and_check_play_checks_without_playing():
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        MODES["casual"].target = 99  # type: ignore[misc]
+    r = classic()
+    before = copy.deepcopy(r.__dict__)
+    with pytest.raises(IllegalMove, match=says("play: count must be 1..4, got 5")):
+        r.check_play(0, 5)
+    with pytest.raises(IllegalMove, match=says("play: out of turn (seat 1 moved, seat 0 is to move)")):
+        r.check_play(1, 1)
+    r.check_play(0, 4)
+    assert r.__dict__ == before
+
+
+def test_a_five_up_claim_is_kept_in_rank_order_and_mixed_names_are_refused():
+    r = five_up()
+    refused(r, 0, Claim((SEVEN, "x")), "claim: name none, one or two ranks of the board, got (5, 'x')")
+    r.apply(0, Claim((KING, SEVEN)))
+    assert r.public_state().claim == (0, (SEVEN, KING))
+
+
+def test_the_seeds_shape_two_players_and_two_hidden_cards_against_a_board_of_five():
+    """Seed 000: a two-player game; 5 Up 2 Down deals two private cards each and five face up."""
+    assert ClassicRules.n_seats == FiveUpRules.n_seats == 2
+    assert classic().n_seats == five_up().n_seats == 2
+    assert (FIVE_UP_HAND, FIVE_UP_BOARD) == (2, 5)
+
+
+def test_a_five_up_claim_and_answer_come_from_the_seat_to_move_in_their_phase():
+    r = five_up()
+    refused(r, 1, Claim((SEVEN,)), "claim: out of turn (seat 1 moved, seat 0 is to move)")
+    refused(r, 0, Accept(), "accept: not allowed now (the table is waiting for: claim by seat 0)")
+    r.apply(0, Claim((SEVEN,)))
+    refused(r, 0, Accept(), "accept: out of turn (seat 0 moved, seat 1 is to move)")
+    refused(r, 1, Claim((SEVEN,)), "claim: not allowed now (the table is waiting for: respond by seat 1)")
+    r.apply(1, Accept())
+    assert r.public_state().scores == (1, 0)
