@@ -270,3 +270,25 @@ def test_a_memory_writer_touches_no_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     w = chain({"i": 1})
     assert w.path is None and list(tmp_path.iterdir()) == []
+
+
+def test_each_line_is_flushed_and_fsynced_before_append_returns(tmp_path, monkeypatch):
+    """"Flushed to disk one by one": append syncs the file it wrote, and the line is already
+    out of Python's buffer when it does (a crash after append loses nothing)."""
+    p = tmp_path / "t.jsonl"
+    w = TranscriptWriter(p)
+    synced = []
+    real = os.fsync
+
+    def spy(fd):
+        with open(p, encoding="utf-8") as fh:
+            synced.append(fh.read())
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    for i in range(2):
+        w.append(None, "x", {"i": i})
+        assert synced[-1] == "".join(x + "\n" for x in w.lines)  # on disk when it was synced
+    assert len(synced) == 2
+    TranscriptWriter(None).append(None, "x", {})
+    assert len(synced) == 2  # a memory writer syncs nothing
