@@ -10,15 +10,19 @@ check: deleting the check makes the line pass or fail elsewhere with another mes
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import ClassVar, Mapping
 
 import pytest
 
-from engine_toy_game import apply_all, count_match, rechain, write
+from engine_toy_game import CountRules, CountSpec, Go, Tick, apply_all, count_match, rechain, write
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
 from zkbluff.games.engine.proven_deal import starting_draw
 from zkbluff.games.engine.referee import Referee
-from zkbluff.games.engine.rules import NO_SEAT
+from zkbluff.games.engine import registry
+from zkbluff.games.engine.rules import NO_SEAT, Action
+from zkbluff.games.engine.spec import Role
 from zkbluff.games.engine.table import Table
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.proof_or_bluff.rules import N_RANKS, ClassicDeal, FiveUpDeal
@@ -584,6 +588,18 @@ def test_a_game_without_scores_ends_by_its_deal_with_every_score_zero(match_keys
     assert tab.view.over and tab.writer.events[-1]["action"] == "end"
     assert tab.view.result().scores == (0, 0, 0) and tab.view.result().placements == (1, 1, 2)
     assert verify_transcript(path)["scores"] == [0, 0, 0]
+    # over by the deal before the end line: no deal-phase line may follow (the late seat's entropy)
+    ref = replay(tab)
+    ref_before_end = Referee(tab.writer.events[0])
+    for e in tab.writer.events[1:-1]:
+        ref_before_end.apply(e)
+    assert ref_before_end.over and not ref_before_end.ended
+    shape = next(e for e in tab.writer.events if e["action"] == "entropy.seat")  # a seat's entropy line, as seat 2
+    late = sign_line(seats[2].key, {**{k: v for k, v in shape.items() if k != "sig"}, "seat": 2,
+                                    "n": ref_before_end.next_line, "prev": ref_before_end.head, "at": clock.t})
+    with pytest.raises(IllegalMove, match="^entropy.seat: the match is over$"):
+        ref_before_end.apply(late)
+    assert ref.ended and ref.complete
 
 
 def test_the_live_referee_takes_a_stamp_within_five_seconds_of_its_clock(count_game):
@@ -613,8 +629,6 @@ def test_a_stray_error_of_a_games_own_code_is_a_malformed_line(count_game, monke
     """Data of a shape a game's code did not expect (its check raising a lookup, type, value or
     attribute error) is MalformedInput naming the line's action, never the raw exception,
     and the line changes nothing."""
-    from engine_toy_game import CountRules
-
     tab, events, _ = count_game
     lines = rechain(tab, events[:2])
     ref = Referee(json.loads(lines[0]))
@@ -626,3 +640,117 @@ def test_a_stray_error_of_a_games_own_code_is_a_malformed_line(count_game, monke
     with pytest.raises(MalformedInput, match=f"^'go': malformed line \\({type(stray).__name__}: "):
         ref.apply(json.loads(lines[1]))
     assert ref.next_line == 2 and ref.rules.s.total == 0
+
+
+def test_a_header_with_only_the_required_fields_is_accepted(count_game):
+    """``limits`` and ``ceremony`` are optional: a header without either is a header (the
+    twin of the field checks above, which refuse one field short or one too many)."""
+    tab, events, _ = count_game
+    header = {k: v for k, v in json.loads(json.dumps(events[0])).items() if k != "sig"}
+    assert "limits" in header["data"] and "ceremony" not in header["data"]
+    header["data"].pop("limits")
+    ref = Referee(sign_line(tab.referee.key, header))
+    assert ref.header.get("limits") is None and ref.next_line == 2
+
+
+def test_a_timeout_clock_needs_a_known_limit_and_a_stamp(count_game):
+    tab, events, _ = count_game
+    lines = rechain(tab, [{**events[0], "at": 1000.0}, {**events[1], "at": 1001.0}])
+    ref = Referee(json.loads(lines[0]))
+    ref.apply(json.loads(lines[1]))
+    assert ref.timeout_clock(1, "idle", 2000.0)["deadline"] == 1001.0 + ref.header["limits"]["idle"]
+    with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.nosuch and a stamp on line 2$"):
+        ref.timeout_clock(1, "nosuch", 2000.0)
+    unstamped = Referee(json.loads(rechain(tab, events[:1])[0]))
+    assert unstamped.head_at is None
+    with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.idle and a stamp on line 1$"):
+        unstamped.timeout_clock(0, "idle", 2000.0)
+
+
+def test_no_line_data_may_carry_a_secret(count_game):
+    """Beyond its action's own fields, a line's data may not carry a field named as a secret
+    (``secret.leaked``), whatever the action's own check would say; another stray field is
+    the action's to refuse."""
+    tab, events, _ = count_game
+    go = events[1]
+    for data, code in (({"step": 1, "salt": "5"}, "secret.leaked"), ({"step": 1, "hand_salt": "5"}, "secret.leaked"),
+                       ({"step": 1, "witness": []}, "secret.leaked"), ({"step": 1, "extra": 1}, "malformed")):
+        ref, err = apply_all(tab, events[:1] + [{**go, "data": data}])
+        assert isinstance(err, MalformedInput) and err.code == code, (data, err)
+        assert ref.next_line == 2
+    ref, err = apply_all(tab, events[:1] + [{**go, "data": {"step": 1, "salt": "5"}}])
+    assert str(err) == "go: data field(s) ['salt'] named as secrets: no line may carry a secret"
+    end = events[4]
+    ref, err = apply_all(tab, events[:4] + [{**end, "data": {**end["data"], "secret": "x"}}])
+    assert isinstance(err, MalformedInput) and err.code == "secret.leaked"
+    # the closing line's data is the scheme's (the dealer's revealed secret is its point)
+    ref, err = apply_all(tab, events)
+    assert err is None and ref.complete
+
+
+def test_a_deal_line_may_not_carry_a_secret_beyond_its_fields(entropy_paused):
+    tab = entropy_paused
+    honest = seat_line(tab, 0)
+    ref = replay(tab)
+    with pytest.raises(MalformedInput, match=r"^entropy.seat: data field\(s\) \['entropy'\] named as secrets"):
+        ref.apply(resigned(tab.seats[0].key, honest, data={**honest["data"], "entropy": "ab" * 32}))
+    private = sorted(ref.secret_names)[0]  # a private witness input of one of the match's statements
+    with pytest.raises(MalformedInput, match=rf"^entropy.seat: data field\(s\) \['{private}'\] named as secrets"):
+        ref.apply(resigned(tab.seats[0].key, honest, data={**honest["data"], private: "1"}))
+    assert ref.ledger.deal.seats == {}
+
+
+@dataclass(frozen=True)
+class Idle(Action):
+    kind: ClassVar[str] = "idle_timeout"
+    seat: int
+
+
+class LaxIdleRules(CountRules):
+    """The toy game with a timeout whose rules take any seat: only the referee's own check
+    (the timeout must be the spec's for the seat to move) stands between it and the table."""
+
+    def check(self, seat, action):
+        if isinstance(action, Idle):
+            if seat is not NO_SEAT or self.over:
+                raise IllegalMove("idle_timeout: the referee's, before the end")
+            return
+        super().check(seat, action)
+
+    def _apply(self, seat, action):
+        if isinstance(action, Idle):
+            self.s.total = 3
+        else:
+            super()._apply(seat, action)
+
+
+class TimedCountSpec(CountSpec):
+    actions = (Go, Tick, Idle)
+    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE, "idle_timeout": Role.REFEREE}
+
+    def new_rules(self):
+        return LaxIdleRules()
+
+    def timeout(self, rules):
+        return None if rules.over else (Idle(rules.to_move), "idle")
+
+
+def test_a_timeout_must_name_the_seat_to_move_even_where_the_rules_would_take_another(count_game, monkeypatch):
+    tab, events, _ = count_game
+    monkeypatch.setitem(registry._GAMES, CountSpec.game, TimedCountSpec)
+    lines = rechain(tab, [{**events[0], "at": 1000.0}, {**events[1], "at": 1001.0}])
+    ref = Referee(json.loads(lines[0]))
+    ref.apply(json.loads(lines[1]))
+    assert ref.rules.to_move == 1
+    at = 1001.0 + ref.header["limits"]["idle"] + 1
+
+    def timeout(seat):
+        clock = ref.timeout_clock(seat, "idle", at)
+        return sign_line(tab.referee.key, {"n": 3, "prev": ref.head, "seat": None, "action": "idle_timeout",
+                                           "data": {"seat": seat}, "at": at, "clock": clock})
+
+    with pytest.raises(IllegalMove, match=r"^idle_timeout: the seat to move and its limit give \{'seat': 1\}$"):
+        ref.apply(timeout(0))
+    assert ref.next_line == 3 and not ref.over
+    ref.apply(timeout(1))  # the twin: the seat to move's timeout
+    assert ref.over
