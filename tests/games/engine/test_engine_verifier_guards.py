@@ -282,3 +282,21 @@ def test_a_per_match_ceremony_binds_its_record_to_the_header(ceremony_match, tmp
     assert "the ceremony record's seat keys are not the seats the header lists" in str(err)
     # the twin: the header unchanged, re-signed the same way, verifies from the copied record
     assert verify_transcript(write(tmp_path, _header_changed(tab, events, lambda d: None), "h.jsonl"))["complete"]
+
+
+@pytest.mark.parametrize("stray", [KeyError("commitment"), IndexError("0"), TypeError("unhashable"),
+                                   ValueError("bad"), AttributeError("no get")])
+def test_a_stray_error_of_a_games_header_check_is_a_malformed_header(count_game, monkeypatch, stray):
+    """A game's own header check that fails with a lookup, type, value or attribute error (a
+    shape it did not expect) is reported as a malformed header on line 1, never a stack trace."""
+    from engine_toy_game import RevealDeal
+
+    _, _, path = count_game
+
+    def check_header(self, deal, n_seats):
+        raise stray
+
+    monkeypatch.setattr(RevealDeal, "check_header", check_header)
+    err = refused(path)
+    assert type(err) is MalformedInput and err.line == 1 and err.code == "header.malformed"
+    assert str(err).startswith("transcript line 1: malformed data (")
