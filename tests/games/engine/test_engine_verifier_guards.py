@@ -8,6 +8,7 @@ cases use one real match each."""
 from __future__ import annotations
 
 import json
+import random
 import shutil
 
 import pytest
@@ -141,17 +142,42 @@ def test_at_line_keeps_a_line_and_code_already_given():
 
 # ---------------------------------------------------------------- an earlier bad proof is named first
 
+class SeededSecrets:
+    """Stands in for the ``secrets`` module in the entropy code (as in Cheat's whole-table
+    test): every party's entropy from one seeded generator, so the deal and, with seeded
+    bots, the whole match is the same on every run."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+
+    def randbelow(self, n: int) -> int:
+        return self.rng.randrange(n)
+
+    def token_bytes(self, k: int) -> bytes:
+        return self.rng.randbytes(k)
+
+
 @pytest.fixture(scope="module")
 def proved_match(match_keys, tmp_path_factory):
+    import zkbluff.protocol.entropy as entropy
+
     path = tmp_path_factory.mktemp("v") / "m.jsonl"
-    tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path,
-                     key_folder=match_keys)
-    cls = spec_class("proof-or-bluff")
-    bots = [cls.house_bot(11), cls.house_bot(12)]
-    while not tab.over:
-        s = tab.to_move
-        tab.move(s, bots[s].act(tab.observation(s)))
-    return tab, [json.loads(x) for x in path.read_text().splitlines()]
+    mp = pytest.MonkeyPatch()
+    mp.setattr(entropy, "secrets", SeededSecrets(2100))
+    try:
+        tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "dealer"}, ["ann", "house"], transcript=path,
+                         key_folder=match_keys)
+        cls = spec_class("proof-or-bluff")
+        bots = [cls.house_bot(11), cls.house_bot(12)]
+        while not tab.over:
+            s = tab.to_move
+            tab.move(s, bots[s].act(tab.observation(s)))
+    finally:
+        mp.undo()
+    events = [json.loads(x) for x in path.read_text().splitlines()]
+    # the seeded match ends on a proven line (a challenged claim settled to the target)
+    assert [e["action"] for e in events[-3:]] == ["challenge", "prove", "end"] and events[-2]["proofs"]
+    return tab, events
 
 
 def _key_of(tab):
@@ -200,6 +226,17 @@ def test_a_bad_proof_on_an_earlier_line_is_named_before_a_later_fault(proved_mat
     assert err.line == i + 1 and err.code == "proof.invalid"
     err = refused(write(tmp_path, [canonical(e) for e in events[:-1]], "e.jsonl"))
     assert err.line == len(events) and err.code == "end.missing"
+
+
+def test_a_bad_proof_on_the_line_that_ends_the_match_is_named_before_the_missing_end(proved_match, tmp_path):
+    """The last line of a transcript cut before its end carries a bad proof: that line is
+    named (proof.invalid), not the missing end line after it."""
+    tab, events = proved_match
+    k = len(events) - 2  # the prove line that ended the match
+    forged = json.loads(json.dumps(events[:-1]))
+    forged[k]["proofs"][0]["proof"]["pi_c"] = forged[k]["proofs"][0]["proof"]["pi_a"]
+    err = refused(write(tmp_path, _resign(forged, _key_of(tab), k), "f.jsonl"))
+    assert isinstance(err, TranscriptError) and err.line == k + 1 and err.code == "proof.invalid"
 
 
 # ---------------------------------------------------------------- a private key set, a per-match ceremony
