@@ -292,3 +292,19 @@ def test_each_line_is_flushed_and_fsynced_before_append_returns(tmp_path, monkey
     assert len(synced) == 2
     TranscriptWriter(None).append(None, "x", {})
     assert len(synced) == 2  # a memory writer syncs nothing
+
+
+@pytest.mark.parametrize("value, why", [("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
+                                        ("[" * 100000 + "]" * 100000, "maximum recursion depth exceeded")])
+def test_json_python_cannot_read_is_malformed_on_its_own_line(value, why):
+    """JSON too big for the reader (a number of over 4300 digits, arrays nested beyond the
+    recursion limit) is refused like any other non-JSON line, naming that line; never a
+    raw ValueError or RecursionError."""
+    good = canonical({"n": 1, "prev": GENESIS, "seat": None, "action": "x", "data": {}})
+    bad = '{"n":2,"prev":"' + line_hash(good) + '","seat":null,"action":"x","data":' + value + "}"
+    events = parse_chain([good, bad])
+    assert next(events)["n"] == 1
+    with pytest.raises(MalformedInput) as exc:
+        next(events)
+    assert exc.value.line == 2 and exc.value.code == "line.json"
+    assert str(exc.value).startswith(f"transcript line 2: not JSON this reader takes ({why}")

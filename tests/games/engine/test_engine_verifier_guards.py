@@ -337,3 +337,27 @@ def test_a_stray_error_of_a_games_header_check_is_a_malformed_header(count_game,
     err = refused(path)
     assert type(err) is MalformedInput and err.line == 1 and err.code == "header.malformed"
     assert str(err).startswith("transcript line 1: malformed data (")
+
+
+def test_a_bad_last_proof_of_a_whole_transcript_is_caught_by_the_final_batch(proved_match, tmp_path):
+    """The last proof, followed only by the end line: no later line's context can notice, so
+    only the batch verified at the end does (and names its line)."""
+    tab, events = proved_match
+    k = len(events) - 2
+    forged = json.loads(json.dumps(events))
+    forged[k]["proofs"][0]["proof"]["pi_c"] = forged[k]["proofs"][0]["proof"]["pi_a"]
+    err = refused(write(tmp_path, _resign(forged, _key_of(tab), k), "g.jsonl"))
+    assert isinstance(err, TranscriptError) and err.line == k + 1 and err.code == "proof.invalid"
+    assert verify_transcript(write(tmp_path, [canonical(e) for e in events], "h.jsonl"))["complete"]  # the twin
+
+
+def test_a_line_too_big_to_read_is_named(count_game, tmp_path):
+    tab, events, _ = count_game
+    lines = rechain(tab, events)
+    lines[2] = lines[2].replace('"data":{"step":2}', '"data":{"step":' + "2" * 5000 + "}")
+    err = refused(write(tmp_path, lines))
+    assert type(err) is MalformedInput and err.line == 3 and err.code == "line.json"
+    lines = rechain(tab, events)
+    lines[0] = lines[0][:-1] + ',"x":' + "1" * 5000 + "}"
+    err = refused(write(tmp_path, lines))
+    assert type(err) is MalformedInput and err.line == 1 and err.code == "line.json"
