@@ -19,6 +19,7 @@ from zkbluff.games.engine import registry
 from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import _at_line, verify_transcript
 from zkbluff.games.registry import spec_class
+from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey, sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 
@@ -270,6 +271,9 @@ def test_a_private_key_set_verifies_only_when_given_and_loudly(keyed_game, tmp_p
     assert type(err) is TranscriptError and err.line == 1 and err.code == "header.key"
     report = verify_transcript(path, keys_dir=folder)
     assert report["key_sources"] == {"value.choice.v1": "private"} and len(report["loud"]) == 1
+    header = json.loads(path.read_text().splitlines()[0])["data"]
+    fingerprint = VerifyingKey.from_json(header["keys"]["value.choice.v1"]).fingerprint()
+    assert report["keys"] == {"value.choice.v1": fingerprint[:16]} and len(fingerprint) > 16
 
 
 @pytest.fixture(scope="module")
