@@ -8,6 +8,7 @@ discloses) are computed with the native Poseidon commitment, which is what the s
 proves (tests/games/mind_bluff/test_mind_bluff_engine.py runs the same with real proofs)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -137,6 +138,15 @@ def test_the_referee_secrets_round_trip_and_refuse_a_malformed_file(secrets):
             RefereeSecrets.from_json(bad)
     with pytest.raises(MalformedInput, match="^referee secrets: "):
         RefereeSecrets.from_json(None)  # type: ignore[arg-type]
+
+
+def test_the_referee_secrets_are_fixed_and_the_salt_seed_has_256_bits(secrets):
+    """Everything the referee proves from follows from these and the table: they never change
+    after the start, and the count salts come from a seed of at least 256 bits."""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        secrets.salt_seed = "00" * 32  # type: ignore[misc]
+    for s in (secrets, RefereeSecrets.fresh()):
+        assert len(bytes.fromhex(s.salt_seed)) >= 32 and 0 <= s.entropy < r and 0 <= s.entropy_salt < r
 
 
 # ---------------------------------------------------------------- a native table: the referee's moves and the ledger
@@ -345,8 +355,8 @@ def test_game_three_draws_from_both_revealed_entropies(native, secrets):
     with pytest.raises(CommitmentMismatch, match=exactly(f"reveal_entropy: seat {seat}'s entropy does not open its "
                                                          "commitment in the header")):
         t.ledger.expect(t.rules, seat, RevealEntropy(ENTROPIES[1 - seat]))
-    with pytest.raises(MalformedInput, match="^entropy: "):
-        t.ledger.expect(t.rules, seat, RevealEntropy("AB" * 32))
+    with pytest.raises(MalformedInput, match=exactly(f"entropy: expected 64 lowercase hex digits, got {'AB' * 32!r}")):
+        t.ledger.expect(t.rules, seat, RevealEntropy("AB" * 32))  # the message says what it got
     t.line(seat, RevealEntropy(ENTROPIES[seat]))
     with pytest.raises(IllegalMove, match="the draw needs both"):
         t.ledger.seat_entropy_fields()
