@@ -754,3 +754,41 @@ def test_a_timeout_must_name_the_seat_to_move_even_where_the_rules_would_take_an
     assert ref.next_line == 3 and not ref.over
     ref.apply(timeout(1))  # the twin: the seat to move's timeout
     assert ref.over
+
+
+def test_offline_every_proof_goes_to_the_batch_and_live_none_does(classic_paused):
+    """``verify_now=False`` (the offline verifier): a proof is not paired on its line but
+    collected, and a bad one fails the batch naming its line; live, it is paired at once and
+    nothing is collected."""
+    from zkbluff.errors import InvalidProof
+
+    tab = classic_paused
+    honest = deal_line(tab)
+    bad = json.loads(json.dumps(honest))
+    bad["proofs"][0]["proof"]["pi_c"] = bad["proofs"][0]["proof"]["pi_a"]  # a curve point: fails only the pairing
+    bad = resigned(tab.dealer.key, bad)
+    offline = replay(tab, verify_now=False)
+    offline.apply(honest)
+    assert len(offline.batch) == 1 and offline.n_proofs == 1
+    offline.batch.verify()
+    offline = replay(tab, verify_now=False)
+    offline.apply(bad)  # taken: only the batch pairs it
+    assert len(offline.batch) == 1
+    with pytest.raises(TranscriptError) as exc:
+        offline.batch.verify()
+    assert exc.value.line == honest["n"] and exc.value.code == "proof.invalid"
+    live = replay(tab)
+    with pytest.raises(InvalidProof):
+        live.apply(bad)
+    live.apply(honest)
+    assert len(live.batch) == 0 and live.n_proofs == 1
+
+
+def test_a_malformed_verifying_key_in_the_header_is_a_malformed_header(classic_paused):
+    tab = classic_paused
+    header = {k: v for k, v in json.loads(json.dumps(tab.writer.events[0])).items() if k != "sig"}
+    first = sorted(header["data"]["keys"])[0]
+    header["data"]["keys"][first] = {"protocol": "groth16"}
+    with pytest.raises(MalformedInput) as exc:
+        Referee(sign_line(tab.referee.key, header))
+    assert exc.value.code == "header.malformed"
