@@ -597,8 +597,9 @@ def test_a_game_without_scores_ends_by_its_deal_with_every_score_zero(match_keys
     shape = next(e for e in tab.writer.events if e["action"] == "entropy.seat")  # a seat's entropy line, as seat 2
     late = sign_line(seats[2].key, {**{k: v for k, v in shape.items() if k != "sig"}, "seat": 2,
                                     "n": ref_before_end.next_line, "prev": ref_before_end.head, "at": clock.t})
-    with pytest.raises(IllegalMove, match="^entropy.seat: the match is over$"):
+    with pytest.raises(IllegalMove, match="^entropy.seat: the match is over$") as exc:
         ref_before_end.apply(late)
+    assert exc.value.code == "line.order"  # the referee's own check (the scheme's says rules.illegal)
     assert ref.ended and ref.complete
 
 
