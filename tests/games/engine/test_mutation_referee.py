@@ -652,6 +652,10 @@ def test_a_header_with_only_the_required_fields_is_accepted(count_game):
     header["data"].pop("limits")
     ref = Referee(sign_line(tab.referee.key, header))
     assert ref.header.get("limits") is None and ref.next_line == 2
+    # ... and one with both optional fields (the caller checks the ceremony record it names)
+    header["data"].update(limits={"idle": 0.5, "proof": 1}, ceremony={"digest": "ab" * 32, "record": "r"})
+    ref = Referee(sign_line(tab.referee.key, header))
+    assert ref.header["limits"] == {"idle": 0.5, "proof": 1}  # any positive number of seconds
 
 
 def test_a_timeout_clock_needs_a_known_limit_and_a_stamp(count_game):
@@ -783,6 +787,12 @@ def test_offline_every_proof_goes_to_the_batch_and_live_none_does(classic_paused
         live.apply(bad)
     live.apply(honest)
     assert len(live.batch) == 0 and live.n_proofs == 1
+    events = [json.loads(canonical(e)) for e in tab.writer.events]
+    default = Referee(events[0])  # verifying at once is the default
+    for e in events[1:]:
+        default.apply(e)
+    with pytest.raises(InvalidProof):
+        default.apply(bad)
 
 
 def test_a_malformed_verifying_key_in_the_header_is_a_malformed_header(classic_paused):
