@@ -803,3 +803,15 @@ def test_a_malformed_verifying_key_in_the_header_is_a_malformed_header(classic_p
     with pytest.raises(MalformedInput) as exc:
         Referee(sign_line(tab.referee.key, header))
     assert exc.value.code == "header.malformed"
+
+
+def test_an_accepted_deal_line_is_observed_by_the_deal_scheme(classic_paused):
+    """The referee hands every accepted game line to the deal scheme, which records a deal
+    line's sealed hands per seat: what a complaint about that deal is checked against."""
+    tab = classic_paused
+    line = deal_line(tab)
+    ref = replay(tab)
+    assert ref.ledger.deal.deals == ()
+    ref.apply(line)
+    (dealt,) = ref.ledger.deal.deals
+    assert dealt.line == line["n"] and sorted(dealt.sealed) == sorted(line["data"]["sealed_hands"])
