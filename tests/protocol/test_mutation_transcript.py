@@ -316,3 +316,20 @@ def test_json_python_cannot_read_is_malformed_on_its_own_line(value, why):
         sys.setrecursionlimit(limit)
     assert exc.value.line == 2 and exc.value.code == "line.json"
     assert str(exc.value).startswith(f"transcript line 2: not JSON this reader takes ({why}")
+
+
+def test_secret_fields_are_the_secret_names_the_extra_names_and_salts():
+    from zkbluff.protocol.transcript import secret_fields
+
+    assert secret_fields({"seed", "n", "entropy"}) == ["entropy", "seed"]  # no extra names given
+    assert secret_fields({"perm", "n"}, {"perm"}) == ["perm"]
+    assert secret_fields({"hand_salt", "countSalt", "salty", "x"}) == ["countSalt", "hand_salt"]
+    assert secret_fields({"perm", "x"}) == [] and secret_fields({1, "seed"}) == ["seed"]
+
+
+def test_a_top_level_secret_field_is_refused_as_leaked():
+    line = canonical({"n": 1, "prev": GENESIS, "seat": None, "action": "x", "data": {}, "entropy": "ab"})
+    with pytest.raises(MalformedInput) as exc:
+        list(parse_chain([line]))
+    assert exc.value.code == "secret.leaked" and exc.value.line == 1
+    assert str(exc.value) == ("transcript line 1: field(s) ['entropy'] named as secrets: no line may carry a secret")
