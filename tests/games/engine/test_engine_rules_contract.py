@@ -3,9 +3,12 @@ rules class must give every abstract member, or it cannot be made at all; a miss
 a TypeError at construction, never a silent default at the first line of a match."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import pytest
 
-from zkbluff.games.engine.rules import Rules
+from zkbluff.games.engine.rules import Action, Rules
 
 MEMBERS = ("over", "to_move", "legal_actions", "check", "_apply", "public_state", "result")
 
@@ -41,3 +44,21 @@ def test_a_rules_class_missing_one_member_cannot_be_made(missing):
 def test_the_base_itself_cannot_be_made():
     with pytest.raises(TypeError, match="abstract"):
         Rules()  # type: ignore[abstract]
+
+
+def test_every_action_is_frozen():
+    """Action is a frozen dataclass, so an action class cannot be a mutable one (a line's
+    action, once checked, cannot change under the referee)."""
+    with pytest.raises(TypeError, match="cannot inherit non-frozen dataclass from a frozen one"):
+        @dataclass
+        class Mutable(Action):
+            kind: ClassVar[str] = "mutable"
+            n: int
+
+    @dataclass(frozen=True)
+    class Fixed(Action):
+        kind: ClassVar[str] = "fixed"
+        n: int
+
+    with pytest.raises(AttributeError):
+        Fixed(1).n = 2  # type: ignore[misc]
