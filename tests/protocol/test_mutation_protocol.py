@@ -210,3 +210,24 @@ def test_verify_now_pairs_and_the_batch_is_per_key(claim):
     assert exc.value.line == 11
     with pytest.raises(Exception):
         Envelope.from_json(env).signer = 0  # type: ignore[misc]  # frozen
+
+
+def test_check_envelope_takes_what_it_checks_against_by_keyword_only(claim):
+    """statement, vk, names, pinned, ... are keyword-only: a call cannot swap them by position."""
+    stmt, pk, env = claim
+    with pytest.raises(TypeError):
+        check_envelope(env, CLAIM, pk.vk, stmt.public, {}, "m", 4, "00" * 32, 2)  # type: ignore[misc]
+
+
+def test_two_bad_proofs_on_one_line_name_the_first_added(claim):
+    """Two batches (two keys) failing on the same line: the line is named once, with the
+    statement of the proof added first (a later batch never displaces an equal line)."""
+    stmt, pk, env = claim
+    other = setup_insecure_seeded_for_tests(stmt.build()[0], "mutation envelope, another key")
+    lying = {**env, "public": [env["public"][0], env["public"][1], "0"] + env["public"][3:]}
+    batch = ProofBatch()
+    batch.add(pk.vk, Envelope.from_json({**lying, "statement": "first.v1"}), 5)
+    batch.add(other.vk, Envelope.from_json({**env, "statement": "second.v1"}), 5)  # pk's proof under another key
+    with pytest.raises(TranscriptError) as exc:
+        batch.verify()
+    assert exc.value.line == 5 and str(exc.value) == "line 5: the first.v1 proof does not verify"

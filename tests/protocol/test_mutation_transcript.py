@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 
 import pytest
 
@@ -270,3 +271,65 @@ def test_a_memory_writer_touches_no_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     w = chain({"i": 1})
     assert w.path is None and list(tmp_path.iterdir()) == []
+
+
+def test_each_line_is_flushed_and_fsynced_before_append_returns(tmp_path, monkeypatch):
+    """"Flushed to disk one by one": append syncs the file it wrote, and the line is already
+    out of Python's buffer when it does (a crash after append loses nothing)."""
+    p = tmp_path / "t.jsonl"
+    w = TranscriptWriter(p)
+    synced = []
+    real = os.fsync
+
+    def spy(fd):
+        with open(p, encoding="utf-8") as fh:
+            synced.append(fh.read())
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", spy)
+    for i in range(2):
+        w.append(None, "x", {"i": i})
+        assert synced[-1] == "".join(x + "\n" for x in w.lines)  # on disk when it was synced
+    assert len(synced) == 2
+    TranscriptWriter(None).append(None, "x", {})
+    assert len(synced) == 2  # a memory writer syncs nothing
+
+
+@pytest.mark.parametrize("value, why", [("1" * 5000, "Exceeds the limit (4300 digits) for integer string conversion"),
+                                        ("[" * 5000 + "]" * 5000, "maximum recursion depth exceeded")])
+def test_json_python_cannot_read_is_malformed_on_its_own_line(value, why):
+    """JSON too big for the reader (a number of over 4300 digits, arrays nested beyond the
+    recursion limit) is refused like any other non-JSON line, naming that line; never a
+    raw ValueError or RecursionError. The recursion limit is Python's default here: py_ecc
+    raises it to 100000 when imported, and then the C decoder overflows the C stack instead
+    (a crash no reader can catch; see the report of issue 21)."""
+    good = canonical({"n": 1, "prev": GENESIS, "seat": None, "action": "x", "data": {}})
+    bad = '{"n":2,"prev":"' + line_hash(good) + '","seat":null,"action":"x","data":' + value + "}"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        events = parse_chain([good, bad])
+        assert next(events)["n"] == 1
+        with pytest.raises(MalformedInput) as exc:
+            next(events)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert exc.value.line == 2 and exc.value.code == "line.json"
+    assert str(exc.value).startswith(f"transcript line 2: not JSON this reader takes ({why}")
+
+
+def test_secret_fields_are_the_secret_names_the_extra_names_and_salts():
+    from zkbluff.protocol.transcript import secret_fields
+
+    assert secret_fields({"seed", "n", "entropy"}) == ["entropy", "seed"]  # no extra names given
+    assert secret_fields({"perm", "n"}, {"perm"}) == ["perm"]
+    assert secret_fields({"hand_salt", "countSalt", "salty", "x"}) == ["countSalt", "hand_salt"]
+    assert secret_fields({"perm", "x"}) == [] and secret_fields({1, "seed"}) == ["seed"]
+
+
+def test_a_top_level_secret_field_is_refused_as_leaked():
+    line = canonical({"n": 1, "prev": GENESIS, "seat": None, "action": "x", "data": {}, "entropy": "ab"})
+    with pytest.raises(MalformedInput) as exc:
+        list(parse_chain([line]))
+    assert exc.value.code == "secret.leaked" and exc.value.line == 1
+    assert str(exc.value) == ("transcript line 1: field(s) ['entropy'] named as secrets: no line may carry a secret")

@@ -118,6 +118,9 @@ def parse_chain(lines: list[str]) -> Iterator[dict[str, Any]]:
             event = json.loads(line)
         except json.JSONDecodeError as exc:
             raise MalformedInput(f"transcript line {i}: not JSON ({exc.msg})", line=i, code="line.json") from None
+        except (ValueError, RecursionError) as exc:  # a number of over 4300 digits; arrays nested too deep
+            raise MalformedInput(f"transcript line {i}: not JSON this reader takes ({str(exc).split(':')[0]})",
+                                 line=i, code="line.json") from None
         if not isinstance(event, dict):
             raise MalformedInput(f"transcript line {i}: expected a JSON object, got {type(event).__name__}",
                                  line=i, code="line.json")

@@ -160,6 +160,8 @@ def test_a_wrong_sealed_hand_leads_to_a_verified_complaint(match_keys, tmp_path,
     with pytest.raises(DealerAtFault) as exc:
         verify_transcript(path)
     assert exc.value.line == complaint["n"]
+    fault = end["data"]["reason"].removeprefix("the dealer is at fault: ")
+    assert str(exc.value) == f"line {complaint['n']}: the dealer is at fault (complaint upheld): {fault}"
     res = CliRunner().invoke(main, ["transcript", "verify", str(path)])
     assert res.exit_code == 1 and f"line {complaint['n']}" in res.output and "dealer is at fault" in res.output
     assert "complains" in tab.spec.text.describe(complaint, tab.header["seats"])

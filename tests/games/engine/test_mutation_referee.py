@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, ClassVar, Mapping, Optional
+from typing import ClassVar, Mapping
 
 import pytest
 
+from engine_toy_game import CountRules, CountSpec, Go, Tick, apply_all, count_match, rechain, write
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError
-from zkbluff.games.engine import registry
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
 from zkbluff.games.engine.proven_deal import starting_draw
 from zkbluff.games.engine.referee import Referee
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
-from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
-from zkbluff.games.engine.table import Table, open_match
+from zkbluff.games.engine import registry
+from zkbluff.games.engine.rules import NO_SEAT, Action
+from zkbluff.games.engine.spec import Role
+from zkbluff.games.engine.table import Table
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.proof_or_bluff.rules import N_RANKS, ClassicDeal, FiveUpDeal
 from zkbluff.games.registry import spec_for
-from zkbluff.protocol.commit_reveal import commit_entropy
 from zkbluff.protocol.entropy import EntropySecret
 from zkbluff.protocol.signing import InvalidSignature, SigningKey, sign_line
 from zkbluff.protocol.transcript import TranscriptWriter, canonical, line_hash
@@ -228,210 +228,9 @@ def test_no_game_action_before_the_entropy_phase_is_complete(entropy_paused):
 
 # ---------------------------------------------------------------- end and closing, on a toy game
 
-@dataclass(frozen=True)
-class Go(Action):
-    kind: ClassVar[str] = "go"
-    step: int
-
-
-@dataclass(frozen=True)
-class Tick(Action):
-    kind: ClassVar[str] = "tick"
-
-
-@dataclass
-class CountState:
-    total: int = 0
-    to_move: Optional[int] = 0
-
-
-class CountRules(Rules):
-    """Two seats say ``go`` in turn; three steps end it (seat 0 wins). The referee may
-    ``tick`` (an action of the referee's) at any time."""
-
-    n_seats = 2
-
-    def __init__(self) -> None:
-        self.s = CountState()
-
-    @property
-    def over(self) -> bool:
-        return self.s.total >= 3
-
-    @property
-    def to_move(self) -> Optional[int]:
-        return None if self.over else self.s.to_move
-
-    def legal_actions(self, seat):
-        return [Go(self.s.total + 1)] if seat == self.to_move else []
-
-    def check(self, seat, action):
-        if isinstance(action, Tick):
-            if seat is not NO_SEAT or self.over:
-                raise IllegalMove("tick: the referee's, before the end")
-            return
-        self._expect_turn(seat, "go")
-        if not isinstance(action, Go) or action.step != self.s.total + 1:
-            raise IllegalMove(f"go: step {self.s.total + 1} expected")
-
-    def _apply(self, seat, action):
-        if isinstance(action, Go):
-            self.s.total += 1
-            self.s.to_move = 1 - self.s.to_move  # type: ignore[operator]
-
-    def public_state(self):
-        return CountState(self.s.total, self.to_move)
-
-    def result(self):
-        return Result((1, 2), (self.s.total, 0), "three steps") if self.over else None
-
-
-class RevealDeal(DealScheme):
-    """The dealer commits a secret in the header (SHA-256) and reveals it after the end."""
-
-    closing: ClassVar[Optional[str]] = "reveal"
-    trust: ClassVar[str] = "test only"
-
-    def seat_secrets(self):
-        return {}
-
-    def seat_public(self, secrets):
-        return {}
-
-    def seat_to_dealer(self, seat, secrets):
-        return {}
-
-    def dealer_start(self, match_id, seat_public, seat_messages):
-        return {"secret": "ab" * 32}
-
-    def header(self, dealer, seat_public):
-        return {"commitment": commit_entropy(dealer["secret"])}
-
-    def check_header(self, deal, n_seats):
-        if not isinstance(deal, dict) or set(deal) != {"commitment"}:
-            raise MalformedInput("count: deal must be {commitment}")
-
-    def closing_data(self, dealer):
-        return {"secret": dealer["secret"]}
-
-    def check_closing(self, header, data, ledger):
-        if not isinstance(data, dict) or set(data) != {"secret"} or not isinstance(data["secret"], str):
-            raise MalformedInput(f"reveal: data must be {{secret}}, got {data!r:.60}")
-        if commit_entropy(data["secret"]) != header["deal"]["commitment"]:
-            raise CommitmentMismatch("reveal: the secret does not open the header's commitment")
-
-
-class _Text:
-    RULES = "count to three"
-
-    @staticmethod
-    def describe(line, names):
-        return line["action"]
-
-
-class _Bot:
-    def __init__(self, seed):
-        pass
-
-    def act(self, obs):
-        return Go(obs.total + 1)
-
-
-class CountSpec(GameSpec):
-    game = "count-to-three"
-    title = "Count to three"
-    actions = (Go, Tick)
-    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE}
-    n_seats = 2
-    house_bot = _Bot
-    random_bot = _Bot
-    text = _Text
-
-    def __init__(self, options=None):
-        super().__init__(options)
-        self.deal = RevealDeal()
-
-    def statements(self):
-        return []
-
-    def new_rules(self):
-        return CountRules()
-
-    def new_ledger(self, header):
-        return None
-
-    def demand(self, rules, ledger, seat, action) -> list[ProofDemand]:
-        return []
-
-    def record(self, ledger, seat, action, publics):
-        pass
-
-    def new_private(self):
-        return {}
-
-    def seat_move(self, private, rules, seat, intent) -> Move:
-        return Move(intent)
-
-    def seat_receive(self, private, deal_secrets, seat, match_id, event, action, publics):
-        return dict(private)
-
-    def observation(self, rules, private, seat):
-        return rules.public_state()
-
-    def dealer_move(self, dealer, rules, ledger, match_id, line):
-        return None
-
-    def timeout(self, rules) -> Optional[tuple[Action, Any]]:
-        return None
-
-
 @pytest.fixture
 def count_game(monkeypatch, tmp_path):
-    monkeypatch.setitem(registry._GAMES, CountSpec.game, CountSpec)
-    path = tmp_path / "count.jsonl"
-    tab = open_match(CountSpec.game, None, ["a", "b"], transcript=path)
-    while not tab.over:
-        s = tab.to_move
-        tab.move(s, Go(tab.view.rules.s.total + 1))
-    events = [json.loads(x) for x in path.read_text().splitlines()]
-    assert [e["action"] for e in events] == ["header", "go", "go", "go", "end", "reveal"]
-    events = [{k: v for k, v in e.items() if k != "at"} for e in events]  # optional offline; lines get reused
-    return tab, events, path
-
-
-def key_of(tab, e):
-    if e.get("seat") is not None:
-        return tab.seats[e["seat"]].key
-    return tab.dealer.key if e["action"] == "reveal" else tab.referee.key
-
-
-def rechain(tab, events):
-    out, prev = [], "0" * 64
-    for i, e in enumerate(events, start=1):
-        e = {k: v for k, v in e.items() if k != "sig"}
-        e = sign_line(key_of(tab, e), {**e, "n": i, "prev": prev})
-        out.append(canonical(e))
-        prev = line_hash(out[-1])
-    return out
-
-
-def write(tmp_path, lines, name="f.jsonl"):
-    p = tmp_path / name
-    p.write_text("\n".join(lines) + ("\n" if lines else ""))
-    return p
-
-
-def apply_all(tab, events):
-    """Replay ``events`` (re-chained and re-signed) through a fresh referee; return it and
-    the error of the first refused line (None if all pass)."""
-    lines = rechain(tab, events)
-    ref = Referee(json.loads(lines[0]), verify_now=True)
-    for x in lines[1:]:
-        try:
-            ref.apply(json.loads(x))
-        except Exception as exc:  # noqa: BLE001 - the caller asserts the type
-            return ref, exc
-    return ref, None
+    return count_match(monkeypatch, tmp_path)
 
 
 def test_the_toy_match_verifies_complete_only_with_its_closing_line(count_game, tmp_path):
@@ -730,3 +529,290 @@ def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_pause
                           data={"seat": 0, "limit": "proof"}))
     ref.apply(timeout(at=deadline + 1, clock=due))
     assert ref.over and ref.result().placements == (2, 1)
+
+
+# ---------------------------------------------------------------- gaps found by `make mutate` (engine.referee)
+
+def resigned(key, line, **change):
+    """``line`` with ``change`` applied (a None value drops the field), signed again by ``key``."""
+    e = {k: v for k, v in line.items() if k != "sig"}
+    for k, v in change.items():
+        if v is None:
+            e.pop(k, None)
+        else:
+            e[k] = v
+    return sign_line(key, e)
+
+
+def test_a_deal_phase_line_carries_no_proof_and_no_clock(entropy_paused):
+    """An entropy line is the deal scheme's to check, which looks at its data only: the
+    referee itself refuses the fields the scheme never reads (and records nothing)."""
+    tab = entropy_paused
+    honest = seat_line(tab, 0)
+    for change, match in (({"proofs": []}, "^entropy.seat: an unexpected proof$"),
+                          ({"clock": {"since": 2}}, "^entropy.seat: unexpected fields$")):
+        ref = replay(tab)
+        with pytest.raises(IllegalMove, match=match):
+            ref.apply(resigned(tab.seats[0].key, honest, **change))
+        assert ref.ledger.deal.seats == {} and ref.next_line == 3
+    ref = replay(tab)
+    ref.apply(honest)  # the twin: the same line without them is recorded
+    assert sorted(ref.ledger.deal.seats) == [0]
+
+
+class _Clock:
+    def __init__(self, t: float = 1000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_a_game_without_scores_ends_by_its_deal_with_every_score_zero(match_keys, tmp_path):
+    """Cheat's public state keeps penalties, not ``scores``: a forfeit before the deal (a
+    seat that sent no entropy in time) ends the match with a score of 0 for every seat."""
+    from zkbluff.games.engine.parties import TimeLimits
+
+    spec = spec_for("cheat", {"players": "3"})
+    clock = _Clock()
+    seats = [Seat(spec, i, f"s{i}", Prover(match_keys), clock=clock) for i in range(3)]
+    seats[2].sends_deal_lines = False
+    path = tmp_path / "cheat.jsonl"
+    tab = Table(RefereeParty(spec, prover=Prover(match_keys), limits=TimeLimits(entropy=30), clock=clock),
+                Dealer(spec, Prover(match_keys), clock=clock), seats, TranscriptWriter(path))
+    tab.start()
+    ref = replay(tab)
+    assert not ref.over and ref.result() is None
+    clock.t += 31
+    forfeit = tab.poll()
+    assert forfeit["action"] == "entropy.forfeit" and forfeit["data"]["seats"] == [2]
+    assert tab.view.over and tab.writer.events[-1]["action"] == "end"
+    assert tab.view.result().scores == (0, 0, 0) and tab.view.result().placements == (1, 1, 2)
+    assert verify_transcript(path)["scores"] == [0, 0, 0]
+    # over by the deal before the end line: no deal-phase line may follow (the late seat's entropy)
+    ref = replay(tab)
+    ref_before_end = Referee(tab.writer.events[0])
+    for e in tab.writer.events[1:-1]:
+        ref_before_end.apply(e)
+    assert ref_before_end.over and not ref_before_end.ended
+    shape = next(e for e in tab.writer.events if e["action"] == "entropy.seat")  # a seat's entropy line, as seat 2
+    late = sign_line(seats[2].key, {**{k: v for k, v in shape.items() if k != "sig"}, "seat": 2,
+                                    "n": ref_before_end.next_line, "prev": ref_before_end.head, "at": clock.t})
+    with pytest.raises(IllegalMove, match="^entropy.seat: the match is over$") as exc:
+        ref_before_end.apply(late)
+    assert exc.value.code == "line.order"  # the referee's own check (the scheme's says rules.illegal)
+    assert ref.ended and ref.complete
+
+
+def test_the_live_referee_takes_a_stamp_within_five_seconds_of_its_clock(count_game):
+    """STAMP_TOLERANCE is 5 s either way: a line stamped 5 s from the live referee's clock is
+    taken, one stamped a little more is refused (a back-dated entropy or timeout)."""
+    from zkbluff.games.engine.parties import RefereeParty
+    from zkbluff.games.engine.referee import STAMP_TOLERANCE
+
+    tab, events, _ = count_game
+    assert STAMP_TOLERANCE == 5.0
+    for at, ok in ((1005.0, True), (995.0, True), (1005.25, False), (994.75, False)):
+        lines = rechain(tab, [events[0], {**events[1], "at": at}])
+        party = RefereeParty(tab.spec, clock=lambda: 1000.0)
+        party.receive(json.loads(lines[0]))
+        if ok:
+            party.receive(json.loads(lines[1]))
+            assert party.view.next_line == 3
+        else:
+            with pytest.raises(IllegalMove, match=f"^line 2 is stamped {at}; the referee's clock reads 1000.0$"):
+                party.receive(json.loads(lines[1]))
+            assert party.view.next_line == 2
+
+
+@pytest.mark.parametrize("stray", [KeyError("step"), IndexError("hands"), TypeError("unorderable"),
+                                   ValueError("bad"), AttributeError("no field")])
+def test_a_stray_error_of_a_games_own_code_is_a_malformed_line(count_game, monkeypatch, stray):
+    """Data of a shape a game's code did not expect (its check raising a lookup, type, value or
+    attribute error) is MalformedInput naming the line's action, never the raw exception,
+    and the line changes nothing."""
+    tab, events, _ = count_game
+    lines = rechain(tab, events[:2])
+    ref = Referee(json.loads(lines[0]))
+
+    def check(self, seat, action):
+        raise stray
+
+    monkeypatch.setattr(CountRules, "check", check)
+    with pytest.raises(MalformedInput, match=f"^'go': malformed line \\({type(stray).__name__}: "):
+        ref.apply(json.loads(lines[1]))
+    assert ref.next_line == 2 and ref.rules.s.total == 0
+
+
+def test_a_header_with_only_the_required_fields_is_accepted(count_game):
+    """``limits`` and ``ceremony`` are optional: a header without either is a header (the
+    twin of the field checks above, which refuse one field short or one too many)."""
+    tab, events, _ = count_game
+    header = {k: v for k, v in json.loads(json.dumps(events[0])).items() if k != "sig"}
+    assert "limits" in header["data"] and "ceremony" not in header["data"]
+    header["data"].pop("limits")
+    ref = Referee(sign_line(tab.referee.key, header))
+    assert ref.header.get("limits") is None and ref.next_line == 2
+    # ... and one with both optional fields (the caller checks the ceremony record it names)
+    header["data"].update(limits={"idle": 0.5, "proof": 1}, ceremony={"digest": "ab" * 32, "record": "r"})
+    ref = Referee(sign_line(tab.referee.key, header))
+    assert ref.header["limits"] == {"idle": 0.5, "proof": 1}  # any positive number of seconds
+
+
+def test_a_timeout_clock_needs_a_known_limit_and_a_stamp(count_game):
+    tab, events, _ = count_game
+    lines = rechain(tab, [{**events[0], "at": 1000.0}, {**events[1], "at": 1001.0}])
+    ref = Referee(json.loads(lines[0]))
+    ref.apply(json.loads(lines[1]))
+    assert ref.timeout_clock(1, "idle", 2000.0)["deadline"] == 1001.0 + ref.header["limits"]["idle"]
+    with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.nosuch and a stamp on line 2$"):
+        ref.timeout_clock(1, "nosuch", 2000.0)
+    unstamped = Referee(json.loads(rechain(tab, events[:1])[0]))
+    assert unstamped.head_at is None
+    with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.idle and a stamp on line 1$"):
+        unstamped.timeout_clock(0, "idle", 2000.0)
+
+
+def test_no_line_data_may_carry_a_secret(count_game):
+    """Beyond its action's own fields, a line's data may not carry a field named as a secret
+    (``secret.leaked``), whatever the action's own check would say; another stray field is
+    the action's to refuse."""
+    tab, events, _ = count_game
+    go = events[1]
+    for data, code in (({"step": 1, "salt": "5"}, "secret.leaked"), ({"step": 1, "hand_salt": "5"}, "secret.leaked"),
+                       ({"step": 1, "witness": []}, "secret.leaked"), ({"step": 1, "extra": 1}, "malformed")):
+        ref, err = apply_all(tab, events[:1] + [{**go, "data": data}])
+        assert isinstance(err, MalformedInput) and err.code == code, (data, err)
+        assert ref.next_line == 2
+    ref, err = apply_all(tab, events[:1] + [{**go, "data": {"step": 1, "salt": "5"}}])
+    assert str(err) == "go: data field(s) ['salt'] named as secrets: no line may carry a secret"
+    end = events[4]
+    ref, err = apply_all(tab, events[:4] + [{**end, "data": {**end["data"], "secret": "x"}}])
+    assert isinstance(err, MalformedInput) and err.code == "secret.leaked"
+    # the closing line's data is the scheme's (the dealer's revealed secret is its point)
+    ref, err = apply_all(tab, events)
+    assert err is None and ref.complete
+
+
+def test_a_deal_line_may_not_carry_a_secret_beyond_its_fields(entropy_paused):
+    tab = entropy_paused
+    honest = seat_line(tab, 0)
+    ref = replay(tab)
+    with pytest.raises(MalformedInput, match=r"^entropy.seat: data field\(s\) \['entropy'\] named as secrets"):
+        ref.apply(resigned(tab.seats[0].key, honest, data={**honest["data"], "entropy": "ab" * 32}))
+    private = sorted(ref.secret_names)[0]  # a private witness input of one of the match's statements
+    with pytest.raises(MalformedInput, match=rf"^entropy.seat: data field\(s\) \['{private}'\] named as secrets"):
+        ref.apply(resigned(tab.seats[0].key, honest, data={**honest["data"], private: "1"}))
+    assert ref.ledger.deal.seats == {}
+
+
+@dataclass(frozen=True)
+class Idle(Action):
+    kind: ClassVar[str] = "idle_timeout"
+    seat: int
+
+
+class LaxIdleRules(CountRules):
+    """The toy game with a timeout whose rules take any seat: only the referee's own check
+    (the timeout must be the spec's for the seat to move) stands between it and the table."""
+
+    def check(self, seat, action):
+        if isinstance(action, Idle):
+            if seat is not NO_SEAT or self.over:
+                raise IllegalMove("idle_timeout: the referee's, before the end")
+            return
+        super().check(seat, action)
+
+    def _apply(self, seat, action):
+        if isinstance(action, Idle):
+            self.s.total = 3
+        else:
+            super()._apply(seat, action)
+
+
+class TimedCountSpec(CountSpec):
+    actions = (Go, Tick, Idle)
+    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE, "idle_timeout": Role.REFEREE}
+
+    def new_rules(self):
+        return LaxIdleRules()
+
+    def timeout(self, rules):
+        return None if rules.over else (Idle(rules.to_move), "idle")
+
+
+def test_a_timeout_must_name_the_seat_to_move_even_where_the_rules_would_take_another(count_game, monkeypatch):
+    tab, events, _ = count_game
+    monkeypatch.setitem(registry._GAMES, CountSpec.game, TimedCountSpec)
+    lines = rechain(tab, [{**events[0], "at": 1000.0}, {**events[1], "at": 1001.0}])
+    ref = Referee(json.loads(lines[0]))
+    ref.apply(json.loads(lines[1]))
+    assert ref.rules.to_move == 1
+    at = 1001.0 + ref.header["limits"]["idle"] + 1
+
+    def timeout(seat):
+        clock = ref.timeout_clock(seat, "idle", at)
+        return sign_line(tab.referee.key, {"n": 3, "prev": ref.head, "seat": None, "action": "idle_timeout",
+                                           "data": {"seat": seat}, "at": at, "clock": clock})
+
+    with pytest.raises(IllegalMove, match=r"^idle_timeout: the seat to move and its limit give \{'seat': 1\}$"):
+        ref.apply(timeout(0))
+    assert ref.next_line == 3 and not ref.over
+    ref.apply(timeout(1))  # the twin: the seat to move's timeout
+    assert ref.over
+
+
+def test_offline_every_proof_goes_to_the_batch_and_live_none_does(classic_paused):
+    """``verify_now=False`` (the offline verifier): a proof is not paired on its line but
+    collected, and a bad one fails the batch naming its line; live, it is paired at once and
+    nothing is collected."""
+    from zkbluff.errors import InvalidProof
+
+    tab = classic_paused
+    honest = deal_line(tab)
+    bad = json.loads(json.dumps(honest))
+    bad["proofs"][0]["proof"]["pi_c"] = bad["proofs"][0]["proof"]["pi_a"]  # a curve point: fails only the pairing
+    bad = resigned(tab.dealer.key, bad)
+    offline = replay(tab, verify_now=False)
+    offline.apply(honest)
+    assert len(offline.batch) == 1 and offline.n_proofs == 1
+    offline.batch.verify()
+    offline = replay(tab, verify_now=False)
+    offline.apply(bad)  # taken: only the batch pairs it
+    assert len(offline.batch) == 1
+    with pytest.raises(TranscriptError) as exc:
+        offline.batch.verify()
+    assert exc.value.line == honest["n"] and exc.value.code == "proof.invalid"
+    live = replay(tab)
+    with pytest.raises(InvalidProof):
+        live.apply(bad)
+    live.apply(honest)
+    assert len(live.batch) == 0 and live.n_proofs == 1
+    events = [json.loads(canonical(e)) for e in tab.writer.events]
+    default = Referee(events[0])  # verifying at once is the default
+    for e in events[1:]:
+        default.apply(e)
+    with pytest.raises(InvalidProof):
+        default.apply(bad)
+
+
+def test_a_malformed_verifying_key_in_the_header_is_a_malformed_header(classic_paused):
+    tab = classic_paused
+    header = {k: v for k, v in json.loads(json.dumps(tab.writer.events[0])).items() if k != "sig"}
+    first = sorted(header["data"]["keys"])[0]
+    header["data"]["keys"][first] = {"protocol": "groth16"}
+    with pytest.raises(MalformedInput) as exc:
+        Referee(sign_line(tab.referee.key, header))
+    assert exc.value.code == "header.malformed"
+
+
+def test_an_accepted_deal_line_is_observed_by_the_deal_scheme(classic_paused):
+    """The referee hands every accepted game line to the deal scheme, which records a deal
+    line's sealed hands per seat: what a complaint about that deal is checked against."""
+    tab = classic_paused
+    line = deal_line(tab)
+    ref = replay(tab)
+    assert ref.ledger.deal.deals == ()
+    ref.apply(line)
+    (dealt,) = ref.ledger.deal.deals
+    assert dealt.line == line["n"] and sorted(dealt.sealed) == sorted(line["data"]["sealed_hands"])

@@ -114,11 +114,11 @@ class Rules(ABC):
 
     n_seats: int
 
-    @property
+    @property  # abstract: every rules class defines its own over
     @abstractmethod
     def over(self) -> bool: ...
 
-    @property
+    @property  # abstract: every rules class defines its own to_move
     @abstractmethod
     def to_move(self) -> Optional[int]: ...
 
