@@ -126,7 +126,7 @@ class ChaCha:
                 break
         if greatest ^ fq2_negative(y):
             y = ((-y[0]) % p, (-y[1]) % p)
-        from py_ecc import optimized_bn128 as bn  # (imported here: ~40 ms a process otherwise)
+        from zkbluff.curve.pyecc_backend import bn  # (imported here: ~40 ms a process otherwise)
 
         P = (bn.FQ2(list(x)), bn.FQ2(list(y)), bn.FQ2.one())
         Q = bn.multiply(P, G2_COFACTOR)  # py_ecc does not reduce the scalar mod r

@@ -5,9 +5,18 @@ reference against which the native backend is cross-checked.
 """
 from __future__ import annotations
 
+import sys
 from typing import Sequence
 
-from py_ecc import optimized_bn128 as bn
+_RECURSION_LIMIT = sys.getrecursionlimit()
+from py_ecc import optimized_bn128 as bn  # noqa: E402
+
+# py_ecc raises the interpreter's recursion limit to 100000 when imported (its own package
+# __init__); nothing we call from it recurses deeply, and at that limit json.loads of a line
+# nested ~100000 deep overflows the C stack (a crash, not a RecursionError) in any process
+# that imported it: a hostile transcript or message could kill a verifier or a client. The
+# limit goes back to what it was. (Import py_ecc through this module: ceremony/rng.py does.)
+sys.setrecursionlimit(_RECURSION_LIMIT)
 
 from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, ifft_by_batches
 from zkbluff.field import r
