@@ -654,9 +654,9 @@ def test_a_header_with_only_the_required_fields_is_accepted(count_game):
     ref = Referee(sign_line(tab.referee.key, header))
     assert ref.header.get("limits") is None and ref.next_line == 2
     # ... and one with both optional fields (the caller checks the ceremony record it names)
-    header["data"].update(limits={"idle": 0.5, "proof": 1}, ceremony={"digest": "ab" * 32, "record": "r"})
+    header["data"].update(limits={"idle": 20, "proof": 10.5}, ceremony={"digest": "ab" * 32, "record": "r"})
     ref = Referee(sign_line(tab.referee.key, header))
-    assert ref.header["limits"] == {"idle": 0.5, "proof": 1}  # any positive number of seconds
+    assert ref.header["limits"] == {"idle": 20, "proof": 10.5}  # seconds, each at least its floor (an int or not)
 
 
 def test_a_timeout_clock_needs_a_known_limit_and_a_stamp(count_game):
