@@ -683,10 +683,13 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {model}{load}"
 
 
+ALL_SECTIONS = "lean,curve,ntt,builder,groth16,statements,bots"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--sections", default="lean,curve,ntt,builder,groth16,statements,bots")
+    ap.add_argument("--sections", default=ALL_SECTIONS)
     args = ap.parse_args()
     emit(f"# zkbluff benchmarks\n\nMachine: {machine()}; Python {sys.version.split()[0]}; "
          f"curve backends {', '.join(available_backends())}; field kernels {', '.join(available_kernels())}.\n")
@@ -696,7 +699,35 @@ def main() -> None:
          "lean": bench_lean}[sec]()
     if not args.quick:
         path = ROOT / "benchmarks" / "results.md"
-        path.write_text("\n".join(OUT) + "\n" + kept_sections(path))
+        text = "\n".join(OUT) + "\n"
+        if args.sections != ALL_SECTIONS:
+            text = merged_sections(path, text, f"re-measured alone in a later run on {machine()}")
+        path.write_text(text + kept_sections(path))
+
+
+def _split_sections(text: str) -> tuple[str, list[tuple[str, str]]]:
+    """The text before the first ``## `` heading, and each (heading line, whole section)."""
+    parts = text.split("\n## ")
+    return parts[0], [(p.split("\n", 1)[0], "## " + p) for p in parts[1:]]
+
+
+def merged_sections(path: Path, new_text: str, note: str) -> str:
+    """A partial run's sections in place of their old versions; every other section of
+    results.md (and its header) kept as it was, so ``--sections`` never drops a table."""
+    try:
+        old_text = path.read_text()
+    except OSError:
+        return new_text
+    marker = old_text.find("<!-- server_load: start -->")
+    old_head, old = _split_sections(old_text if marker < 0 else old_text[:marker])
+    _, new = _split_sections(new_text)
+    fresh = {}
+    for heading, body in new:
+        first, _, rest = body.partition("\n")
+        fresh[heading] = f"{first}\n\n_This section {note}._\n{rest}"
+    merged = [fresh.pop(heading, body) for heading, body in old]
+    merged += list(fresh.values())
+    return "\n".join([old_head.rstrip("\n") + "\n", *(b.rstrip("\n") + "\n" for b in merged)])
 
 
 def kept_sections(path: Path) -> str:
