@@ -1,0 +1,216 @@
+"""The C MSM (zkbluff._msm_native, Pippenger with batched affine additions on MCL's point
+layout) against MCL's own mulVec and the py_ecc reference, on hypothesis-generated inputs
+and the batch-affine edge cases (a point twice, P and -P in one bucket, points at
+infinity, zero scalars, r - 1, n = 0, 1, 2), with both of its multiplications and small
+windows; the mcl backend's dispatch to it; its self-check and the loud fallback."""
+import ctypes
+import importlib
+import os
+import warnings
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from zkbluff.curve import G1_GENERATOR
+from zkbluff.errors import BackendUnavailable
+from zkbluff.field import get_kernel, r
+
+mb = pytest.importorskip("zkbluff.curve.mcl_backend")
+
+
+def _native():
+    try:
+        return importlib.import_module("zkbluff._msm_native")
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("zkbluff._msm_native is not built under CI")
+        pytest.skip("the C MSM is not built here")
+
+
+SCALARS = st.one_of(st.sampled_from([0, 1, 2, r - 1, r - 2, 1 << 253]), st.integers(min_value=0, max_value=r - 1))
+#: a term: the point as a small multiple of G (None: infinity; small multiples repeat,
+#: and e and r - e are P and -P) and its scalar
+TERMS = st.lists(st.tuples(st.one_of(st.none(), st.integers(min_value=1, max_value=6),
+                                     st.integers(min_value=r - 6, max_value=r - 1)), SCALARS), max_size=24)
+
+
+def _points(mcl, es):
+    return [None if e is None else mcl.g1_mul(G1_GENERATOR, e) for e in es]
+
+
+def _ours(mcl, points, ks, window=0, portable=False):
+    prep = mcl.g1_prepare(points)
+    raw = _native().g1_msm(prep.data, mb._fr_blob(ks), len(points), window, portable)
+    return mb._g1_from_struct(mb.G1Struct.from_buffer_copy(raw))
+
+
+def _mcl_mulvec(mcl, points, ks):
+    prep = mcl.g1_prepare(points)
+    out = mb.G1Struct()
+    if points:
+        frs = (ctypes.c_uint64 * (4 * len(ks))).from_buffer_copy(mb._fr_blob(ks))
+        mb._G1_MULVEC(ctypes.addressof(out), ctypes.addressof(prep.data), ctypes.addressof(frs), len(ks))
+    return mb._g1_from_struct(out)
+
+
+@settings(max_examples=40, deadline=None)
+@given(TERMS, st.sampled_from([0, 2, 3, 5, 16]), st.booleans())
+def test_msm_equals_mcl_mulvec(mcl, terms, window, portable):
+    points = _points(mcl, [e for e, _ in terms])
+    ks = [k for _, k in terms]
+    assert _ours(mcl, points, ks, window, portable) == _mcl_mulvec(mcl, points, ks)
+
+
+@settings(max_examples=8, deadline=None)
+@given(TERMS.filter(lambda t: len(t) <= 6), st.sampled_from([0, 2, 3]))
+def test_msm_equals_the_pyecc_reference(mcl, pyecc, terms, window):
+    es = [e for e, _ in terms]
+    ks = [k for _, k in terms]
+    assert _ours(mcl, _points(mcl, es), ks, window) == pyecc.g1_msm(_points(pyecc, es), ks)
+
+
+EDGE_CASES = {
+    "n=0": ([], []),
+    "n=1": ([3], [r - 1]),
+    "n=1 scalar 0": ([3], [0]),
+    "n=1 infinity": ([None], [5]),
+    "n=2 P and P": ([4, 4], [7, 7]),
+    "n=2 P and -P": ([4, r - 4], [7, 7]),
+    "n=2 P and -P, scalar r-1": ([4, r - 4], [r - 1, r - 1]),
+    "all scalars zero": ([1, 2, 3, 4], [0, 0, 0, 0]),
+    "all points infinity": ([None, None, None], [1, 2, 3]),
+    "one point many times": ([5] * 40, [9] * 40),
+    "P and -P many times (sum infinity)": ([5, r - 5] * 20, [11] * 40),
+    "P, P, -P, P, -P": ([2, 2, r - 2, 2, r - 2], [1, 1, 1, 1, 1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+@pytest.mark.parametrize("window", [0, 2, 3])
+@pytest.mark.parametrize("portable", [False, True])
+def test_msm_edge_cases(mcl, case, window, portable):
+    es, ks = EDGE_CASES[case]
+    points = _points(mcl, es)
+    want = mcl.g1_mul(G1_GENERATOR, sum(k * e for e, k in zip(es, ks) if e is not None) % r)
+    assert _ours(mcl, points, ks, window, portable) == want == _mcl_mulvec(mcl, points, ks)
+
+
+def test_a_changed_scalar_or_point_changes_the_sum(mcl):
+    """The negative twin of the equalities: they are not met by a constant answer."""
+    points = _points(mcl, [1, 2, 3])
+    base = _ours(mcl, points, [5, 6, 7])
+    assert _ours(mcl, points, [5, 6, 8]) != base
+    assert _ours(mcl, _points(mcl, [1, 2, 4]), [5, 6, 7]) != base
+    assert base == mcl.g1_mul(G1_GENERATOR, 5 + 12 + 21)
+
+
+def test_malformed_inputs_are_refused(mcl):
+    native = _native()
+    prep = mcl.g1_prepare(_points(mcl, [1, 2]))
+    ks = mb._fr_blob([1, 2])
+    with pytest.raises(ValueError, match="bytes of points"):
+        native.g1_msm(prep.data, ks[:32], 2)
+    with pytest.raises(ValueError, match="bytes of points"):
+        native.g1_msm(bytes(prep.data)[:100], ks, 2)
+    with pytest.raises(ValueError, match="window of 17 bits"):
+        native.g1_msm(prep.data, ks, 2, 17)
+    jac = bytearray(prep.data)
+    jac[64:96] = mb._fp(2)  # z = 2: a Jacobian point, not affine
+    with pytest.raises(ValueError, match="neither affine"):
+        native.g1_msm(bytes(jac), ks, 2)
+    assert native.g1_msm(prep.data, ks, 2) != native.g1_msm(prep.data, mb._fr_blob([1, 3]), 2)
+
+
+def test_the_backend_sends_large_msms_to_it_and_small_ones_to_mcl(mcl, monkeypatch):
+    """Above NATIVE_MSM_MIN live terms the packed and the int MSMs go through the C MSM,
+    below through MCL's mulVec; both give MCL's answer (one packed vector with zeros and
+    points at infinity, as a prover has)."""
+    native = _native()
+    monkeypatch.setattr(mb, "_NATIVE_MSM", native)
+    n = mb.NATIVE_MSM_MIN + 200  # still above it without the zeros and the infinity
+    es = [(7 * i) % 997 + 1 for i in range(n)]
+    points = mcl.g1_mul_many(G1_GENERATOR, es)
+    points[3] = None
+    ks = [0 if i % 50 == 0 else (i * 0x9E3779B97F4A7C15 + 1) % r for i in range(n)]
+    want = mcl.g1_mul(G1_GENERATOR, sum(k * e for i, (e, k) in enumerate(zip(es, ks)) if i != 3) % r)
+    calls = []
+    real = native.g1_msm
+    monkeypatch.setattr(native, "g1_msm", lambda *a: calls.append(a[2]) or real(*a))
+    prep = mcl.g1_prepare(points)
+    k = get_kernel()
+    packed = k.mont_bytes(k.from_ints(ks, n))
+    assert mcl.g1_msm_packed(prep, packed) == want
+    assert mcl.g1_msm(prep, ks) == want
+    assert mcl.g1_msm_many([(points, ks), (points[:10], ks[:10])]) == [want, mcl.g1_msm(points[:10], ks[:10])]
+    assert len(calls) == 3 and all(c >= mb.NATIVE_MSM_MIN for c in calls)
+    calls.clear()
+    assert mcl.g1_msm_packed(mcl.g1_prepare(points[:100]), packed[:3200]) == mcl.g1_msm(points[:100], ks[:100])
+    assert calls == []  # small: MCL's mulVec
+    monkeypatch.setattr(mb, "_NATIVE_MSM", None)  # the fallback gives the same answer
+    assert mcl.g1_msm_packed(prep, packed) == want
+
+
+def test_the_self_check_passes_and_catches_a_wrong_msm(monkeypatch):
+    native = _native()
+    assert mb._msm_self_check(native) == []
+
+    class Wrong:
+        FP_MODULUS = native.FP_MODULUS
+
+        @staticmethod
+        def g1_msm(points, scalars, n, window=0, portable=False):
+            raw = bytearray(native.g1_msm(points, scalars, n, window, portable))
+            raw[0] ^= 1  # another x
+            return bytes(raw)
+
+    problems = mb._msm_self_check(Wrong)
+    assert problems and "differs from MCL's mulVec" in problems[0]
+
+    class WrongModulus(Wrong):
+        FP_MODULUS = r
+
+    assert mb._msm_self_check(WrongModulus) == ["the extension's base field modulus is not p"]
+
+
+def test_a_failed_self_check_or_a_missing_build_falls_back_loudly(monkeypatch):
+    monkeypatch.setattr(mb, "_msm_self_check", lambda native: ["G1 MSM differs"])
+    monkeypatch.delenv("ZKBLUFF_MSM", raising=False)
+    with pytest.warns(RuntimeWarning, match="fails its self-check.*G1 MSM differs"):
+        assert mb._load_native_msm() is None
+    monkeypatch.setenv("ZKBLUFF_MSM", "native")
+    with pytest.raises(BackendUnavailable, match="fails its self-check"):
+        mb._load_native_msm()
+    monkeypatch.setenv("ZKBLUFF_MSM", "mcl")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mb._load_native_msm() is None  # asked for: quietly
+    monkeypatch.setenv("ZKBLUFF_MSM", "fast")
+    with pytest.raises(BackendUnavailable, match="expected one of native, mcl"):
+        mb._load_native_msm()
+
+    def no_module(name):
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(mb.importlib, "import_module", no_module)
+    monkeypatch.delenv("ZKBLUFF_MSM")
+    with pytest.warns(RuntimeWarning, match="cannot be loaded"):
+        assert mb._load_native_msm() is None
+    monkeypatch.setenv("ZKBLUFF_MSM", "native")
+    with pytest.raises(BackendUnavailable, match="cannot be loaded"):
+        mb._load_native_msm()
+
+
+def test_the_self_check_passes_when_it_should(monkeypatch):
+    """The twin of the fallback: a good build loads, with no warning."""
+    _native()
+    monkeypatch.delenv("ZKBLUFF_MSM", raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert mb._load_native_msm() is not None
+
+
+def test_the_window_grows_with_the_number_of_terms():
+    native = _native()
+    windows = [native.window_bits(1 << k) for k in range(0, 21)]
+    assert windows == sorted(windows) and 2 <= windows[0] < windows[-1] <= 16
+    assert native.window_bits(1 << 16) > native.window_bits(1 << 10)
