@@ -27,7 +27,12 @@ def _native():
         pytest.skip("the C MSM is not built here")
 
 
-SCALARS = st.one_of(st.sampled_from([0, 1, 2, r - 1, r - 2, 1 << 253]), st.integers(min_value=0, max_value=r - 1))
+#: lambda, the cube root of unity in Fr that the GLV split uses: scalars near it and its
+#: multiples split into halves at the edges of their range
+LAMBDA = 0x30644e72e131a029048b6e193fd84104cc37a73fec2bc5e9b8ca0b2d36636f23
+SCALARS = st.one_of(st.sampled_from([0, 1, 2, r - 1, r - 2, 1 << 253, (r - 1) // 2, LAMBDA, LAMBDA + 1, r - LAMBDA,
+                                     LAMBDA * LAMBDA % r, (1 << 127) - 1, 1 << 127, 1 << 128]),
+                    st.integers(min_value=0, max_value=r - 1))
 #: a term: the point as a small multiple of G (None: infinity; small multiples repeat,
 #: and e and r - e are P and -P) and its scalar
 TERMS = st.lists(st.tuples(st.one_of(st.none(), st.integers(min_value=1, max_value=6),
@@ -207,6 +212,15 @@ def test_the_self_check_passes_when_it_should(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert mb._load_native_msm() is not None
+
+
+def test_lambda_is_the_endomorphism_the_split_assumes(mcl):
+    """(beta x, y) = lambda (x, y): the C split's constants agree with the curve (an MSM
+    with scalar lambda is lambda P; a wrong lambda or beta would make it differ)."""
+    P = mcl.g1_mul(G1_GENERATOR, 12345)
+    assert pow(LAMBDA, 3, r) == 1 != LAMBDA
+    assert _ours(mcl, [P], [LAMBDA]) == mcl.g1_mul(P, LAMBDA)
+    assert _ours(mcl, [P], [LAMBDA]) != mcl.g1_mul(P, LAMBDA * LAMBDA % r)  # the other root
 
 
 def test_the_window_grows_with_the_number_of_terms():

@@ -307,6 +307,77 @@ static inline __attribute__((always_inline)) void mont_mul_p_adx(u64 out[4], con
 
 static inline void mont_mul_p(u64 out[4], const u64 a[4], const u64 b[4]) { mont_mul(out, a, b, P_MOD, P_INV_NEG); }
 
+/* ------------------------------------------------------------------ GLV */
+
+/* beta, a cube root of unity in Fp (Montgomery form), and lambda, the matching one in Fr:
+ * (beta x, y) = lambda (x, y) on G1 (checked in tests and, through the MSM, at load) */
+static const fp GLV_BETA = {{0x3350c88e13e80b9cULL, 0x7dce557cdb5e56b9ULL,
+                            0x6001b4b8b615564aULL, 0x2682e617020217e0ULL}};
+/* a reduced basis of the lattice {(a, b): a + b lambda = 0 mod r}: (A1, -B1N), (A2, B2) */
+static const u64 GLV_A1[2] = {0x8211bbeb7d4f1128ULL, 0x6f4d8248eeb859fcULL};
+static const u64 GLV_A2[1] = {0x89d3256894d213e3ULL};
+static const u64 GLV_B1N[1] = {0x89d3256894d213e3ULL};
+static const u64 GLV_B2[2] = {0x0be4e1541221250bULL, 0x6f4d8248eeb859fdULL};
+/* floor(2^256 B2 / r) and floor(2^256 B1N / r) */
+static const u64 GLV_G1[3] = {0x5398fd0300ff6565ULL, 0x4ccef014a773d2d2ULL, 0x0000000000000002ULL};
+static const u64 GLV_G2[2] = {0xd91d232ec7e0b3d7ULL, 0x0000000000000002ULL};
+/* the halves are below 2^GLV_BITS (below 2^127 for every scalar < r) */
+#define GLV_BITS 128
+
+/* out = x y, all nx + ny limbs */
+static void mul_limbs(u64 *out, const u64 *x, int nx, const u64 *y, int ny) {
+    memset(out, 0, (size_t)(nx + ny) * sizeof(u64));
+    for (int i = 0; i < nx; i++) {
+        u64 carry = 0;
+        for (int j = 0; j < ny; j++) {
+            u128 t = (u128)x[i] * y[j] + out[i + j] + carry;
+            out[i + j] = (u64)t;
+            carry = (u64)(t >> 64);
+        }
+        out[i + ny] = carry;
+    }
+}
+
+/* a -= b (4 limbs, mod 2^256; b given by nb limbs) */
+static void sub_limbs(u64 a[4], const u64 *b, int nb) {
+    unsigned char c = 0;
+    for (int i = 0; i < 4; i++) c = SUBB(c, a[i], i < nb ? b[i] : 0, &a[i]);
+}
+
+/* k = (-1)^neg1 k1 + (-1)^neg2 k2 lambda mod r with k1, k2 < 2^128 (k < r, plain):
+ * c1 = floor(k B2 / r), c2 = floor(k B1N / r) (each at most 1 below the rounded
+ * quotient), k1 = k - c1 A1 - c2 A2, k2 = c1 B1N - c2 B2, computed mod 2^256 (their
+ * true values are small, so the two's complement gives sign and size). */
+static void glv_split(const u64 k[4], u64 k1[2], int *neg1, u64 k2[2], int *neg2) {
+    u64 w[7], c1[2], c2[2], t[4], a[4], b[4];
+    mul_limbs(w, k, 4, GLV_G1, 3);
+    c1[0] = w[4]; c1[1] = w[5];
+    mul_limbs(w, k, 4, GLV_G2, 2);
+    c2[0] = w[4]; c2[1] = w[5];
+    memcpy(a, k, 32);
+    mul_limbs(t, c1, 2, GLV_A1, 2);
+    sub_limbs(a, t, 4);
+    mul_limbs(t, c2, 2, GLV_A2, 1);
+    sub_limbs(a, t, 3);
+    mul_limbs(b, c1, 2, GLV_B1N, 1);
+    b[3] = 0;
+    mul_limbs(t, c2, 2, GLV_B2, 2);
+    sub_limbs(b, t, 4);
+    u64 *v[2] = {a, b};
+    int *neg[2] = {neg1, neg2};
+    u64 *o[2] = {k1, k2};
+    for (int h = 0; h < 2; h++) {
+        u64 *x = v[h];
+        *neg[h] = (int)(x[3] >> 63);
+        if (*neg[h]) {  /* two's complement negation */
+            unsigned char c = 0;
+            for (int i = 0; i < 4; i++) c = SUBB(c, 0, x[i], &x[i]);
+        }
+        o[h][0] = x[0];
+        o[h][1] = x[1];
+    }
+}
+
 /* ------------------------------------------------------------------ window size */
 
 /* The window c (bits per digit) minimising windows(c) * (m * A + 2^(c-1) * R): A, the
@@ -318,7 +389,7 @@ static int window_bits(size_t m) {
     int best = 2;
     double best_cost = 0;
     for (int c = 2; c <= 16; c++) {
-        int windows = (255 + c - 1) / c;
+        int windows = (GLV_BITS + 1 + c - 1) / c;
         double cost = windows * ((double)m * A + (double)((size_t)1 << (c - 1)) * R);
         if (c == 2 || cost < best_cost) { best = c; best_cost = cost; }
     }

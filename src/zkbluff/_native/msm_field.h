@@ -39,6 +39,7 @@ static void SFX(fp_inv)(fp *o, const fp *a) {
 #define F_eq fp_eq
 #define F_is_zero fp_is_zero
 #define F_ONE (&FP_ONE)
+#define F_BETA (&GLV_BETA)
 #define PFX(name) SFX(g1_##name)
 #include "msm_group.h"
 #undef F
@@ -52,4 +53,5 @@ static void SFX(fp_inv)(fp *o, const fp *a) {
 #undef F_eq
 #undef F_is_zero
 #undef F_ONE
+#undef F_BETA
 #undef PFX

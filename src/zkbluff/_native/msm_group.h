@@ -133,26 +133,30 @@ static void PFX(jac_add)(PFX(jac) *r, const PFX(jac) *p, const PFX(jac) *q) {
 
 /*
  * out = sum k_i P_i by the bucket method with signed digits of c bits, bucket sums
- * formed by batched affine additions.
+ * formed by batched affine additions, after the GLV split.
  *
  * pts: n points in MCL's layout (x, y, z in Montgomery form); each must be affine
  * (z = 1) or the point at infinity (z = 0, left out). ks: n plain scalars (4 limbs,
- * < 2^254). Returns 0, MSM_ENOMEM or MSM_EPOINT (a z that is neither 0 nor 1).
+ * < r). Returns 0, MSM_ENOMEM or MSM_EPOINT (a z that is neither 0 nor 1).
  *
- * Per window: the live points are counting-sorted by bucket into a scratch array
- * (negated for a negative digit), then each bucket's run is summed as a tree: in every
- * round, neighbouring pairs of every bucket are added at once, all the round's
- * denominators inverted with one field inversion (Montgomery's trick). A pair with
- * equal x is a doubling (its denominator 2y goes in the same batch) or P + (-P) (the
- * slot becomes the point at infinity, which later pairs pass through). The buckets
- * are then combined in Jacobian coordinates (running sums), the windows by c
- * doublings each.
+ * GLV: k P = k1 P + k2 phi(P) with phi(x, y) = (beta x, y) = lambda P and |k1|, |k2|
+ * < 2^128 (glv_split), so the MSM runs over 2m points with 128-bit scalars, the signs
+ * folded into the points: half the windows for twice the points, which halves the
+ * bucket combining.
+ *
+ * Per window: the points are counting-sorted by bucket into a scratch array (negated
+ * for a negative digit), then each bucket's run is summed as a tree: in every round,
+ * neighbouring pairs of every bucket are added at once, all the round's denominators
+ * inverted with one field inversion (Montgomery's trick). A pair with equal x is a
+ * doubling (its denominator 2y goes in the same batch) or P + (-P) (the slot becomes
+ * the point at infinity, which later pairs pass through). The buckets are then
+ * combined in Jacobian coordinates (running sums), the windows by c doublings each.
  */
 static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4], size_t n, int c) {
     const size_t psz = 3 * sizeof(F);
     PFX(jac_set_inf)(out);
     /* live terms: a nonzero scalar and a finite point */
-    size_t m = 0;
+    size_t live_n = 0;
     uint32_t *live = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
     if (!live) return MSM_ENOMEM;
     for (size_t i = 0; i < n; i++) {
@@ -160,11 +164,26 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
         if (F_is_zero(z)) continue;
         if (!F_eq(z, F_ONE)) { free(live); return MSM_EPOINT; }
         if ((ks[i][0] | ks[i][1] | ks[i][2] | ks[i][3]) == 0) continue;
-        live[m++] = (uint32_t)i;
+        live[live_n++] = (uint32_t)i;
     }
-    if (m == 0) { free(live); return 0; }
+    if (live_n == 0) { free(live); return 0; }
+    /* the GLV split: terms 2t and 2t + 1 are (+-P, |k1|) and (+-phi(P), |k2|) */
+    const size_t m = 2 * live_n;
+    PFX(aff) *src = (PFX(aff) *)malloc(m * sizeof(PFX(aff)));
+    u64 (*half_k)[2] = (u64 (*)[2])malloc(m * sizeof *half_k);
+    if (!src || !half_k) { free(live); free(src); free(half_k); return MSM_ENOMEM; }
+    for (size_t t = 0; t < live_n; t++) {
+        const F *p = (const F *)(pts + (size_t)live[t] * psz);
+        int neg1, neg2;
+        glv_split(ks[live[t]], half_k[2 * t], &neg1, half_k[2 * t + 1], &neg2);
+        src[2 * t].x = p[0];
+        F_mul(&src[2 * t + 1].x, &p[0], F_BETA);
+        if (neg1) F_neg(&src[2 * t].y, &p[1]); else src[2 * t].y = p[1];
+        if (neg2) F_neg(&src[2 * t + 1].y, &p[1]); else src[2 * t + 1].y = p[1];
+    }
+    free(live);
     if (c <= 0) c = window_bits(m);
-    const int windows = (255 + c - 1) / c;
+    const int windows = (GLV_BITS + 1 + c - 1) / c;
     const int32_t nb = (int32_t)1 << (c - 1);     /* buckets 1..nb: digits in [-nb, nb] */
     size_t half = m / 2 + 1;
     uint8_t *carry = (uint8_t *)calloc(m, 1);
@@ -187,12 +206,12 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
         const int bit = w * c;
         memset(start, 0, ((size_t)nb + 1) * sizeof(int32_t));
         for (size_t t = 0; t < m; t++) {
-            const u64 *k = ks[live[t]];
+            const u64 *k = half_k[t];
             u64 v = 0;
-            if (bit < 256) {
+            if (bit < 128) {
                 int limb = bit >> 6, off = bit & 63;
                 v = k[limb] >> off;
-                if (off + c > 64 && limb < 3) v |= k[limb + 1] << (64 - off);
+                if (off + c > 64 && limb < 1) v |= k[limb + 1] << (64 - off);
                 v &= ((u64)1 << c) - 1;
             }
             int32_t d = (int32_t)v + carry[t];
@@ -211,9 +230,8 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
             if (!d) continue;
             int32_t b = (d < 0 ? -d : d) - 1;
             int32_t at = start[b] + --cnt[b];
-            const F *src = (const F *)(pts + (size_t)live[t] * psz);
-            buf[at].x = src[0];
-            if (d < 0) F_neg(&buf[at].y, &src[1]); else buf[at].y = src[1];
+            buf[at].x = src[t].x;
+            if (d < 0) F_neg(&buf[at].y, &src[t].y); else buf[at].y = src[t].y;
             inf[at] = 0;
         }
         for (int32_t b = 0; b < nb; b++) cnt[b] = start[b + 1] - start[b];
@@ -303,7 +321,7 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
         PFX(jac_add)(out, out, &wsum[w]);
     }
 done:
-    free(live); free(carry); free(digit); free(start); free(cnt); free(buf); free(inf);
+    free(src); free(half_k); free(carry); free(digit); free(start); free(cnt); free(buf); free(inf);
     free(acc); free(pos); free(kind); free(wsum);
     return rc;
 }

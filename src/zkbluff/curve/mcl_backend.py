@@ -193,11 +193,12 @@ _G1_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
 _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
     ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 #: the C MSM (zkbluff._msm_native) from this many live terms (a nonzero scalar and a
-#: finite point) on; MCL's mulVec below. Measured (CPU, this project's 2-core machine,
-#: random scalars): G1 at 2^10 7.9 ms ours vs 7.5 ms MCL, 2^11 12.9 vs 13.7, 2^12 22 vs 24,
-#: 2^16 234 vs 287. G2 stays on MCL's mulVec: ours was 1.25x slower there (2^14: 245 vs
+#: finite point) on; MCL's mulVec below. Measured (CPU ms, ours vs MCL, random scalars,
+#: this project's 2-core machine, best of 3): 2^7 2.1 vs 1.5, 2^8 2.8 vs 2.6, 2^9 4.2 vs
+#: 4.3, 2^10 6.6 vs 7.3, 2^12 20.3 vs 24.2, 2^14 68.5 vs 83.9, 2^16 252 vs 312. G2 stays
+#: on MCL's mulVec: the same method over Fp2 was 1.25x slower than it (2^14: 245 vs
 #: 195 ms), so the extension has no G2 entry point.
-NATIVE_MSM_MIN = 1 << 11
+NATIVE_MSM_MIN = 1 << 10
 MSM_ENGINES = ("native", "mcl")
 
 
