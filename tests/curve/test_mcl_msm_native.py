@@ -228,3 +228,16 @@ def test_the_window_grows_with_the_number_of_terms():
     windows = [native.window_bits(1 << k) for k in range(0, 21)]
     assert windows == sorted(windows) and 2 <= windows[0] < windows[-1] <= 16
     assert native.window_bits(1 << 16) > native.window_bits(1 << 10)
+
+
+def test_a_large_msm_with_repeated_and_opposite_points(mcl):
+    """2^14 terms: the bucket trees run over several cache-sized runs of buckets, some
+    buckets meet a point twice or a point and its negative; deterministic inputs."""
+    n = 1 << 14
+    es = [(i * 7919) % 4093 + 1 for i in range(n)]  # every multiple of G about 4 times
+    es = [r - e if i % 3 == 0 else e for i, e in enumerate(es)]  # and some negated
+    ks = [(i * 0x9E3779B97F4A7C15 + 12345) % r if i % 5 else 77 for i in range(n)]
+    points = mcl.g1_mul_many(G1_GENERATOR, es)
+    got = _ours(mcl, points, ks)
+    assert got == _mcl_mulvec(mcl, points, ks) == mcl.g1_mul(G1_GENERATOR, sum(e * k for e, k in zip(es, ks)) % r)
+    assert _ours(mcl, points, ks, 0, True) == got

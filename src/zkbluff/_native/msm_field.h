@@ -5,8 +5,15 @@
  * and SFX(name), the suffix of every name defined here.
  */
 
-static inline void SFX(fp_mul)(fp *o, const fp *a, const fp *b) { FP_MUL(o->v, a->v, b->v); }
-static inline void SFX(fp_sqr)(fp *o, const fp *a) { FP_MUL(o->v, a->v, a->v); }
+static inline __attribute__((always_inline)) void SFX(fp_mul)(fp *o, const fp *a, const fp *b) { FP_MUL(o->v, a->v, b->v); }
+static inline __attribute__((always_inline)) void SFX(fp_sqr)(fp *o, const fp *a) { FP_MUL(o->v, a->v, a->v); }
+/* lazy: inputs and output below 2p */
+static inline __attribute__((always_inline)) void SFX(fp_mul_lazy)(fp *o, const fp *a, const fp *b) {
+    FP_MUL_LAZY(o->v, a->v, b->v);
+}
+static inline __attribute__((always_inline)) void SFX(fp_sqr_lazy)(fp *o, const fp *a) {
+    FP_MUL_LAZY(o->v, a->v, a->v);
+}
 
 /* o = a^-1 = a^(p-2) (Fermat; 0 maps to 0: callers never invert 0) */
 static void SFX(fp_inv)(fp *o, const fp *a) {
@@ -35,6 +42,9 @@ static void SFX(fp_inv)(fp *o, const fp *a) {
 #define F_neg fp_neg
 #define F_mul SFX(fp_mul)
 #define F_sqr SFX(fp_sqr)
+#define F_mul_lazy SFX(fp_mul_lazy)
+#define F_sqr_lazy SFX(fp_sqr_lazy)
+#define F_reduce fp_reduce
 #define F_inv SFX(fp_inv)
 #define F_eq fp_eq
 #define F_is_zero fp_is_zero
@@ -49,6 +59,9 @@ static void SFX(fp_inv)(fp *o, const fp *a) {
 #undef F_neg
 #undef F_mul
 #undef F_sqr
+#undef F_mul_lazy
+#undef F_sqr_lazy
+#undef F_reduce
 #undef F_inv
 #undef F_eq
 #undef F_is_zero

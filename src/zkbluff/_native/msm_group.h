@@ -235,72 +235,82 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
             inf[at] = 0;
         }
         for (int32_t b = 0; b < nb; b++) cnt[b] = start[b + 1] - start[b];
-        /* tree rounds: pairs (j, j + stride) of every bucket, one inversion a round */
-        for (int32_t stride = 1;; stride *= 2) {
-            size_t np = 0;
-            int more = 0;
-            for (int32_t b = 0; b < nb; b++) {
-                int32_t len = cnt[b];
-                if (len < 2) continue;
-                more = 1;
-                int32_t base = start[b];
-                for (int32_t j = 0; j + 1 < len; j += 2) {
-                    int32_t ia = base + j * stride, ib = ia + stride;
-                    if (inf[ia]) { buf[ia] = buf[ib]; inf[ia] = inf[ib]; continue; }
-                    if (inf[ib]) continue;
-                    F den;
-                    uint8_t kd;
-                    if (F_eq(&buf[ia].x, &buf[ib].x)) {
-                        if (!F_eq(&buf[ia].y, &buf[ib].y) || F_is_zero(&buf[ia].y)) {
-                            inf[ia] = 1;  /* P + (-P), or 2P with y = 0 */
-                            continue;
+        /* tree rounds over runs of buckets of about TREE_CHUNK points (they stay in
+         * cache through their rounds): pairs (j, j + stride) of every bucket of the
+         * run, one inversion a round */
+        for (int32_t b0 = 0, b1 = 0; b0 < nb; b0 = b1) {
+            size_t run_len = 0;
+            while (b1 < nb && (run_len == 0 || run_len + (size_t)cnt[b1] <= TREE_CHUNK)) run_len += (size_t)cnt[b1++];
+            for (int32_t stride = 1;; stride *= 2) {
+                size_t np = 0;
+                int more = 0;
+                for (int32_t b = b0; b < b1; b++) {
+                    int32_t len = cnt[b];
+                    if (len < 2) continue;
+                    more = 1;
+                    int32_t base = start[b];
+                    for (int32_t j = 0; j + 1 < len; j += 2) {
+                        int32_t ia = base + j * stride, ib = ia + stride;
+                        if (inf[ia]) { buf[ia] = buf[ib]; inf[ia] = inf[ib]; continue; }
+                        if (inf[ib]) continue;
+                        F den;
+                        uint8_t kd;
+                        if (F_eq(&buf[ia].x, &buf[ib].x)) {
+                            if (!F_eq(&buf[ia].y, &buf[ib].y) || F_is_zero(&buf[ia].y)) {
+                                inf[ia] = 1;  /* P + (-P), or 2P with y = 0 */
+                                continue;
+                            }
+                            F_dbl(&den, &buf[ia].y);
+                            kd = 1;
+                        } else {
+                            F_sub(&den, &buf[ib].x, &buf[ia].x);
+                            kd = 0;
                         }
-                        F_dbl(&den, &buf[ia].y);
-                        kd = 1;
-                    } else {
-                        F_sub(&den, &buf[ib].x, &buf[ia].x);
-                        kd = 0;
+                        if (np) F_mul_lazy(&acc[np], &acc[np - 1], &den); else acc[0] = den;
+                        pos[np] = ia;
+                        kind[np] = kd;
+                        np++;
                     }
-                    if (np) F_mul(&acc[np], &acc[np - 1], &den); else acc[0] = den;
-                    pos[np] = ia;
-                    kind[np] = kd;
-                    np++;
+                    cnt[b] = (len + 1) / 2;
                 }
-                cnt[b] = (len + 1) / 2;
-            }
-            if (!more) break;
-            if (!np) continue;
-            F inv;
-            F_inv(&inv, &acc[np - 1]);
-            for (size_t q = np; q-- > 0;) {
-                PFX(aff) *a = &buf[pos[q]], *bb = &buf[pos[q] + stride];
-                F den, li, lam, t, x3;
-                if (kind[q]) F_dbl(&den, &a->y); else F_sub(&den, &bb->x, &a->x);
-                if (q) {
-                    F_mul(&li, &inv, &acc[q - 1]);   /* 1 / den */
-                    F_mul(&inv, &inv, &den);
-                } else {
-                    li = inv;
+                if (!more) break;
+                if (!np) continue;
+                /* lazy products (below 2p) where only products read them: the prefix
+                 * products, the inverses, lambda; x3 and y3 are reduced once at the end */
+                F inv;
+                F_inv(&inv, &acc[np - 1]);
+                for (size_t q = np; q-- > 0;) {
+                    PFX(aff) *a = &buf[pos[q]], *bb = &buf[pos[q] + stride];
+                    F den, li, lam, t, x3;
+                    if (kind[q]) F_dbl(&den, &a->y); else F_sub(&den, &bb->x, &a->x);
+                    if (q) {
+                        F_mul_lazy(&li, &inv, &acc[q - 1]);   /* 1 / den */
+                        F_mul_lazy(&inv, &inv, &den);
+                    } else {
+                        li = inv;
+                    }
+                    if (kind[q]) {
+                        F_sqr(&t, &a->x);
+                        F_dbl(&lam, &t);
+                        F_add(&t, &lam, &t);             /* 3 x^2 */
+                        F_mul(&lam, &t, &li);
+                        F_sqr(&x3, &lam);
+                        F_sub(&x3, &x3, &a->x);
+                        F_sub(&x3, &x3, &a->x);
+                    } else {
+                        F_sub(&t, &bb->y, &a->y);
+                        F_mul_lazy(&lam, &t, &li);
+                        F_sqr_lazy(&x3, &lam);
+                        F_sub(&x3, &x3, &a->x);              /* below 2p - p and 2p: still below 2p */
+                        F_sub(&x3, &x3, &bb->x);
+                        F_reduce(&x3);
+                    }
+                    F_sub(&t, &a->x, &x3);
+                    F_mul_lazy(&t, &lam, &t);
+                    F_sub(&a->y, &t, &a->y);
+                    F_reduce(&a->y);
+                    a->x = x3;
                 }
-                if (kind[q]) {
-                    F_sqr(&t, &a->x);
-                    F_dbl(&lam, &t);
-                    F_add(&t, &lam, &t);             /* 3 x^2 */
-                    F_mul(&lam, &t, &li);
-                    F_sqr(&x3, &lam);
-                    F_sub(&x3, &x3, &a->x);
-                    F_sub(&x3, &x3, &a->x);
-                } else {
-                    F_sub(&t, &bb->y, &a->y);
-                    F_mul(&lam, &t, &li);
-                    F_sqr(&x3, &lam);
-                    F_sub(&x3, &x3, &a->x);
-                    F_sub(&x3, &x3, &bb->x);
-                }
-                F_sub(&t, &a->x, &x3);
-                F_mul(&t, &lam, &t);
-                F_sub(&a->y, &t, &a->y);
-                a->x = x3;
             }
         }
         /* sum_b b * bucket_b by running sums, from the top bucket down */
