@@ -194,11 +194,11 @@ _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
     ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 #: the C MSM (zkbluff._msm_native) from this many live terms (a nonzero scalar and a
 #: finite point) on; MCL's mulVec below. Measured (CPU ms, ours vs MCL, random scalars,
-#: this project's 2-core machine, best of 3): 2^7 2.1 vs 1.5, 2^8 2.8 vs 2.6, 2^9 4.2 vs
-#: 4.3, 2^10 6.6 vs 7.3, 2^12 20.3 vs 24.2, 2^14 68.5 vs 83.9, 2^16 252 vs 312. G2 stays
-#: on MCL's mulVec: the same method over Fp2 was 1.25x slower than it (2^14: 245 vs
-#: 195 ms), so the extension has no G2 entry point.
-NATIVE_MSM_MIN = 1 << 10
+#: this project's 2-core machine, best of 3): 2^7 1.9 vs 1.4, 2^8 2.5 vs 2.4, 2^9 3.7 vs
+#: 4.2, 2^10 5.7 vs 7.2, 2^12 17.3 vs 24.0, 2^14 57.8 vs 80.8, 2^16 209 vs 304. G2 stays
+#: on MCL's mulVec: the same method over Fp2 was 1.2x (2^16) to 1.7x (2^10) slower than
+#: it, so the extension has no G2 entry point.
+NATIVE_MSM_MIN = 1 << 9
 MSM_ENGINES = ("native", "mcl")
 
 
@@ -261,7 +261,7 @@ def _load_native_msm():
     try:
         native = importlib.import_module("zkbluff._msm_native")
     except ImportError as exc:
-        message = (f"the native MSM cannot be loaded ({exc}): large G1 MSMs run in MCL's mulVec, ~1.2x slower; "
+        message = (f"the native MSM cannot be loaded ({exc}): large G1 MSMs run in MCL's mulVec, ~1.4x slower; "
                    "build it with `pip install -e .` (needs a C compiler and the Python headers)")
         if want == "native":
             raise BackendUnavailable(message) from exc
