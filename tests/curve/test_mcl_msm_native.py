@@ -241,3 +241,18 @@ def test_a_large_msm_with_repeated_and_opposite_points(mcl):
     got = _ours(mcl, points, ks)
     assert got == _mcl_mulvec(mcl, points, ks) == mcl.g1_mul(G1_GENERATOR, sum(e * k for e, k in zip(es, ks)) % r)
     assert _ours(mcl, points, ks, 0, True) == got
+
+
+def test_two_msms_at_once_in_two_threads(mcl):
+    """The prover runs two MSMs at a time (the GIL is let go inside): each thread gets its
+    own answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    native = _native()
+    n = 3000
+    prep = mcl.g1_prepare(mcl.g1_mul_many(G1_GENERATOR, [i + 1 for i in range(n)]))
+    blobs = [mb._fr_blob([(i * j + 1) % r for i in range(n)]) for j in (3, 5, 7, 11)]
+    alone = [native.g1_msm(prep.data, b, n) for b in blobs]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        together = list(pool.map(lambda b: native.g1_msm(prep.data, b, n), blobs))
+    assert together == alone and len(set(alone)) == 4
