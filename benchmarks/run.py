@@ -149,7 +149,7 @@ def bench_mcl_overhead() -> None:
     t_raw = timeit(raw, repeat=5, warmup=1)
     t_api = timeit(lambda: be.g1_msm(prep, sc), repeat=5, warmup=1)
     t_api_cold = timeit(lambda: be.g1_msm(pts, sc), repeat=3)
-    native = mb._NATIVE_MSM
+    native = mb._native_msm()
     if native is not None:
         t_native = timeit(lambda: native.g1_msm(prep.data, frs, n), repeat=5, warmup=1)
         own = (f"the native G1 MSM (Pippenger, batched affine additions, GLV) on the same arrays: {ms(t_native)} "
@@ -348,11 +348,12 @@ def bench_groth16(quick: bool) -> None:
     kernel = get_kernel().name
     from zkbluff.curve import mcl_backend as mb
 
-    g1_msm = (f"G1 MSMs of {mb.NATIVE_MSM_MIN}+ terms run the native Pippenger (zkbluff._msm_native), "
-              if mb._NATIVE_MSM is not None else "the native G1 MSM is not built here: ")
+    where = (f"G1 MSMs of {mb.NATIVE_MSM_MIN}+ and G2 MSMs of {mb.NATIVE_G2_MSM_MIN}+ terms run the native "
+             "Pippenger (zkbluff._msm_native), smaller ones MCL's mulVec"
+             if mb._native_msm() is not None else "the native MSM is not built here: all run MCL's mulVec")
     emit(f"zkbluff on the mcl backend with the {kernel} field kernel unless a column says otherwise; its "
          "MSMs take the kernel's packed Montgomery scalars and leave out zero scalars and points at infinity; "
-         f"{g1_msm}G2 MSMs MCL's mulVec.")
+         f"{where}.")
     emit()
     emit(f"| constraints | zkbluff setup | zkbluff prove ({kernel} field) | where the prove time goes (wall) | "
          "zkbluff prove (python field) | zkbluff verify | "

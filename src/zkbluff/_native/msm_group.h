@@ -1,11 +1,15 @@
 /*
  * The Pippenger MSM of a group y^2 = x^3 + b over a field F, included by msm_field.h
- * (G1 over Fp, once per Fp multiplication).
+ * (G1 over Fp and G2 over Fp2, once per Fp multiplication).
  *
  * The includer defines:
  *   F                    the coordinate field's element type
  *   F_add F_sub F_dbl F_neg F_mul F_sqr F_inv F_eq F_is_zero    its arithmetic
+ *   F_mul_lazy F_sqr_lazy F_reduce    products with inputs and output below 2p, and
+ *                        the reduction below p (for G2: the reduced ones, and nothing)
  *   F_ONE                a pointer to its Montgomery one
+ *   F_SPLIT F_ENDO       the endomorphism split (k = k0 + k1 lambda, both below 2^128)
+ *                        and the endomorphism (x, y) -> lambda (x, y); without them, none
  *   PFX(name)            the group's prefix for every name defined here
  *
  * Points on y^2 = x^3 + b (a = 0). Jacobian coordinates (X, Y, Z) stand for
@@ -133,16 +137,17 @@ static void PFX(jac_add)(PFX(jac) *r, const PFX(jac) *p, const PFX(jac) *q) {
 
 /*
  * out = sum k_i P_i by the bucket method with signed digits of c bits, bucket sums
- * formed by batched affine additions, after the GLV split.
+ * formed by batched affine additions, after the endomorphism split (GLV in G1, GLS in
+ * G2).
  *
  * pts: n points in MCL's layout (x, y, z in Montgomery form); each must be affine
  * (z = 1) or the point at infinity (z = 0, left out). ks: n plain scalars (4 limbs,
  * < r). Returns 0, MSM_ENOMEM or MSM_EPOINT (a z that is neither 0 nor 1).
  *
- * GLV: k P = k1 P + k2 phi(P) with phi(x, y) = (beta x, y) = lambda P and |k1|, |k2|
- * < 2^128 (glv_split), so the MSM runs over 2m points with 128-bit scalars, the signs
- * folded into the points: half the windows for twice the points, which halves the
- * bucket combining.
+ * The split: k P = k0 P + k1 endo(P) with endo(P) = lambda P and |k0|, |k1| < 2^128
+ * (G1: phi(x, y) = (beta x, y), glv_split; G2: psi, gls_split), so the MSM runs over 2m
+ * points with 128-bit scalars, the signs folded into the points: half the windows for
+ * twice the points, which halves the bucket combining.
  *
  * Per window: the points are counting-sorted by bucket into a scratch array (negated
  * for a negative digit), then each bucket's run is summed as a tree: in every round,
@@ -167,23 +172,35 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
         live[live_n++] = (uint32_t)i;
     }
     if (live_n == 0) { free(live); return 0; }
-    /* the GLV split: terms 2t and 2t + 1 are (+-P, |k1|) and (+-phi(P), |k2|) */
+#ifdef F_SPLIT
+    /* the GLV / GLS split: terms 2t and 2t + 1 are (+-P, |k0|) and (+-endo(P), |k1|) */
     const size_t m = 2 * live_n;
+    const int nbits = GLV_BITS;
+#else
+    const size_t m = live_n;
+    const int nbits = 254;
+#endif
     PFX(aff) *src = (PFX(aff) *)malloc(m * sizeof(PFX(aff)));
-    u64 (*half_k)[2] = (u64 (*)[2])malloc(m * sizeof *half_k);
+    u64 (*half_k)[4] = (u64 (*)[4])malloc(m * sizeof *half_k);
     if (!src || !half_k) { free(live); free(src); free(half_k); return MSM_ENOMEM; }
     for (size_t t = 0; t < live_n; t++) {
         const F *p = (const F *)(pts + (size_t)live[t] * psz);
+#ifdef F_SPLIT
         int neg1, neg2;
-        glv_split(ks[live[t]], half_k[2 * t], &neg1, half_k[2 * t + 1], &neg2);
+        F_SPLIT(ks[live[t]], half_k[2 * t], &neg1, half_k[2 * t + 1], &neg2);
         src[2 * t].x = p[0];
-        F_mul(&src[2 * t + 1].x, &p[0], F_BETA);
         if (neg1) F_neg(&src[2 * t].y, &p[1]); else src[2 * t].y = p[1];
-        if (neg2) F_neg(&src[2 * t + 1].y, &p[1]); else src[2 * t + 1].y = p[1];
+        F_ENDO(&src[2 * t + 1].x, &src[2 * t + 1].y, &p[0], &p[1]);
+        if (neg2) F_neg(&src[2 * t + 1].y, &src[2 * t + 1].y);
+#else
+        memcpy(half_k[t], ks[live[t]], 32);
+        src[t].x = p[0];
+        src[t].y = p[1];
+#endif
     }
     free(live);
-    if (c <= 0) c = window_bits(m);
-    const int windows = (GLV_BITS + 1 + c - 1) / c;
+    if (c <= 0) c = window_bits(m, nbits);
+    const int windows = (nbits + 1 + c - 1) / c;
     const int32_t nb = (int32_t)1 << (c - 1);     /* buckets 1..nb: digits in [-nb, nb] */
     size_t half = m / 2 + 1;
     uint8_t *carry = (uint8_t *)calloc(m, 1);
@@ -208,10 +225,10 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
         for (size_t t = 0; t < m; t++) {
             const u64 *k = half_k[t];
             u64 v = 0;
-            if (bit < 128) {
+            if (bit < 256) {
                 int limb = bit >> 6, off = bit & 63;
                 v = k[limb] >> off;
-                if (off + c > 64 && limb < 1) v |= k[limb + 1] << (64 - off);
+                if (off + c > 64 && limb < 3) v |= k[limb + 1] << (64 - off);
                 v &= ((u64)1 << c) - 1;
             }
             int32_t d = (int32_t)v + carry[t];

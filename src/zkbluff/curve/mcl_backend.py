@@ -9,9 +9,10 @@ MCL's memory layout (Jacobian, Montgomery form, little-endian 64-bit limbs) from
 ``bytes`` join, and MSMs and multi-pairings are single calls (``mulVec``,
 ``millerLoopVec``).
 
-Large G1 MSMs run in the C extension ``zkbluff._msm_native`` (src/zkbluff/_native/msm.c:
+Large MSMs run in the C extension ``zkbluff._msm_native`` (src/zkbluff/_native/msm.c:
 Pippenger with batched affine additions, on MCL's own point layout) when it is built and
-passes its self-check against MCL at load; else, with a warning, in MCL's ``mulVec``.
+passes its self-check against MCL (at the first MSM large enough to use it, so a process
+that only verifies never pays for it); else, with a warning, in MCL's ``mulVec``.
 ``ZKBLUFF_MSM=mcl`` forces MCL's (the reference), ``ZKBLUFF_MSM=native`` makes the
 extension's absence or failed self-check an error.
 """
@@ -22,11 +23,12 @@ import hashlib
 import importlib.util
 import os
 import sys
+import threading
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
-from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
+from zkbluff.curve import G2_GENERATOR, G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
 from zkbluff.errors import BackendUnavailable, MalformedInput
 from zkbluff.field import p, r
 
@@ -195,10 +197,11 @@ _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
 #: the C MSM (zkbluff._msm_native) from this many live terms (a nonzero scalar and a
 #: finite point) on; MCL's mulVec below. Measured (CPU ms, ours vs MCL, random scalars,
 #: this project's 2-core machine, best of 3): 2^7 1.9 vs 1.4, 2^8 2.5 vs 2.4, 2^9 3.7 vs
-#: 4.2, 2^10 5.7 vs 7.2, 2^12 17.3 vs 24.0, 2^14 57.8 vs 80.8, 2^16 209 vs 304. G2 stays
-#: on MCL's mulVec: the same method over Fp2 was 1.2x (2^16) to 1.7x (2^10) slower than
-#: it, so the extension has no G2 entry point.
+#: 4.2, 2^10 5.7 vs 7.2, 2^12 17.3 vs 24.0, 2^14 57.8 vs 80.8, 2^16 209 vs 304.
 NATIVE_MSM_MIN = 1 << 9
+#: the same for G2: 2^8 5.6 vs 5.0, 2^9 9.1 vs 8.7, 2^10 15.0 vs 16.0, 2^12 51.5 vs 55.2,
+#: 2^14 176 vs 214, 2^16 577 vs 786.
+NATIVE_G2_MSM_MIN = 1 << 10
 MSM_ENGINES = ("native", "mcl")
 
 
@@ -214,39 +217,40 @@ def _fp_layout_ok() -> bool:
 
 
 def _msm_self_check(native) -> list[str]:
-    """The C MSM against MCL's mulVec on a few points and scalars that take its edge
+    """The C MSMs against MCL's mulVec on a few points and scalars that take their edge
     paths (a point twice, a point and its negative, the point at infinity, scalars 0, 1
-    and r - 1, windows of 2 and 3 bits) with both of its multiplications. Returns what
-    failed (empty: passed)."""
+    and r - 1, windows of 2 and 3 bits) with both of their multiplications, in G1 and
+    G2. Returns what failed (empty: passed)."""
     problems = [] if _fp_layout_ok() else ["MCL's Fp layout is not 4-limb Montgomery form (x 2^256 mod p)"]
     if native.FP_MODULUS != p:
         problems.append("the extension's base field modulus is not p")
     if problems:
         return problems
-    g = _G1_GEN_BYTES
-    pts = G1Struct * 7
-    base = pts.from_buffer_copy(g * 7)
-    src = pts()
-    # the points as multiples of G: 2G twice and -2G with one scalar meet in one bucket
-    # (a doubling or P + (-P)); point 3 is left at infinity; point 5 has scalar 0
+    # the points as multiples of the generator: 2G twice and -2G with one scalar meet in
+    # one bucket (a doubling or P + (-P)); point 3 is left at infinity; point 5 has scalar 0
     coeffs = [1, 2, 2, 0, r - 2, 9, 4]
     ks = [3, 5, 5, 1, 5, 0, r - 1]
-    for i, c in enumerate(coeffs):
-        if i == 3:
-            continue
-        _G1_MUL(ctypes.addressof(src) + i * _G1_SIZE, ctypes.addressof(base) + i * _G1_SIZE,
-                ctypes.addressof(_fr_struct(c)))
-        _G1_NORM(ctypes.addressof(src) + i * _G1_SIZE, ctypes.addressof(src) + i * _G1_SIZE)
     frs = (ctypes.c_uint64 * 28).from_buffer_copy(_fr_blob(ks))
-    want = G1Struct()
-    _G1_MULVEC(ctypes.addressof(want), ctypes.addressof(src), ctypes.addressof(frs), 7)
-    expect = _g1_from_struct(want)
-    for window in (0, 2, 3):
-        for portable in (False, True):
-            got = _g1_from_struct(G1Struct.from_buffer_copy(native.g1_msm(src, frs, 7, window, portable)))
-            if got != expect:
-                problems.append(f"G1 MSM (window {window or 'auto'}, {'portable' if portable else 'default'} "
-                                "multiplication) differs from MCL's mulVec")
+    for name, gen, size, struct_t, mul, norm, mulvec, from_struct, ours in (
+            ("G1", _G1_GEN_BYTES, _G1_SIZE, G1Struct, _G1_MUL, _G1_NORM, _G1_MULVEC, _g1_from_struct,
+             native.g1_msm),
+            ("G2", _G2_GEN_BYTES, _G2_SIZE, G2Struct, _G2_MUL, _G2_NORM, _G2_MULVEC, _g2_from_struct,
+             native.g2_msm)):
+        base = (struct_t * 7).from_buffer_copy(gen * 7)
+        src = (struct_t * 7)()
+        for i, c in enumerate(coeffs):
+            if c:
+                at = ctypes.addressof(src) + i * size
+                mul(at, ctypes.addressof(base) + i * size, ctypes.addressof(_fr_struct(c)))
+                norm(at, at)
+        want = struct_t()
+        mulvec(ctypes.addressof(want), ctypes.addressof(src), ctypes.addressof(frs), 7)
+        expect = from_struct(want)
+        for window in (0, 2, 3):
+            for portable in (False, True):
+                if from_struct(struct_t.from_buffer_copy(ours(src, frs, 7, window, portable))) != expect:
+                    problems.append(f"{name} MSM (window {window or 'auto'}, {'portable' if portable else 'default'} "
+                                    "multiplication) differs from MCL's mulVec")
     return problems
 
 
@@ -261,7 +265,7 @@ def _load_native_msm():
     try:
         native = importlib.import_module("zkbluff._msm_native")
     except ImportError as exc:
-        message = (f"the native MSM cannot be loaded ({exc}): large G1 MSMs run in MCL's mulVec, ~1.4x slower; "
+        message = (f"the native MSM cannot be loaded ({exc}): large MSMs run in MCL's mulVec (G1 ~1.4x slower); "
                    "build it with `pip install -e .` (needs a C compiler and the Python headers)")
         if want == "native":
             raise BackendUnavailable(message) from exc
@@ -402,16 +406,40 @@ def _ifft(points, encode, size, struct_t, mul, add, sub, norm, decode):
     return decode(bytes(buf), n)
 
 
+def _native_msm():
+    """The C MSM module (loaded and self-checked on the first call), or None."""
+    global _NATIVE_MSM
+    native = _NATIVE_MSM
+    if native is _UNCHECKED:
+        with _NATIVE_LOCK:
+            if _NATIVE_MSM is _UNCHECKED:
+                _NATIVE_MSM = _load_native_msm()
+            native = _NATIVE_MSM
+    return native
+
+
 def _g1_mulvec(out: int, points: int, frs: int, n: int) -> None:
     """MCL's ``mclBnG1_mulVec`` signature (addresses of the result, n points in MCL's
     layout, affine or infinity, and n Montgomery Fr scalars): the C MSM from
-    :data:`NATIVE_MSM_MIN` terms on, when it loaded; MCL's below."""
-    if _NATIVE_MSM is None or n < NATIVE_MSM_MIN:
+    :data:`NATIVE_MSM_MIN` terms on, when it loads; MCL's below."""
+    native = None if n < NATIVE_MSM_MIN else _native_msm()
+    if native is None:
         _G1_MULVEC(out, points, frs, n)
         return
-    raw = _NATIVE_MSM.g1_msm((ctypes.c_char * (_G1_SIZE * n)).from_address(points),
+    raw = native.g1_msm((ctypes.c_char * (_G1_SIZE * n)).from_address(points),
                              (ctypes.c_char * (32 * n)).from_address(frs), n)
     ctypes.memmove(out, raw, _G1_SIZE)
+
+
+def _g2_mulvec(out: int, points: int, frs: int, n: int) -> None:
+    """:func:`_g1_mulvec` in G2, from :data:`NATIVE_G2_MSM_MIN` terms on."""
+    native = None if n < NATIVE_G2_MSM_MIN else _native_msm()
+    if native is None:
+        _G2_MULVEC(out, points, frs, n)
+        return
+    raw = native.g2_msm((ctypes.c_char * (_G2_SIZE * n)).from_address(points),
+                             (ctypes.c_char * (32 * n)).from_address(frs), n)
+    ctypes.memmove(out, raw, _G2_SIZE)
 
 
 def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
@@ -577,7 +605,11 @@ def _fr_struct(k: int):
 
 
 _G1_GEN_BYTES = _g1_bytes((1, 2))  # py_ecc's (and BN_SNARK1's) G1 generator
-_NATIVE_MSM = _load_native_msm()
+_G2_GEN_BYTES = _g2_bytes(G2_GENERATOR)
+_UNCHECKED = object()
+#: the C MSM module, None (MCL's mulVec), or _UNCHECKED until the first large MSM
+_NATIVE_MSM: object = _UNCHECKED
+_NATIVE_LOCK = threading.Lock()
 
 
 class MclBackend:
@@ -682,7 +714,7 @@ class MclBackend:
     def g2_msm_packed(self, points: Prepared, scalars: bytes) -> G2Affine:
         """:meth:`g1_msm_packed` in G2."""
         out = G2Struct()
-        _msm_packed(points, scalars, 24, _G2_MULVEC, out)
+        _msm_packed(points, scalars, 24, _g2_mulvec, out)
         return _g2_from_struct(out)
 
     def g2_msm(self, points, scalars: Sequence[int]) -> G2Affine:
@@ -691,7 +723,7 @@ class MclBackend:
         out = G2Struct()
         if pts.n:
             frs = (ctypes.c_uint64 * (4 * pts.n)).from_buffer_copy(_fr_blob(scalars))
-            _lib.mclBnG2_mulVec(out, pts.data, frs, ctypes.c_size_t(pts.n))
+            _g2_mulvec(ctypes.addressof(out), ctypes.addressof(pts.data), ctypes.addressof(frs), pts.n)
         return _g2_from_struct(out)
 
     def g2_mul_many(self, base: G2Affine, scalars: Sequence[int]) -> list[G2Affine]:
@@ -721,7 +753,7 @@ class MclBackend:
         return _batch(a, b, None, _g2_bytes, _G2_SIZE, G2Struct, _G2_ADD, _G2_NORM, _decode_g2)
 
     def g2_msm_many(self, groups) -> list[G2Affine]:
-        return _msm_many(groups, _g2_bytes, _G2_SIZE, G2Struct, _G2_MULVEC, _G2_NORM, _decode_g2)
+        return _msm_many(groups, _g2_bytes, _G2_SIZE, G2Struct, _g2_mulvec, _G2_NORM, _decode_g2)
 
     def g2_ifft(self, points: Sequence[G2Affine]) -> list[G2Affine]:
         _check_pow2(points)
