@@ -44,9 +44,9 @@ static const u64 P_MOD[4] = {0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL,
 static const u64 P_INV_NEG = 0x87d20782e4866389ULL;   /* -p^-1 mod 2^64 */
 static const fp FP_ONE = {{0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL,
                            0x666ea36f7879462cULL, 0x0e0a77c19a07df2fULL}};  /* 2^256 mod p */
-/* r, the group order (the scalars' field) */
 static const fp2 FP2_ONE = {{{0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL,
                               0x666ea36f7879462cULL, 0x0e0a77c19a07df2fULL}}, {{0, 0, 0, 0}}};
+/* r, the group order (the scalars' field) */
 static const u64 R_MOD[4] = {0x43e1f593f0000001ULL, 0x2833e84879b97091ULL,
                              0xb85045b68181585dULL, 0x30644e72e131a029ULL};
 static const u64 R_INV_NEG = 0xc2e1f593efffffffULL;   /* -r^-1 mod 2^64 */
@@ -494,6 +494,7 @@ static inline void fp2_dbl(fp2 *o, const fp2 *a) { fp_dbl(&o->c0, &a->c0); fp_db
 static inline void fp2_neg(fp2 *o, const fp2 *a) { fp_neg(&o->c0, &a->c0); fp_neg(&o->c1, &a->c1); }
 static inline int fp2_is_zero(const fp2 *a) { return fp_is_zero(&a->c0) && fp_is_zero(&a->c1); }
 static inline int fp2_eq(const fp2 *a, const fp2 *b) { return fp_eq(&a->c0, &b->c0) && fp_eq(&a->c1, &b->c1); }
+/* Fp2 values in the MSM are always reduced (its lazy products are the reduced ones) */
 static inline void fp2_reduce(fp2 *a) { (void)a; }
 
 /* ---- double-width products for Fp2 (Karatsuba with two reductions instead of three) */
@@ -812,7 +813,7 @@ PyDoc_STRVAR(g1_msm_doc,
 "ValueError for a point with another z.");
 PyDoc_STRVAR(g2_msm_doc, "g2_msm(points, scalars, n, window=0, portable=False) -> bytes\n\n"
 "g1_msm in G2: 192-byte points (x, y, z over Fp2), 192 bytes out.");
-PyDoc_STRVAR(window_bits_doc, "window_bits(n) -> int\n\nThe window the MSM picks for n live terms.");
+PyDoc_STRVAR(window_bits_doc, "window_bits(n) -> int\n\nThe window a G1 MSM picks for n live terms (2n after the split).");
 
 static PyMethodDef methods[] = {
     {"g1_msm", py_g1_msm, METH_VARARGS, g1_msm_doc},
