@@ -44,7 +44,7 @@ setup(
         Extension(
             "zkbluff._msm_native",
             sources=["src/zkbluff/_native/msm.c"],
-            depends=["src/zkbluff/_native/msm_group.h"],
+            depends=["src/zkbluff/_native/msm_field.h", "src/zkbluff/_native/msm_group.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             # absent: the mcl backend's MSMs use MCL's own mulVec (and warn)
             optional=True,
