@@ -1,7 +1,7 @@
 """Build of the native field kernel; pyproject.toml holds everything else.
 
-The C extension zkbluff._fr_native (src/zkbluff/_native/fr.c) needs only a C compiler
-and the Python headers. zkbluff.field falls back to its pure-Python kernels when the
+The C extensions zkbluff._fr_native (src/zkbluff/_native/fr.c) and zkbluff._msm_native
+(src/zkbluff/_native/msm.c, the MSMs) need only a C compiler and the Python headers. zkbluff.field falls back to its pure-Python kernels when the
 extension is absent, and ZKBLUFF_FIELD=native makes its absence an error.
 
 The registry an install carries: build_py copies circuits/manifest.json (and any pinned
@@ -40,6 +40,14 @@ setup(
             # no compiler here: install anyway; zkbluff.field then runs its Python kernels
             # (and tests/field/test_field_native.py fails under CI=true, where it must be built)
             optional=True,
-        )
+        ),
+        Extension(
+            "zkbluff._msm_native",
+            sources=["src/zkbluff/_native/msm.c"],
+            depends=["src/zkbluff/_native/msm_field.h", "src/zkbluff/_native/msm_group.h"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall"],
+            # absent: the mcl backend's MSMs use MCL's own mulVec (and warn)
+            optional=True,
+        ),
     ],
 )
