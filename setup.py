@@ -40,6 +40,14 @@ setup(
             # no compiler here: install anyway; zkbluff.field then runs its Python kernels
             # (and tests/field/test_field_native.py fails under CI=true, where it must be built)
             optional=True,
-        )
+        ),
+        # many G1 points times one scalar (a ceremony contribution); without it the
+        # backend multiplies point by point through MCL (zkbluff.curve.mcl_backend)
+        Extension(
+            "zkbluff._points_native",
+            sources=["src/zkbluff/_native/points.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall"],
+            optional=True,
+        ),
     ],
 )

@@ -119,6 +119,21 @@ def _fr_layout_self_check() -> None:
 
 _fr_layout_self_check()
 
+
+def _fp_layout_self_check(lib=None) -> None:
+    """MCL keeps Fp in Montgomery form too (``x 2^256 mod p``, 4 little-endian limbs):
+    the layout points are written in here and the point kernel of
+    ``zkbluff._points_native`` reads. Checked once at load, like Fr's (``lib``: another
+    library to check, for the test of the check)."""
+    for x in (1, 2, 12345):
+        fp = (ctypes.c_uint64 * 4)()
+        (lib or _lib).mclBnFp_setInt32(fp, x)
+        if bytes(fp) != (x * _RP % p).to_bytes(32, "little"):
+            raise BackendUnavailable("backend 'mcl': its Fp layout is not 4-limb Montgomery form (x 2^256 mod p)")
+
+
+_fp_layout_self_check()
+
 G1Struct = ctypes.c_uint64 * 12
 G2Struct = ctypes.c_uint64 * 24
 GTStruct = ctypes.c_uint64 * 48
@@ -434,6 +449,85 @@ def _batch_mul_native(group: str, points: Sequence, scalars: Sequence[int]) -> O
     return [P for lo in sorted(parts) for P in parts[lo]]
 
 
+def _points_kernel():
+    """The C kernel for many G1 points times one scalar, when it is built and this CPU runs
+    its 8-lane code (its scalar code is slower than MCL's own multiplication); checked
+    once against MCL on the first use (a wrong result raises, never falls back silently)."""
+    global _POINTS_KERNEL
+    if _POINTS_KERNEL is None:
+        try:
+            native = importlib.import_module("zkbluff._points_native")
+        except ImportError:
+            native = False
+        if native and not native.VECTOR:
+            native = False
+        if native:
+            _points_self_check(native)
+        _POINTS_KERNEL = native
+    return _POINTS_KERNEL or None
+
+
+_POINTS_KERNEL = None
+#: below this many points g1_scale multiplies through MCL (the kernel's recoding and its
+#: tables cost more than they save for a few points)
+SCALE_MIN = 16
+#: phi's cube root of unity in Fp, Montgomery form (the kernel's beta)
+_BETA_MONT = b""
+
+
+def _points_self_check(native) -> None:
+    from zkbluff.curve import G1_GENERATOR
+    from zkbluff.curve.glv import BETA
+
+    global _BETA_MONT
+    _BETA_MONT = _fp(BETA)
+    G = MclBackend()._g1(G1_GENERATOR)
+    pts = [G1_GENERATOR]
+    for k in (2, 3, 1 << 200):
+        out = G1Struct()
+        _lib.mclBnG1_mul(out, G, _fr_struct(k))
+        pts.append(_g1_from_struct(out))
+    for k in (1, 7, r - 1, 0x1234567890ABCDEF << 120):
+        out = G1Struct()
+        want = []
+        for P in pts:
+            _lib.mclBnG1_mul(out, MclBackend()._g1(P), _fr_struct(k))
+            want.append(_g1_from_struct(out))
+        if _scale_native(native, pts, k) != want:
+            raise BackendUnavailable("backend 'mcl': the point kernel zkbluff._points_native disagrees with MCL")
+
+
+def _scale_native(native, points: Sequence[G1Affine], k: int) -> Optional[list[G1Affine]]:
+    """``[k P]`` by the kernel (GLV digits shared by every point), a thread per core; None
+    when a point is not a canonical affine point on the curve (the caller's generic path
+    then gives what it gives for such input)."""
+    from zkbluff.curve.glv import digit_pairs
+
+    fr = _native_kernel()
+    if fr is None:
+        return None
+    pts = points if isinstance(points, (list, tuple)) else list(points)
+    try:
+        raw = fr.encode_points(pts, 32, _R2_P, _ONE_MONT, _addr("mclBnFp_mul"))
+    except ValueError:
+        return None
+    digits = digit_pairs(k)
+    parts: dict[int, list] = {}
+    failed: list[bool] = []
+
+    def work(lo: int, hi: int) -> None:
+        try:
+            parts[lo] = fr.affine_points(native.g1_mul_digits(raw[_G1_SIZE * lo: _G1_SIZE * hi], digits, _BETA_MONT),
+                                         32)
+        except ValueError:
+            failed.append(True)
+
+    _run_chunks(len(pts), work)
+    if failed:
+        return None
+    return [P for lo in sorted(parts) for P in parts[lo]]
+
+
 def _finite(points: Sequence) -> Optional[list[bool]]:
     """Which points are finite (None when all are: nothing to leave out)."""
     mask = [P is not None for P in points]
@@ -540,6 +634,17 @@ class MclBackend:
     def g1_batch_add(self, a: Sequence[G1Affine], b: Sequence[G1Affine]) -> list[G1Affine]:
         _check_batch(a, b)
         return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
+
+    def g1_scale(self, points: Sequence[G1Affine], k: int) -> list[G1Affine]:
+        """``[k P_i]``, one scalar for every point (a ceremony contribution): by the C point
+        kernel when this CPU runs it, else :meth:`g1_batch_mul`."""
+        if len(points) >= SCALE_MIN:
+            native = _points_kernel()
+            if native is not None:
+                done = _scale_native(native, points, k % r)
+                if done is not None:
+                    return done
+        return self.g1_batch_mul(points, [k] * len(points))
 
     def g1_msm_many(self, groups) -> list[G1Affine]:
         """``[sum_j k_ij P_ij for each group i]``: many MSMs in one call."""

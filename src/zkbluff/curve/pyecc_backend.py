@@ -108,6 +108,9 @@ class PyEccBackend:
         _check_batch(a, b)
         return [_g1_out(bn.add(_g1_in(P), _g1_in(Q))) for P, Q in zip(a, b)]
 
+    def g1_scale(self, points: Sequence[G1Affine], k: int) -> list[G1Affine]:
+        return self.g1_batch_mul(points, [k] * len(points))
+
     def g1_msm_many(self, groups) -> list[G1Affine]:
         return [self.g1_msm(list(pts), list(ks)) for pts, ks in groups]
 
