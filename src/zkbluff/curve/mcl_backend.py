@@ -192,6 +192,7 @@ _G1_MUL = _proto("mclBnG1_mul", 3)
 _G2_MUL = _proto("mclBnG2_mul", 3)
 _G1_ADD = _proto("mclBnG1_add", 3)
 _G2_ADD = _proto("mclBnG2_add", 3)
+_G2_DBL = _proto("mclBnG2_dbl", 2)
 _G1_SUB = _proto("mclBnG1_sub", 3)
 _G2_SUB = _proto("mclBnG2_sub", 3)
 _G1_NORM = _proto("mclBnG1_normalize", 2)
@@ -470,7 +471,7 @@ def _points_kernel():
 _POINTS_KERNEL = None
 #: below this many points g1_scale multiplies through MCL (the kernel's recoding and its
 #: tables cost more than they save for a few points)
-SCALE_MIN = 16
+SCALE_MIN = 8
 #: phi's cube root of unity in Fp, Montgomery form (the kernel's beta)
 _BETA_MONT = b""
 
@@ -670,6 +671,23 @@ class MclBackend:
         out = G2Struct()
         _lib.mclBnG2_mul(out, self._g2(a), _fr_struct(k))
         return _g2_from_struct(out)
+
+    def g2_mul_unreduced(self, a: G2Affine, k: int) -> G2Affine:
+        """``k a`` with k not reduced mod r, for a point of the twist outside G2 (clearing
+        its cofactor): double and add through MCL's G2 arithmetic, which holds on the whole
+        twist (its mul assumes G2: it reduces k and uses the endomorphism)."""
+        if k < 0:
+            raise ValueError(f"g2_mul_unreduced: expected k >= 0, got {k}")
+        if a is None or k == 0:
+            return None
+        base = self._g2(a)
+        acc = G2Struct.from_buffer_copy(base)  # the leading bit
+        a_acc, a_base = ctypes.addressof(acc), ctypes.addressof(base)
+        for bit in bin(k)[3:]:
+            _G2_DBL(a_acc, a_acc)
+            if bit == "1":
+                _G2_ADD(a_acc, a_acc, a_base)
+        return _g2_from_struct(acc)
 
     def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
         n = len(points)

@@ -127,6 +127,12 @@ class PyEccBackend:
     def g2_mul(self, a: G2Affine, k: int) -> G2Affine:
         return _g2_out(bn.multiply(_g2_in(a), k % r))
 
+    def g2_mul_unreduced(self, a: G2Affine, k: int) -> G2Affine:
+        """``k a`` with k not reduced mod r (for a twist point outside G2: its cofactor)."""
+        if k < 0:
+            raise ValueError(f"g2_mul_unreduced: expected k >= 0, got {k}")
+        return _g2_out(bn.multiply(_g2_in(a), k))
+
     def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
         return Prepared([_g2_in(Q) for Q in points])
 
