@@ -425,18 +425,46 @@ VT static inline fv fv_mul(fv a, fv b) {
     return fv_reduce(t0, t1, t2, t3, t4);
 }
 
+/* a^2 / R' mod p: the cross products once and doubled, then five reduction rounds */
+VT static inline fv fv_sqr(fv a) {
+    const __m512i z = _mm512_setzero_si512();
+    const __m512i pinv = _mm512_set1_epi64((long long)PINV52);
+    __m512i t[10];
+    for (int k = 0; k < 10; k++) t[k] = z;
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++) {
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[i], a.l[j]);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[i], a.l[j]);
+        }
+    for (int k = 1; k < 9; k++) t[k] = _mm512_add_epi64(t[k], t[k]);
+    for (int i = 0; i < 5; i++) {
+        t[2 * i] = _mm512_madd52lo_epu64(t[2 * i], a.l[i], a.l[i]);
+        t[2 * i + 1] = _mm512_madd52hi_epu64(t[2 * i + 1], a.l[i], a.l[i]);
+    }
+    for (int i = 0; i < 5; i++) {
+        __m512i mq = _mm512_madd52lo_epu64(z, t[i], pinv);
+        for (int j = 0; j < 5; j++) {
+            __m512i pj = _mm512_set1_epi64((long long)P52[j]);
+            t[i + j] = _mm512_madd52lo_epu64(t[i + j], mq, pj);
+            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], mq, pj);
+        }
+        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+    }
+    return fv_reduce(t[5], t[6], t[7], t[8], t[9]);
+}
+
 VT static inline __mmask8 fv_is_zero(fv a) {
     __m512i o = _mm512_or_si512(_mm512_or_si512(a.l[0], a.l[1]), _mm512_or_si512(_mm512_or_si512(a.l[2], a.l[3]), a.l[4]));
     return _mm512_testn_epi64_mask(o, o);
 }
 
 VT static inline void jv_dbl(jv *R) {
-    fv A = fv_mul(R->X, R->X), B = fv_mul(R->Y, R->Y), C = fv_mul(B, B);
+    fv A = fv_sqr(R->X), B = fv_sqr(R->Y), C = fv_sqr(B);
     fv t = fv_add(R->X, B);
-    t = fv_sub(fv_sub(fv_mul(t, t), A), C);
+    t = fv_sub(fv_sub(fv_sqr(t), A), C);
     fv D = fv_add(t, t);
     fv E = fv_add(fv_add(A, A), A);
-    fv F = fv_mul(E, E);
+    fv F = fv_sqr(E);
     fv Z3 = fv_mul(R->Y, R->Z);
     R->Z = fv_add(Z3, Z3);
     R->X = fv_sub(F, fv_add(D, D));
@@ -447,23 +475,23 @@ VT static inline void jv_dbl(jv *R) {
 /* R += (x, y) (affine, finite); the lanes where R = +-(x, y) are returned (their result is
  * not the sum: the caller redoes those points) */
 VT static inline __mmask8 jv_add_aff(jv *R, fv x, fv y) {
-    fv Z1Z1 = fv_mul(R->Z, R->Z);
+    fv Z1Z1 = fv_sqr(R->Z);
     fv U2 = fv_mul(x, Z1Z1);
     fv S2 = fv_mul(y, fv_mul(R->Z, Z1Z1));
     fv H = fv_sub(U2, R->X);
     __mmask8 exc = fv_is_zero(H);
     fv rr = fv_sub(S2, R->Y);
     rr = fv_add(rr, rr);
-    fv HH = fv_mul(H, H);
+    fv HH = fv_sqr(H);
     fv I = fv_add(HH, HH);
     I = fv_add(I, I);
     fv J = fv_mul(H, I);
     fv V = fv_mul(R->X, I);
-    fv X3 = fv_sub(fv_sub(fv_mul(rr, rr), J), fv_add(V, V));
+    fv X3 = fv_sub(fv_sub(fv_sqr(rr), J), fv_add(V, V));
     fv t = fv_mul(R->Y, J);
     fv Y3 = fv_sub(fv_mul(rr, fv_sub(V, X3)), fv_add(t, t));
     fv Z3 = fv_add(R->Z, H);
-    Z3 = fv_sub(fv_sub(fv_mul(Z3, Z3), Z1Z1), HH);
+    Z3 = fv_sub(fv_sub(fv_sqr(Z3), Z1Z1), HH);
     R->X = X3; R->Y = Y3; R->Z = Z3;
     return exc;
 }
@@ -514,7 +542,7 @@ VT static fv fv_inv(fv a) {
                              0xb85045b68181585dULL, 0x30644e72e131a029ULL};
     fv acc = fv_const(ONE260);
     for (int i = 253; i >= 0; i--) {
-        acc = fv_mul(acc, acc);
+        acc = fv_sqr(acc);
         if ((e[i / 64] >> (i % 64)) & 1) acc = fv_mul(acc, a);
     }
     return acc;
@@ -570,9 +598,9 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
     fv_batch_inv(inv, den, G, scr);
     for (size_t g = 0; g < G; g++) {  /* 2P: lambda = 3 x^2 / 2y */
         fv x = gr[g].x[0], y = gr[g].y[0];
-        fv t = fv_mul(x, x);
+        fv t = fv_sqr(x);
         fv l = fv_mul(fv_add(fv_add(t, t), t), inv[g]);
-        fv x2 = fv_sub(fv_mul(l, l), fv_add(x, x));
+        fv x2 = fv_sub(fv_sqr(l), fv_add(x, x));
         gr[g].ty = fv_sub(fv_mul(l, fv_sub(x, x2)), y);
         gr[g].tx = x2;
     }
@@ -582,7 +610,7 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
         for (size_t g = 0; g < G; g++) {
             fv ax = gr[g].x[j - 1], ay = gr[g].y[j - 1];
             fv l = fv_mul(fv_sub(gr[g].ty, ay), inv[g]);
-            fv x3 = fv_sub(fv_sub(fv_mul(l, l), ax), gr[g].tx);
+            fv x3 = fv_sub(fv_sub(fv_sqr(l), ax), gr[g].tx);
             gr[g].y[j] = fv_sub(fv_mul(l, fv_sub(ax, x3)), ay);
             gr[g].x[j] = x3;
         }
@@ -624,7 +652,7 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
         fv_batch_inv(inv, den, G, scr);
         const fv r256 = fv_const(R256_52);
         for (size_t g = 0; g < G; g++) {  /* back to affine, and to Montgomery form for R */
-            fv z2 = fv_mul(inv[g], inv[g]);
+            fv z2 = fv_sqr(inv[g]);
             fv z3 = fv_mul(z2, inv[g]);
             fv x = fv_mul(fv_mul(gr[g].acc.X, z2), r256);
             fv y = fv_mul(fv_mul(gr[g].acc.Y, z3), r256);
