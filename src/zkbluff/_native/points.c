@@ -1,19 +1,27 @@
 /*
- * zkbluff._points_native: many BN254 G1 points times one scalar (a ceremony contribution
- * moves 2^17 points by the contributor's secret).
+ * zkbluff._points_native: many BN254 G1 points times one scalar (a phase-2 ceremony
+ * contribution moves every L and H point, 2^17 of them at 2^16 constraints, by the
+ * contributor's secret).
  *
  * The scalar's GLV split and width-5 NAF recoding are done once, in Python
  * (zkbluff.curve.glv), and arrive here as one digit string shared by every point:
  * k P = sum_i 2^i (d1_i P + d2_i phi(P)), phi(x, y) = (beta x, y) = lambda P. Per point:
  * a table of the odd multiples P, 3P, ..., 15P in affine coordinates (built for a block
- * of points at once, one field inversion a step by Montgomery's trick), then about 128
- * Jacobian doublings and 2 x 26 mixed additions, then one inversion a block to return to
- * affine. The field arithmetic is inlined here (4 x 64-bit Montgomery limbs, the layout
- * of MCL's Fp, which zkbluff.curve.mcl_backend checks at load), so no call crosses into
- * MCL per operation. The GIL is released; callers split the points across threads.
+ * of points at once, one field inversion a step by Montgomery's trick), then about 127
+ * Jacobian doublings and about 42 mixed additions, then one inversion a block to return
+ * to affine.
  *
- * The reference is MCL's own multiplication (MclBackend.g1_batch_mul) and py_ecc: the
- * results are tested equal on random and edge inputs (tests/curve/test_mul_same.py).
+ * Because the digits are shared, eight points run the same instructions: where the CPU
+ * has AVX-512 IFMA (checked at import: VECTOR), each goes in one 64-bit lane, field
+ * elements as five 52-bit limbs (Montgomery form for 2^260). Elsewhere the scalar code
+ * runs (4 x 64-bit Montgomery limbs, the layout of MCL's Fp, which
+ * zkbluff.curve.mcl_backend checks at load); it is slower than MCL's own multiplication,
+ * so the backend then uses MCL's. Input points are checked (canonical coordinates, on
+ * the curve, affine); the GIL is released; callers split the points across threads.
+ *
+ * The reference is MCL's own multiplication (MclBackend.g1_batch_mul) and py_ecc: both
+ * code paths are tested equal to it on random and edge inputs, exceptional additions
+ * included (tests/curve/test_g1_scale_kernel.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
