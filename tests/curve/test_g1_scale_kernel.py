@@ -2,13 +2,15 @@
 shared by every point, eight points a vector where the CPU has AVX-512 IFMA) and
 MclBackend.g1_scale, which a phase-2 contribution uses: equal to MCL's per-point
 multiplication and to py_ecc on random and edge inputs, its recoding (zkbluff.curve.glv)
-equal to the scalar, exceptional additions redone, bad input refused."""
+equal to the scalar, exceptional additions redone, bad input refused. Its fixed-base
+code (one base, many scalars, G1 and G2: what setup uses) equals the C extension's
+fixed_base_mul over MCL's additions."""
 import ctypes
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from zkbluff.curve import G1_GENERATOR, glv
+from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, glv
 from zkbluff.errors import BackendUnavailable
 from zkbluff.field import p, r
 
@@ -188,3 +190,89 @@ def test_kernel_self_check_is_loud(mcl):
 
     with pytest.raises(BackendUnavailable, match="disagrees with MCL"):
         mb._points_self_check(Skewed())
+
+
+# ------------------------------------------------------------------ one base, many scalars
+def _g1_table():
+    fsz, one, table_fns, _ = mb._FIXED_BASE["g1"]
+    return fr.fixed_base_table(mb._g1_bytes(G1_GENERATOR), fsz, one, tuple(mb._addr(f) for f in table_fns))
+
+
+@pytest.mark.skipif(not pn.VECTOR, reason="this CPU has no AVX-512 IFMA")
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(scalars, st.integers(min_value=0, max_value=255).map(lambda b: b << 248),
+                          st.integers(min_value=0, max_value=(1 << 64) - 1)), max_size=19))
+def test_fixed_base_equals_the_per_scalar_kernel_and_mcl(mcl, ks):
+    table = _g1_table()
+    fsz, one, _, mul_fns = mb._FIXED_BASE["g1"]
+    blob = fr.from_ints(ks, len(ks))
+    got = fr.affine_points(pn.g1_fixed_base(table, blob), 32)
+    assert got == fr.affine_points(fr.fixed_base_mul(table, blob, fsz, one, tuple(mb._addr(f) for f in mul_fns)), 32)
+    assert got == [mcl.g1_mul(G1_GENERATOR, k) for k in ks]
+    # twin: the next scalars give other points
+    assert all(a != b for a, b in zip(fr.affine_points(pn.g1_fixed_base(table, fr.from_ints([k + 1 for k in ks],
+                                                                                            len(ks))), 32), got))
+
+
+@pytest.mark.skipif(not pn.VECTOR, reason="this CPU has no AVX-512 IFMA")
+def test_fixed_base_through_the_backend_and_its_refusals(mcl):
+    ks = [(1 << 200) // (i + 1) + i for i in range(300)]  # enough for the fixed-base path, two threads
+    assert mcl.g1_mul_many(G1_GENERATOR, ks) == [mcl.g1_mul(G1_GENERATOR, k) for k in ks]
+    # a non-canonical packed scalar whose value is r: the last addition meets its opposite
+    assert fr.affine_points(pn.g1_fixed_base(_g1_table(), r.to_bytes(32, "little")), 32) == [None]
+    with pytest.raises(ValueError, match="32 x 255"):
+        pn.g1_fixed_base(_g1_table()[:-96], fr.from_ints([1], 1))
+    with pytest.raises(ValueError, match="32 x 255"):
+        pn.g1_fixed_base(_g1_table(), b"\x01" * 31)
+
+
+def test_fixed_base_self_check_is_loud(mcl):
+    class Skewed:  # right for one scalar and many points, wrong for one base and many scalars
+        VECTOR = True
+        g1_mul_digits = staticmethod(pn.g1_mul_digits)
+
+        @staticmethod
+        def g1_fixed_base(table, ks):
+            return pn.g1_fixed_base(table, ks[32:] + ks[:32]) if pn.VECTOR else b""
+
+    with pytest.raises(BackendUnavailable, match="fixed-base code"):
+        mb._points_self_check(Skewed())
+
+
+def _g2_table():
+    fsz, one, table_fns, _ = mb._FIXED_BASE["g2"]
+    return fr.fixed_base_table(mb._g2_bytes(G2_GENERATOR), fsz, one, tuple(mb._addr(f) for f in table_fns))
+
+
+@pytest.mark.skipif(not pn.VECTOR, reason="this CPU has no AVX-512 IFMA")
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.one_of(scalars, st.integers(min_value=0, max_value=255).map(lambda b: b << 248)), max_size=11))
+def test_g2_fixed_base_equals_mcl(mcl, ks):
+    table = _g2_table()
+    fsz, one, _, mul_fns = mb._FIXED_BASE["g2"]
+    blob = fr.from_ints(ks, len(ks))
+    raw, exceptional = pn.g2_fixed_base(table, blob)
+    assert exceptional == []  # canonical scalars never meet an exceptional addition
+    got = fr.affine_points(raw, 64)
+    assert got == fr.affine_points(fr.fixed_base_mul(table, blob, fsz, one, tuple(mb._addr(f) for f in mul_fns)), 64)
+    assert got == [mcl.g2_mul(G2_GENERATOR, k) for k in ks]
+    other = fr.affine_points(pn.g2_fixed_base(table, fr.from_ints([k + 1 for k in ks], len(ks)))[0], 64)
+    assert all(a != b for a, b in zip(other, got))
+
+
+@pytest.mark.skipif(not pn.VECTOR, reason="this CPU has no AVX-512 IFMA")
+def test_g2_fixed_base_through_the_backend_and_its_exceptions(mcl):
+    ks = [(1 << 190) // (i + 1) + 3 * i for i in range(200)]
+    assert mcl.g2_mul_many(G2_GENERATOR, ks) == [mcl.g2_mul(G2_GENERATOR, k) for k in ks]
+    # a non-canonical packed scalar whose value is r: the kernel leaves it to the caller
+    blob = fr.from_ints([5], 1) + r.to_bytes(32, "little") + fr.from_ints([7], 1)
+    raw, exceptional = pn.g2_fixed_base(_g2_table(), blob)
+    assert exceptional == [1]
+    got = fr.affine_points(raw, 64)
+    assert got[0] == mcl.g2_mul(G2_GENERATOR, 5) and got[2] == mcl.g2_mul(G2_GENERATOR, 7) and got[1] is None
+    # the backend's helper redoes it through MCL (with the scalar it was given)
+    table = _g2_table()
+    assert mb._fixed_base_vector(pn, fr, "g2", mb._g2_bytes(G2_GENERATOR), table, blob, [5, 11, 7])[1] == \
+        mcl.g2_mul(G2_GENERATOR, 11)
+    with pytest.raises(ValueError, match="32 x 255"):
+        pn.g2_fixed_base(table[:-192], fr.from_ints([1], 1))

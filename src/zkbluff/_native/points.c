@@ -19,9 +19,14 @@
  * so the backend then uses MCL's. Input points are checked (canonical coordinates, on
  * the curve, affine); the GIL is released; callers split the points across threads.
  *
- * The reference is MCL's own multiplication (MclBackend.g1_batch_mul) and py_ecc: both
- * code paths are tested equal to it on random and edge inputs, exceptional additions
- * included (tests/curve/test_g1_scale_kernel.py).
+ * The same vectors serve setup's fixed-base multiplications (one base, many scalars:
+ * g1_fixed_base, g2_fixed_base): from the 32 x 255 table of d 256^j B that
+ * zkbluff._fr_native.fixed_base_table builds, each lane adds the entries its scalar's bytes
+ * pick (gathered), at most 32 mixed additions a scalar, in G2 over Fp2 = Fp[u]/(u^2 + 1).
+ *
+ * The reference is MCL's own multiplication (MclBackend.g1_batch_mul, fixed_base_mul over
+ * MCL's additions) and py_ecc: every code path is tested equal to it on random and edge
+ * inputs, exceptional additions included (tests/curve/test_g1_scale_kernel.py).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -702,6 +707,347 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
     return 0;
 }
 
+/* ---- fixed base: k_i B for many scalars, from the 32 x 255 table of d 256^j B */
+#define FB_WIN 32
+#define FB_DIG 255
+
+/* r and -r^-1 mod 2^64: a packed Fr scalar (Montgomery form, MCL's layout) to its plain value */
+static const u64 R_MOD4[4] = {0x43e1f593f0000001ULL, 0x2833e84879b97091ULL, 0xb85045b68181585dULL,
+                              0x30644e72e131a029ULL};
+static const u64 R_INV_NEG4 = 0xc2e1f593efffffffULL;
+
+static void fr_from_mont(u64 out[4], const u64 a[4]) {
+    u64 t[4] = {a[0], a[1], a[2], a[3]};
+    for (int i = 0; i < 4; i++) {  /* t = (t + m r) / 2^64, four times: t / 2^256 mod r */
+        u64 m = t[0] * R_INV_NEG4;
+        u128 q = (u128)m * R_MOD4[0] + t[0];
+        u64 c = (u64)(q >> 64);
+        for (int j = 1; j < 4; j++) {
+            q = (u128)m * R_MOD4[j] + t[j] + c;
+            t[j - 1] = (u64)q;
+            c = (u64)(q >> 64);
+        }
+        t[3] = c;
+    }
+    /* t < r for a < r */
+    memcpy(out, t, 32);
+}
+
+/* res: n points in fixed_base_mul's format (x, y plain, z the Montgomery one; zeros for
+ * infinity) for the packed scalars ks, from the table tab (MCL's Jacobian layout, affine).
+ * Returns 0, or -1 without memory. */
+VT static int fixed_base_vec(unsigned char *res, const unsigned char *tab, const unsigned char *ks, size_t n) {
+    const size_t NT = (size_t)FB_WIN * FB_DIG, GB = 128;  /* GB groups of 8 scalars share an inversion */
+    u64 *tx = aligned_alloc(64, ((NT + 8) * 5 * 8 + 63) / 64 * 64);
+    u64 *ty = aligned_alloc(64, ((NT + 8) * 5 * 8 + 63) / 64 * 64);
+    jv *acc = aligned_alloc(64, GB * sizeof(jv));
+    fv *tmp = aligned_alloc(64, 3 * GB * sizeof(fv));
+    __mmask8 *live = malloc(GB), *exc = malloc(GB);
+    u64 (*plain)[4] = malloc(8 * GB * sizeof(u64[4]));
+    if (!tx || !ty || !acc || !tmp || !live || !exc || !plain) {
+        free(tx); free(ty); free(acc); free(tmp); free(live); free(exc); free(plain);
+        return -1;
+    }
+    const fv c264 = fv_const(C264), one = fv_const(ONE260);
+    for (size_t e = 0; e < NT; e += 8) {  /* the table into 52-bit limbs, Montgomery for R' */
+        const fp *xs[8], *ys[8];
+        for (int lane = 0; lane < 8; lane++) {
+            size_t i = e + (size_t)lane < NT ? e + (size_t)lane : e;
+            xs[lane] = (const fp *)(tab + 96 * i);
+            ys[lane] = (const fp *)(tab + 96 * i + 32);
+        }
+        fv x = fv_mul(fv_gather(xs), c264), y = fv_mul(fv_gather(ys), c264);
+        u64 lx[5][8], ly[5][8];
+        for (int l = 0; l < 5; l++) {
+            _mm512_storeu_si512((void *)lx[l], x.l[l]);
+            _mm512_storeu_si512((void *)ly[l], y.l[l]);
+        }
+        for (int lane = 0; lane < 8 && e + (size_t)lane < NT; lane++)
+            for (int l = 0; l < 5; l++) {
+                tx[(e + lane) * 5 + l] = lx[l][lane];
+                ty[(e + lane) * 5 + l] = ly[l][lane];
+            }
+    }
+    fv *den = tmp, *inv = tmp + GB, *scr = tmp + 2 * GB;
+    const fv plain1 = {{_mm512_set1_epi64(1), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                        _mm512_setzero_si512(), _mm512_setzero_si512()}};
+    memset(res, 0, n * 96);
+    for (size_t lo = 0; lo < n; lo += 8 * GB) {
+        size_t hi = lo + 8 * GB < n ? lo + 8 * GB : n, G = (hi - lo + 7) / 8;
+        for (size_t i = lo; i < lo + 8 * G; i++) {
+            if (i < hi) fr_from_mont(plain[i - lo], (const u64 *)(ks + 32 * i));
+            else memset(plain[i - lo], 0, 32);  /* padding: k = 0 */
+        }
+        for (size_t g = 0; g < G; g++) {
+            const unsigned char *k8[8];
+            for (int lane = 0; lane < 8; lane++) k8[lane] = (const unsigned char *)plain[8 * g + lane];
+            jv a;
+            a.X = a.Y = a.Z = one;
+            __mmask8 started = 0, ex = 0;
+            for (int j = 0; j < FB_WIN; j++) {
+                long long d[8];
+                for (int lane = 0; lane < 8; lane++) d[lane] = k8[lane][j];
+                __m512i dv = _mm512_loadu_si512((const void *)d);
+                __mmask8 nz = _mm512_test_epi64_mask(dv, dv);
+                if (!nz) continue;
+                /* entry (j, d - 1): limbs at 5 (j 255 + d - 1); lanes with d = 0 read entry 0 */
+                __m512i ent = _mm512_add_epi64(dv, _mm512_set1_epi64((long long)j * FB_DIG - 1));
+                __m512i idx = _mm512_maskz_mov_epi64(nz, _mm512_add_epi64(_mm512_slli_epi64(ent, 2), ent));
+                fv x, y;
+                for (int l = 0; l < 5; l++) {
+                    __m512i il = _mm512_add_epi64(idx, _mm512_set1_epi64(l));
+                    x.l[l] = _mm512_i64gather_epi64(il, (const void *)tx, 8);
+                    y.l[l] = _mm512_i64gather_epi64(il, (const void *)ty, 8);
+                }
+                __mmask8 add = nz & started, start = nz & (__mmask8)~started;
+                if (add) {
+                    jv t = a;
+                    __mmask8 e = jv_add_aff(&t, x, y);
+                    ex |= e & add;
+                    for (int l = 0; l < 5; l++) {
+                        a.X.l[l] = _mm512_mask_blend_epi64(add, a.X.l[l], t.X.l[l]);
+                        a.Y.l[l] = _mm512_mask_blend_epi64(add, a.Y.l[l], t.Y.l[l]);
+                        a.Z.l[l] = _mm512_mask_blend_epi64(add, a.Z.l[l], t.Z.l[l]);
+                    }
+                }
+                if (start) {
+                    for (int l = 0; l < 5; l++) {
+                        a.X.l[l] = _mm512_mask_blend_epi64(start, a.X.l[l], x.l[l]);
+                        a.Y.l[l] = _mm512_mask_blend_epi64(start, a.Y.l[l], y.l[l]);
+                        a.Z.l[l] = _mm512_mask_blend_epi64(start, a.Z.l[l], one.l[l]);
+                    }
+                }
+                started |= nz;
+            }
+            acc[g] = a;
+            live[g] = started & (__mmask8)~ex;
+            exc[g] = ex;
+            for (int l = 0; l < 5; l++) den[g].l[l] = _mm512_mask_blend_epi64(live[g], one.l[l], a.Z.l[l]);
+        }
+        fv_batch_inv(inv, den, G, scr);
+        for (size_t g = 0; g < G; g++) {  /* affine, plain: x = X / Z^2, y = Y / Z^3 */
+            if (!live[g]) continue;
+            fv z2 = fv_sqr(inv[g]);
+            fv z3 = fv_mul(z2, inv[g]);
+            fv x = fv_mul(fv_mul(acc[g].X, z2), plain1);
+            fv y = fv_mul(fv_mul(acc[g].Y, z3), plain1);
+            fp sink[8][2];
+            fp *xs[8], *ys[8];
+            for (int lane = 0; lane < 8; lane++) {
+                size_t i = lo + 8 * g + (size_t)lane;
+                int mine = i < hi && ((live[g] >> lane) & 1);
+                xs[lane] = mine ? (fp *)(res + 96 * i) : &sink[lane][0];
+                ys[lane] = mine ? (fp *)(res + 96 * i + 32) : &sink[lane][1];
+                if (mine) memcpy(res + 96 * i + 64, P_ONE.v, 32);
+            }
+            fv_scatter(xs, x);
+            fv_scatter(ys, y);
+        }
+        for (size_t g = 0; g < G; g++) {  /* exceptional lanes: the scalar code, every case handled */
+            for (int lane = 0; lane < 8; lane++) {
+                size_t i = lo + 8 * g + (size_t)lane;
+                if (i >= hi || !((exc[g] >> lane) & 1)) continue;
+                const unsigned char *k = (const unsigned char *)plain[8 * g + lane];
+                jac r1;
+                memset(&r1, 0, sizeof r1);
+                for (int j = 0; j < FB_WIN; j++) {
+                    if (!k[j]) continue;
+                    const unsigned char *e = tab + 96 * ((size_t)j * FB_DIG + k[j] - 1);
+                    jac_add_aff(&r1, (const fp *)e, (const fp *)(e + 32));
+                }
+                if (fp_is_zero(&r1.Z)) continue;  /* infinity: stays zero */
+                static const fp plain_one = {{1, 0, 0, 0}};
+                fp zi, z2, z3;
+                fp_inv(&zi, &r1.Z);
+                fp_sqr(&z2, &zi);
+                fp_mul(&z3, &z2, &zi);
+                fp_mul(&r1.X, &r1.X, &z2);
+                fp_mul(&r1.Y, &r1.Y, &z3);
+                fp_mul(&r1.X, &r1.X, &plain_one);
+                fp_mul(&r1.Y, &r1.Y, &plain_one);
+                memcpy(res + 96 * i, r1.X.v, 32);
+                memcpy(res + 96 * i + 32, r1.Y.v, 32);
+                memcpy(res + 96 * i + 64, P_ONE.v, 32);
+            }
+        }
+    }
+    free(tx); free(ty); free(acc); free(tmp); free(live); free(exc); free(plain);
+    return 0;
+}
+
+/* ---- the same in G2: Fp2 = Fp[u] / (u^2 + 1), eight elements a pair of vectors */
+typedef struct { fv c0, c1; } fv2;
+typedef struct { fv2 X, Y, Z; } jv2;
+
+VT static inline fv2 f2_add(fv2 a, fv2 b) { fv2 o = {fv_add(a.c0, b.c0), fv_add(a.c1, b.c1)}; return o; }
+VT static inline fv2 f2_sub(fv2 a, fv2 b) { fv2 o = {fv_sub(a.c0, b.c0), fv_sub(a.c1, b.c1)}; return o; }
+
+VT static inline fv2 f2_mul(fv2 a, fv2 b) {  /* Karatsuba: 3 multiplications */
+    fv t0 = fv_mul(a.c0, b.c0), t1 = fv_mul(a.c1, b.c1);
+    fv t2 = fv_mul(fv_add(a.c0, a.c1), fv_add(b.c0, b.c1));
+    fv2 o = {fv_sub(t0, t1), fv_sub(fv_sub(t2, t0), t1)};
+    return o;
+}
+
+VT static inline fv2 f2_sqr(fv2 a) {  /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+    fv t = fv_mul(fv_add(a.c0, a.c1), fv_sub(a.c0, a.c1));
+    fv m = fv_mul(a.c0, a.c1);
+    fv2 o = {t, fv_add(m, m)};
+    return o;
+}
+
+/* R += (x, y) (affine, finite), madd-2007-bl over Fp2; the lanes where R = +-(x, y) are
+ * returned (their result is not the sum: the caller redoes them) */
+VT static inline __mmask8 jv2_add_aff(jv2 *R, fv2 x, fv2 y) {
+    fv2 Z1Z1 = f2_sqr(R->Z);
+    fv2 U2 = f2_mul(x, Z1Z1);
+    fv2 S2 = f2_mul(y, f2_mul(R->Z, Z1Z1));
+    fv2 H = f2_sub(U2, R->X);
+    __mmask8 exc = fv_is_zero(H.c0) & fv_is_zero(H.c1);
+    fv2 rr = f2_sub(S2, R->Y);
+    rr = f2_add(rr, rr);
+    fv2 HH = f2_sqr(H);
+    fv2 I = f2_add(HH, HH);
+    I = f2_add(I, I);
+    fv2 J = f2_mul(H, I);
+    fv2 V = f2_mul(R->X, I);
+    fv2 X3 = f2_sub(f2_sub(f2_sqr(rr), J), f2_add(V, V));
+    fv2 t = f2_mul(R->Y, J);
+    fv2 Y3 = f2_sub(f2_mul(rr, f2_sub(V, X3)), f2_add(t, t));
+    fv2 Z3 = f2_add(R->Z, H);
+    Z3 = f2_sub(f2_sub(f2_sqr(Z3), Z1Z1), HH);
+    R->X = X3; R->Y = Y3; R->Z = Z3;
+    return exc;
+}
+
+VT static inline fv blend5(__mmask8 m, fv a, fv b) {
+    for (int l = 0; l < 5; l++) a.l[l] = _mm512_mask_blend_epi64(m, a.l[l], b.l[l]);
+    return a;
+}
+
+VT static inline fv2 blend2(__mmask8 m, fv2 a, fv2 b) {
+    fv2 o = {blend5(m, a.c0, b.c0), blend5(m, a.c1, b.c1)};
+    return o;
+}
+
+/* g2_fixed_base's work: res in fixed_base_mul's G2 format; the scalars whose lanes met an
+ * exceptional addition get their index in *exc_out (the caller redoes them). */
+VT static int fixed_base_vec_g2(unsigned char *res, const unsigned char *tab, const unsigned char *ks, size_t n,
+                                size_t *exc_out, size_t *n_exc) {
+    const size_t NT = (size_t)FB_WIN * FB_DIG, GB = 128, PS = 192;
+    u64 *tc[4];
+    for (int c = 0; c < 4; c++) tc[c] = aligned_alloc(64, ((NT + 8) * 5 * 8 + 63) / 64 * 64);
+    jv2 *acc = aligned_alloc(64, GB * sizeof(jv2));
+    fv *tmp = aligned_alloc(64, 3 * GB * sizeof(fv));
+    __mmask8 *live = malloc(GB), *exc = malloc(GB);
+    u64 (*plain)[4] = malloc(8 * GB * sizeof(u64[4]));
+    int ok = tc[0] && tc[1] && tc[2] && tc[3] && acc && tmp && live && exc && plain;
+    if (ok) {
+        const fv c264 = fv_const(C264), one = fv_const(ONE260);
+        const fv zero = {{_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                          _mm512_setzero_si512(), _mm512_setzero_si512()}};
+        for (size_t e = 0; e < NT; e += 8) {  /* x0, x1, y0, y1 of the table into 52-bit limbs (R') */
+            for (int c = 0; c < 4; c++) {
+                const fp *cs[8];
+                for (int lane = 0; lane < 8; lane++) {
+                    size_t i = e + (size_t)lane < NT ? e + (size_t)lane : e;
+                    cs[lane] = (const fp *)(tab + PS * i + 32 * c);
+                }
+                fv v = fv_mul(fv_gather(cs), c264);
+                u64 lv[5][8];
+                for (int l = 0; l < 5; l++) _mm512_storeu_si512((void *)lv[l], v.l[l]);
+                for (int lane = 0; lane < 8 && e + (size_t)lane < NT; lane++)
+                    for (int l = 0; l < 5; l++) tc[c][(e + lane) * 5 + l] = lv[l][lane];
+            }
+        }
+        fv *den = tmp, *inv = tmp + GB, *scr = tmp + 2 * GB;
+        const fv plain1 = {{_mm512_set1_epi64(1), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                            _mm512_setzero_si512(), _mm512_setzero_si512()}};
+        const fv2 one2 = {one, zero};
+        memset(res, 0, n * PS);
+        *n_exc = 0;
+        for (size_t lo = 0; lo < n; lo += 8 * GB) {
+            size_t hi = lo + 8 * GB < n ? lo + 8 * GB : n, G = (hi - lo + 7) / 8;
+            for (size_t i = lo; i < lo + 8 * G; i++) {
+                if (i < hi) fr_from_mont(plain[i - lo], (const u64 *)(ks + 32 * i));
+                else memset(plain[i - lo], 0, 32);
+            }
+            for (size_t g = 0; g < G; g++) {
+                jv2 a = {one2, one2, one2};
+                __mmask8 started = 0, ex = 0;
+                for (int j = 0; j < FB_WIN; j++) {
+                    long long d[8];
+                    for (int lane = 0; lane < 8; lane++) d[lane] = ((const unsigned char *)plain[8 * g + lane])[j];
+                    __m512i dv = _mm512_loadu_si512((const void *)d);
+                    __mmask8 nz = _mm512_test_epi64_mask(dv, dv);
+                    if (!nz) continue;
+                    __m512i ent = _mm512_add_epi64(dv, _mm512_set1_epi64((long long)j * FB_DIG - 1));
+                    __m512i idx = _mm512_maskz_mov_epi64(nz, _mm512_add_epi64(_mm512_slli_epi64(ent, 2), ent));
+                    fv2 x, y;
+                    for (int l = 0; l < 5; l++) {
+                        __m512i il = _mm512_add_epi64(idx, _mm512_set1_epi64(l));
+                        x.c0.l[l] = _mm512_i64gather_epi64(il, (const void *)tc[0], 8);
+                        x.c1.l[l] = _mm512_i64gather_epi64(il, (const void *)tc[1], 8);
+                        y.c0.l[l] = _mm512_i64gather_epi64(il, (const void *)tc[2], 8);
+                        y.c1.l[l] = _mm512_i64gather_epi64(il, (const void *)tc[3], 8);
+                    }
+                    __mmask8 add = nz & started, start = nz & (__mmask8)~started;
+                    if (add) {
+                        jv2 t = a;
+                        ex |= jv2_add_aff(&t, x, y) & add;
+                        a.X = blend2(add, a.X, t.X);
+                        a.Y = blend2(add, a.Y, t.Y);
+                        a.Z = blend2(add, a.Z, t.Z);
+                    }
+                    if (start) {
+                        a.X = blend2(start, a.X, x);
+                        a.Y = blend2(start, a.Y, y);
+                        a.Z = blend2(start, a.Z, one2);
+                    }
+                    started |= nz;
+                }
+                acc[g] = a;
+                live[g] = started & (__mmask8)~ex;
+                exc[g] = ex;
+                /* the inversion takes the norm z0^2 + z1^2 (in Fp); one where the lane is not live */
+                fv nrm = fv_add(fv_sqr(a.Z.c0), fv_sqr(a.Z.c1));
+                den[g] = blend5(live[g], one, nrm);
+            }
+            fv_batch_inv(inv, den, G, scr);
+            for (size_t g = 0; g < G; g++) {
+                if (!live[g]) continue;
+                fv2 zi = {fv_mul(acc[g].Z.c0, inv[g]), fv_sub(zero, fv_mul(acc[g].Z.c1, inv[g]))};  /* 1 / Z */
+                fv2 z2 = f2_sqr(zi);
+                fv2 z3 = f2_mul(z2, zi);
+                fv2 x = f2_mul(acc[g].X, z2), y = f2_mul(acc[g].Y, z3);
+                fv out[4] = {fv_mul(x.c0, plain1), fv_mul(x.c1, plain1), fv_mul(y.c0, plain1), fv_mul(y.c1, plain1)};
+                fp sink[8];
+                for (int c = 0; c < 4; c++) {
+                    fp *cs[8];
+                    for (int lane = 0; lane < 8; lane++) {
+                        size_t i = lo + 8 * g + (size_t)lane;
+                        int mine = i < hi && ((live[g] >> lane) & 1);
+                        cs[lane] = mine ? (fp *)(res + PS * i + 32 * c) : &sink[lane];
+                    }
+                    fv_scatter(cs, out[c]);
+                }
+                for (int lane = 0; lane < 8; lane++) {
+                    size_t i = lo + 8 * g + (size_t)lane;
+                    if (i < hi && ((live[g] >> lane) & 1)) memcpy(res + PS * i + 128, P_ONE.v, 32);  /* z = (one, 0) */
+                }
+            }
+            for (size_t g = 0; g < G; g++)
+                for (int lane = 0; lane < 8; lane++) {
+                    size_t i = lo + 8 * g + (size_t)lane;
+                    if (i < hi && ((exc[g] >> lane) & 1)) exc_out[(*n_exc)++] = i;
+                }
+        }
+    }
+    for (int c = 0; c < 4; c++) free(tc[c]);
+    free(acc); free(tmp); free(live); free(exc); free(plain);
+    return ok ? 0 : -1;
+}
+
 static int cpu_has_ifma(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma");
@@ -840,8 +1186,94 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(g1_fixed_base_doc,
+"g1_fixed_base(table, scalars) -> bytes: k_i B for a packed Fr vector (Montgomery form, as\n"
+"zkbluff._fr_native.from_ints makes it) from zkbluff._fr_native.fixed_base_table's table\n"
+"of B (32 x 255 affine points, MCL's layout), eight scalars a vector; the result in\n"
+"fixed_base_mul's format. Needs the CPU's IFMA (VECTOR); ValueError otherwise or for\n"
+"buffers of the wrong size.");
+
+static PyObject *py_g1_fixed_base(PyObject *self, PyObject *args) {
+    Py_buffer tab, ks;
+    PyObject *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*", &tab, &ks)) return NULL;
+    if (!HAS_IFMA) {
+        PyErr_SetString(PyExc_ValueError, "g1_fixed_base: this CPU has no AVX-512 IFMA");
+        goto done;
+    }
+    if ((size_t)tab.len != (size_t)32 * 255 * 96 || ks.len % 32) {
+        PyErr_SetString(PyExc_ValueError, "g1_fixed_base: a G1 table of 32 x 255 points and 32-byte scalars");
+        goto done;
+    }
+    size_t n = (size_t)ks.len / 32;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 96));
+    if (!out) goto done;
+    int rc = 0;
+#if HAVE_IFMA_CODE
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    rc = fixed_base_vec(res, tab.buf, ks.buf, n);
+    Py_END_ALLOW_THREADS
+#endif
+    if (rc < 0) { Py_CLEAR(out); PyErr_NoMemory(); }
+done:
+    PyBuffer_Release(&tab);
+    PyBuffer_Release(&ks);
+    return out;
+}
+
+PyDoc_STRVAR(g2_fixed_base_doc,
+"g2_fixed_base(table, scalars) -> (bytes, list): g1_fixed_base in G2 (a table of 32 x 255\n"
+"G2 points); the list holds the indices of the scalars whose result is left at zero because\n"
+"an addition met its own operand or its opposite (never for canonical scalars): the caller\n"
+"computes those another way.");
+
+static PyObject *py_g2_fixed_base(PyObject *self, PyObject *args) {
+    Py_buffer tab, ks;
+    PyObject *out = NULL, *ret = NULL;
+    size_t *exc = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*", &tab, &ks)) return NULL;
+    if (!HAS_IFMA) {
+        PyErr_SetString(PyExc_ValueError, "g2_fixed_base: this CPU has no AVX-512 IFMA");
+        goto done;
+    }
+    if ((size_t)tab.len != (size_t)32 * 255 * 192 || ks.len % 32) {
+        PyErr_SetString(PyExc_ValueError, "g2_fixed_base: a G2 table of 32 x 255 points and 32-byte scalars");
+        goto done;
+    }
+    size_t n = (size_t)ks.len / 32, n_exc = 0;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * 192));
+    exc = malloc((n + 1) * sizeof(size_t));
+    if (!out || !exc) { PyErr_NoMemory(); goto done; }
+    int rc = 0;
+#if HAVE_IFMA_CODE
+    unsigned char *res = (unsigned char *)PyBytes_AS_STRING(out);
+    Py_BEGIN_ALLOW_THREADS
+    rc = fixed_base_vec_g2(res, tab.buf, ks.buf, n, exc, &n_exc);
+    Py_END_ALLOW_THREADS
+#endif
+    if (rc < 0) { PyErr_NoMemory(); goto done; }
+    PyObject *idx = PyList_New((Py_ssize_t)n_exc);
+    if (!idx) goto done;
+    for (size_t i = 0; i < n_exc; i++) {
+        PyObject *v = PyLong_FromSize_t(exc[i]);
+        if (!v) { Py_DECREF(idx); goto done; }
+        PyList_SET_ITEM(idx, (Py_ssize_t)i, v);
+    }
+    ret = PyTuple_Pack(2, out, idx);
+    Py_DECREF(idx);
+done:
+    Py_XDECREF(out);
+    free(exc);
+    PyBuffer_Release(&tab);
+    PyBuffer_Release(&ks);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
     {"g1_mul_digits", py_g1_mul_digits, METH_VARARGS, g1_mul_digits_doc},
+    {"g1_fixed_base", py_g1_fixed_base, METH_VARARGS, g1_fixed_base_doc},
+    {"g2_fixed_base", py_g2_fixed_base, METH_VARARGS, g2_fixed_base_doc},
     {NULL, NULL, 0, NULL},
 };
 

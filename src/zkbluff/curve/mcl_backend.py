@@ -390,7 +390,9 @@ def _use_fixed_base(group: str, base_bytes: bytes, n: int) -> bool:
 def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> Optional[list]:
     """``[k_i B]`` by the C fixed-base kernel (a table of 32 x 255 multiples of B, then at
     most 32 mixed additions a scalar, one batched inversion to affine), a thread per core;
-    None when the extension is not built. Tables are kept per base (the generators)."""
+    None when the extension is not built. Tables are kept per base (the generators). The
+    additions run eight scalars a vector where the CPU has IFMA
+    (``zkbluff._points_native.g1_fixed_base`` / ``g2_fixed_base``)."""
     native = _native_kernel()
     if native is None:
         return None
@@ -403,12 +405,18 @@ def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> O
             _TABLES.clear()
         _TABLES[key] = table
     fns = tuple(_addr(f) for f in mul_fns)
-    n = len(scalars)
-    blob = native.from_ints(scalars if isinstance(scalars, (list, tuple)) else list(scalars), n)
+    ints = scalars if isinstance(scalars, (list, tuple)) else list(scalars)
+    n = len(ints)
+    blob = native.from_ints(ints, n)
     parts: dict[int, list] = {}
+    vector = _points_kernel()  # eight scalars a vector where the CPU can
 
     def work(lo: int, hi: int) -> None:
-        parts[lo] = native.affine_points(native.fixed_base_mul(table, blob[32 * lo: 32 * hi], fsz, one, fns), fsz)
+        ks = blob[32 * lo: 32 * hi]
+        if vector is not None:
+            parts[lo] = _fixed_base_vector(vector, native, group, base_bytes, table, ks, ints[lo:hi])
+        else:
+            parts[lo] = native.affine_points(native.fixed_base_mul(table, ks, fsz, one, fns), fsz)
 
     _run_chunks(n, work)
     return [P for lo in sorted(parts) for P in parts[lo]]
@@ -451,9 +459,10 @@ def _batch_mul_native(group: str, points: Sequence, scalars: Sequence[int]) -> O
 
 
 def _points_kernel():
-    """The C kernel for many G1 points times one scalar, when it is built and this CPU runs
-    its 8-lane code (its scalar code is slower than MCL's own multiplication); checked
-    once against MCL on the first use (a wrong result raises, never falls back silently)."""
+    """The C kernel for many G1 points times one scalar (and for one base times many
+    scalars), when it is built and this CPU runs its 8-lane code (its scalar code is
+    slower than MCL's own multiplication); checked once against MCL on the first use (a
+    wrong result raises, never falls back silently)."""
     global _POINTS_KERNEL
     if _POINTS_KERNEL is None:
         try:
@@ -496,6 +505,38 @@ def _points_self_check(native) -> None:
             want.append(_g1_from_struct(out))
         if _scale_native(native, pts, k) != want:
             raise BackendUnavailable("backend 'mcl': the point kernel zkbluff._points_native disagrees with MCL")
+    fr = _native_kernel()
+    if fr is None:
+        return
+    from zkbluff.curve import G2_GENERATOR
+
+    be = MclBackend()
+    ks = [0, 1, 255, r - 1, 0x1234567890ABCDEF << 120, 5 << 248]
+    blob = fr.from_ints(ks, len(ks))
+    for group, base, mul in (("g1", _g1_bytes(G1_GENERATOR), lambda k: be.g1_mul(G1_GENERATOR, k)),
+                             ("g2", _g2_bytes(G2_GENERATOR), lambda k: be.g2_mul(G2_GENERATOR, k))):
+        # its fixed-base code, on the generator's table (kept: setup uses it)
+        fsz, one, table_fns, _ = _FIXED_BASE[group]
+        table = _TABLES.get((group, base)) or fr.fixed_base_table(base, fsz, one, tuple(_addr(f) for f in table_fns))
+        _TABLES[(group, base)] = table
+        got = _fixed_base_vector(native, fr, group, base, table, blob, ks)
+        if got != [mul(k) for k in ks]:
+            raise BackendUnavailable(f"backend 'mcl': the fixed-base code of zkbluff._points_native disagrees with "
+                                     f"MCL in {group.upper()}")
+
+
+def _fixed_base_vector(native, fr, group: str, base: bytes, table: bytes, blob: bytes, scalars) -> list:
+    """``[k_i B]`` by the kernel's fixed-base code (eight scalars a vector) for the packed
+    scalars ``blob`` (``scalars``: the same as ints, for the rare results it leaves to MCL)."""
+    if group == "g1":
+        return fr.affine_points(native.g1_fixed_base(table, blob), 32)
+    raw, exceptional = native.g2_fixed_base(table, blob)
+    out = fr.affine_points(raw, 64)
+    for i in exceptional:  # an addition met its own operand: never for canonical scalars
+        res = G2Struct()
+        _lib.mclBnG2_mul(res, G2Struct.from_buffer_copy(base), _fr_struct(scalars[i]))
+        out[i] = _g2_from_struct(res)
+    return out
 
 
 def _scale_native(native, points: Sequence[G1Affine], k: int) -> Optional[list[G1Affine]]:
