@@ -486,6 +486,8 @@ _BETA_MONT = b""
 
 
 def _points_self_check(native) -> None:
+    """The kernel's three entry points against MCL on fixed inputs (edge scalars 0, 1,
+    r - 1, a top byte): BackendUnavailable on any difference."""
     from zkbluff.curve import G1_GENERATOR
     from zkbluff.curve.glv import BETA
 
