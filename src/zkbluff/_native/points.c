@@ -328,6 +328,9 @@ static void mul_one(jac *out, const aff *T, const signed char *dig, size_t len, 
 #define HAVE_IFMA_CODE 1
 #include <immintrin.h>
 #define VT __attribute__((target("avx512f,avx512ifma")))
+/* the field and point steps always inlined: left to its heuristics, GCC stops inlining
+ * them once the file has many callers, and every call then passes vectors through memory */
+#define VTI __attribute__((target("avx512f,avx512ifma"), always_inline))
 
 static const u64 M52 = (1ULL << 52) - 1;
 static const u64 P52[5] = {0x08c16d87cfd47ULL, 0x916871ca8d3c2ULL, 0x181585d97816aULL, 0xa029b85045b68ULL,
@@ -343,14 +346,14 @@ static const u64 ONE260[5] = {0x20880f6fce4b4ULL, 0x49baa989a8455ULL, 0x18f014a4
 typedef struct { __m512i l[5]; } fv;
 typedef struct { fv X, Y, Z; } jv;
 
-VT static inline fv fv_const(const u64 c[5]) {
+VTI static inline fv fv_const(const u64 c[5]) {
     fv o;
     for (int j = 0; j < 5; j++) o.l[j] = _mm512_set1_epi64((long long)c[j]);
     return o;
 }
 
 /* t (limbs of any size below 2^63, value below 2p) to canonical limbs of the value mod p */
-VT static inline fv fv_reduce(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m512i t4) {
+VTI static inline fv fv_reduce(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __m512i t4) {
     const __m512i m = _mm512_set1_epi64((long long)M52);
     t1 = _mm512_add_epi64(t1, _mm512_srli_epi64(t0, 52)); t0 = _mm512_and_si512(t0, m);
     t2 = _mm512_add_epi64(t2, _mm512_srli_epi64(t1, 52)); t1 = _mm512_and_si512(t1, m);
@@ -371,13 +374,13 @@ VT static inline fv fv_reduce(__m512i t0, __m512i t1, __m512i t2, __m512i t3, __
     return o;
 }
 
-VT static inline fv fv_add(fv a, fv b) {
+VTI static inline fv fv_add(fv a, fv b) {
     return fv_reduce(_mm512_add_epi64(a.l[0], b.l[0]), _mm512_add_epi64(a.l[1], b.l[1]),
                      _mm512_add_epi64(a.l[2], b.l[2]), _mm512_add_epi64(a.l[3], b.l[3]),
                      _mm512_add_epi64(a.l[4], b.l[4]));
 }
 
-VT static inline fv fv_sub(fv a, fv b) {
+VTI static inline fv fv_sub(fv a, fv b) {
     const __m512i m = _mm512_set1_epi64((long long)M52);
     __m512i d[5];
     __m512i borrow = _mm512_setzero_si512();
@@ -402,7 +405,7 @@ VT static inline fv fv_sub(fv a, fv b) {
 }
 
 /* a b / R' mod p (a, b canonical) */
-VT static inline fv fv_mul(fv a, fv b) {
+VTI static inline fv fv_mul(fv a, fv b) {
     const __m512i z = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)PINV52);
     __m512i p0 = _mm512_set1_epi64((long long)P52[0]), p1 = _mm512_set1_epi64((long long)P52[1]),
@@ -439,7 +442,7 @@ VT static inline fv fv_mul(fv a, fv b) {
 }
 
 /* a^2 / R' mod p: the cross products once and doubled, then five reduction rounds */
-VT static inline fv fv_sqr(fv a) {
+VTI static inline fv fv_sqr(fv a) {
     const __m512i z = _mm512_setzero_si512();
     const __m512i pinv = _mm512_set1_epi64((long long)PINV52);
     __m512i t[10];
@@ -466,12 +469,12 @@ VT static inline fv fv_sqr(fv a) {
     return fv_reduce(t[5], t[6], t[7], t[8], t[9]);
 }
 
-VT static inline __mmask8 fv_is_zero(fv a) {
+VTI static inline __mmask8 fv_is_zero(fv a) {
     __m512i o = _mm512_or_si512(_mm512_or_si512(a.l[0], a.l[1]), _mm512_or_si512(_mm512_or_si512(a.l[2], a.l[3]), a.l[4]));
     return _mm512_testn_epi64_mask(o, o);
 }
 
-VT static inline void jv_dbl(jv *R) {
+VTI static inline void jv_dbl(jv *R) {
     fv A = fv_sqr(R->X), B = fv_sqr(R->Y), C = fv_sqr(B);
     fv t = fv_add(R->X, B);
     t = fv_sub(fv_sub(fv_sqr(t), A), C);
@@ -487,7 +490,7 @@ VT static inline void jv_dbl(jv *R) {
 
 /* R += (x, y) (affine, finite); the lanes where R = +-(x, y) are returned (their result is
  * not the sum: the caller redoes those points) */
-VT static inline __mmask8 jv_add_aff(jv *R, fv x, fv y) {
+VTI static inline __mmask8 jv_add_aff(jv *R, fv x, fv y) {
     fv Z1Z1 = fv_sqr(R->Z);
     fv U2 = fv_mul(x, Z1Z1);
     fv S2 = fv_mul(y, fv_mul(R->Z, Z1Z1));
@@ -516,7 +519,7 @@ static inline void from52(fp *out, const u64 l[5]) {
     out->v[3] = (l[3] >> 36) | (l[4] << 16);
 }
 
-VT static inline fv load_fv(const u64 l[5][8]) {
+VTI static inline fv load_fv(const u64 l[5][8]) {
     fv o;
     for (int j = 0; j < 5; j++) o.l[j] = _mm512_loadu_si512((const void *)l[j]);
     return o;
@@ -879,17 +882,17 @@ VT static int fixed_base_vec(unsigned char *res, const unsigned char *tab, const
 typedef struct { fv c0, c1; } fv2;
 typedef struct { fv2 X, Y, Z; } jv2;
 
-VT static inline fv2 f2_add(fv2 a, fv2 b) { fv2 o = {fv_add(a.c0, b.c0), fv_add(a.c1, b.c1)}; return o; }
-VT static inline fv2 f2_sub(fv2 a, fv2 b) { fv2 o = {fv_sub(a.c0, b.c0), fv_sub(a.c1, b.c1)}; return o; }
+VTI static inline fv2 f2_add(fv2 a, fv2 b) { fv2 o = {fv_add(a.c0, b.c0), fv_add(a.c1, b.c1)}; return o; }
+VTI static inline fv2 f2_sub(fv2 a, fv2 b) { fv2 o = {fv_sub(a.c0, b.c0), fv_sub(a.c1, b.c1)}; return o; }
 
-VT static inline fv2 f2_mul(fv2 a, fv2 b) {  /* Karatsuba: 3 multiplications */
+VTI static inline fv2 f2_mul(fv2 a, fv2 b) {  /* Karatsuba: 3 multiplications */
     fv t0 = fv_mul(a.c0, b.c0), t1 = fv_mul(a.c1, b.c1);
     fv t2 = fv_mul(fv_add(a.c0, a.c1), fv_add(b.c0, b.c1));
     fv2 o = {fv_sub(t0, t1), fv_sub(fv_sub(t2, t0), t1)};
     return o;
 }
 
-VT static inline fv2 f2_sqr(fv2 a) {  /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+VTI static inline fv2 f2_sqr(fv2 a) {  /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */
     fv t = fv_mul(fv_add(a.c0, a.c1), fv_sub(a.c0, a.c1));
     fv m = fv_mul(a.c0, a.c1);
     fv2 o = {t, fv_add(m, m)};
@@ -898,7 +901,7 @@ VT static inline fv2 f2_sqr(fv2 a) {  /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */
 
 /* R += (x, y) (affine, finite), madd-2007-bl over Fp2; the lanes where R = +-(x, y) are
  * returned (their result is not the sum: the caller redoes them) */
-VT static inline __mmask8 jv2_add_aff(jv2 *R, fv2 x, fv2 y) {
+VTI static inline __mmask8 jv2_add_aff(jv2 *R, fv2 x, fv2 y) {
     fv2 Z1Z1 = f2_sqr(R->Z);
     fv2 U2 = f2_mul(x, Z1Z1);
     fv2 S2 = f2_mul(y, f2_mul(R->Z, Z1Z1));
@@ -920,12 +923,12 @@ VT static inline __mmask8 jv2_add_aff(jv2 *R, fv2 x, fv2 y) {
     return exc;
 }
 
-VT static inline fv blend5(__mmask8 m, fv a, fv b) {
+VTI static inline fv blend5(__mmask8 m, fv a, fv b) {
     for (int l = 0; l < 5; l++) a.l[l] = _mm512_mask_blend_epi64(m, a.l[l], b.l[l]);
     return a;
 }
 
-VT static inline fv2 blend2(__mmask8 m, fv2 a, fv2 b) {
+VTI static inline fv2 blend2(__mmask8 m, fv2 a, fv2 b) {
     fv2 o = {blend5(m, a.c0, b.c0), blend5(m, a.c1, b.c1)};
     return o;
 }
