@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-$(VENV)/.stamp-install: pyproject.toml setup.py src/zkbluff/_native/fr.c | $(BIN)/python
+$(VENV)/.stamp-install: pyproject.toml setup.py $(wildcard src/zkbluff/_native/*.c) | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 

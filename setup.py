@@ -49,5 +49,13 @@ setup(
             # absent: the mcl backend's MSMs use MCL's own mulVec (and warn)
             optional=True,
         ),
+        # many G1 points times one scalar (a ceremony contribution); without it the
+        # backend multiplies point by point through MCL (zkbluff.curve.mcl_backend)
+        Extension(
+            "zkbluff._points_native",
+            sources=["src/zkbluff/_native/points.c"],
+            extra_compile_args=["-O3", "-std=c11", "-Wall"],
+            optional=True,
+        ),
     ],
 )

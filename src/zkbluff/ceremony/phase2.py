@@ -203,7 +203,7 @@ def _apply(zk: Zkey, d: int, g1_s: G1Affine, params: ContributionParams, be: Bac
     delta2 = be.g2_mul(pk.vk.delta_g2, d)
     d_inv = pow(d, -1, r)
     say(f"zkey: contributing ({len(pk.l_query) + len(pk.h_query)} G1 points)")
-    moved = be.g1_batch_mul(list(pk.l_query) + list(pk.h_query), [d_inv] * (len(pk.l_query) + len(pk.h_query)))
+    moved = be.g1_scale(list(pk.l_query) + list(pk.h_query), d_inv)
     l_q, h_q = moved[: len(pk.l_query)], moved[len(pk.l_query):]
     vk = replace(pk.vk, delta_g2=delta2)
     new_pk = replace(pk, vk=vk, delta_g1=delta1, l_query=tuple(l_q), h_query=tuple(h_q))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import struct
 
-from zkbluff.curve import B1, B2, G2Affine, fq2_add, fq2_mul, fq2_sqrt
+from zkbluff.curve import B1, B2, G2Affine, fq2_add, fq2_mul, fq2_sqrt, get_backend
 from zkbluff.ceremony.encoding import fq2_negative, fq_negative
 from zkbluff.errors import MalformedInput
 from zkbluff.field import p, r
@@ -126,12 +126,8 @@ class ChaCha:
                 break
         if greatest ^ fq2_negative(y):
             y = ((-y[0]) % p, (-y[1]) % p)
-        from zkbluff.curve.pyecc_backend import bn  # (imported here: ~40 ms a process otherwise)
-
-        P = (bn.FQ2(list(x)), bn.FQ2(list(y)), bn.FQ2.one())
-        Q = bn.multiply(P, G2_COFACTOR)  # py_ecc does not reduce the scalar mod r
-        qx, qy = bn.normalize(Q)
-        return ((int(qx.coeffs[0]), int(qx.coeffs[1])), (int(qy.coeffs[0]), int(qy.coeffs[1])))
+        # the point is on the twist, not yet in G2: the scalar must not be reduced mod r
+        return get_backend().g2_mul_unreduced((x, y), G2_COFACTOR)
 
 
 def hash_to_g2(h: bytes) -> G2Affine:

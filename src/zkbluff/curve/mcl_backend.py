@@ -128,6 +128,21 @@ def _fr_layout_self_check() -> None:
 
 _fr_layout_self_check()
 
+
+def _fp_layout_self_check(lib=None) -> None:
+    """MCL keeps Fp in Montgomery form too (``x 2^256 mod p``, 4 little-endian limbs):
+    the layout points are written in here and the point kernel of
+    ``zkbluff._points_native`` reads. Checked once at load, like Fr's (``lib``: another
+    library to check, for the test of the check)."""
+    for x in (1, 2, 12345):
+        fp = (ctypes.c_uint64 * 4)()
+        (lib or _lib).mclBnFp_setInt32(fp, x)
+        if bytes(fp) != (x * _RP % p).to_bytes(32, "little"):
+            raise BackendUnavailable("backend 'mcl': its Fp layout is not 4-limb Montgomery form (x 2^256 mod p)")
+
+
+_fp_layout_self_check()
+
 G1Struct = ctypes.c_uint64 * 12
 G2Struct = ctypes.c_uint64 * 24
 GTStruct = ctypes.c_uint64 * 48
@@ -186,6 +201,7 @@ _G1_MUL = _proto("mclBnG1_mul", 3)
 _G2_MUL = _proto("mclBnG2_mul", 3)
 _G1_ADD = _proto("mclBnG1_add", 3)
 _G2_ADD = _proto("mclBnG2_add", 3)
+_G2_DBL = _proto("mclBnG2_dbl", 2)
 _G1_SUB = _proto("mclBnG1_sub", 3)
 _G2_SUB = _proto("mclBnG2_sub", 3)
 _G1_NORM = _proto("mclBnG1_normalize", 2)
@@ -506,7 +522,9 @@ def _use_fixed_base(group: str, base_bytes: bytes, n: int) -> bool:
 def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> Optional[list]:
     """``[k_i B]`` by the C fixed-base kernel (a table of 32 x 255 multiples of B, then at
     most 32 mixed additions a scalar, one batched inversion to affine), a thread per core;
-    None when the extension is not built. Tables are kept per base (the generators)."""
+    None when the extension is not built. Tables are kept per base (the generators). The
+    additions run eight scalars a vector where the CPU has IFMA
+    (``zkbluff._points_native.g1_fixed_base`` / ``g2_fixed_base``)."""
     native = _native_kernel()
     if native is None:
         return None
@@ -519,12 +537,18 @@ def _fixed_base_many(group: str, base_bytes: bytes, scalars: Sequence[int]) -> O
             _TABLES.clear()
         _TABLES[key] = table
     fns = tuple(_addr(f) for f in mul_fns)
-    n = len(scalars)
-    blob = native.from_ints(scalars if isinstance(scalars, (list, tuple)) else list(scalars), n)
+    ints = scalars if isinstance(scalars, (list, tuple)) else list(scalars)
+    n = len(ints)
+    blob = native.from_ints(ints, n)
     parts: dict[int, list] = {}
+    vector = _points_kernel()  # eight scalars a vector where the CPU can
 
     def work(lo: int, hi: int) -> None:
-        parts[lo] = native.affine_points(native.fixed_base_mul(table, blob[32 * lo: 32 * hi], fsz, one, fns), fsz)
+        ks = blob[32 * lo: 32 * hi]
+        if vector is not None:
+            parts[lo] = _fixed_base_vector(vector, native, group, base_bytes, table, ks, ints[lo:hi])
+        else:
+            parts[lo] = native.affine_points(native.fixed_base_mul(table, ks, fsz, one, fns), fsz)
 
     _run_chunks(n, work)
     return [P for lo in sorted(parts) for P in parts[lo]]
@@ -563,6 +587,120 @@ def _batch_mul_native(group: str, points: Sequence, scalars: Sequence[int]) -> O
                                                            fns), fsz)
 
     _run_chunks(n, work)
+    return [P for lo in sorted(parts) for P in parts[lo]]
+
+
+def _points_kernel():
+    """The C kernel for many G1 points times one scalar (and for one base times many
+    scalars), when it is built and this CPU runs its 8-lane code (its scalar code is
+    slower than MCL's own multiplication); checked once against MCL on the first use (a
+    wrong result raises, never falls back silently)."""
+    global _POINTS_KERNEL
+    if _POINTS_KERNEL is None:
+        try:
+            native = importlib.import_module("zkbluff._points_native")
+        except ImportError:
+            native = False
+        if native and not native.VECTOR:
+            native = False
+        if native:
+            _points_self_check(native)
+        _POINTS_KERNEL = native
+    return _POINTS_KERNEL or None
+
+
+_POINTS_KERNEL = None
+#: below this many points g1_scale multiplies through MCL (the kernel's recoding and its
+#: tables cost more than they save for a few points)
+SCALE_MIN = 8
+#: phi's cube root of unity in Fp, Montgomery form (the kernel's beta)
+_BETA_MONT = b""
+
+
+def _points_self_check(native) -> None:
+    """The kernel's three entry points against MCL on fixed inputs (edge scalars 0, 1,
+    r - 1, a top byte): BackendUnavailable on any difference."""
+    from zkbluff.curve import G1_GENERATOR
+    from zkbluff.curve.glv import BETA
+
+    global _BETA_MONT
+    _BETA_MONT = _fp(BETA)
+    G = MclBackend()._g1(G1_GENERATOR)
+    pts = [G1_GENERATOR]
+    for k in (2, 3, 1 << 200):
+        out = G1Struct()
+        _lib.mclBnG1_mul(out, G, _fr_struct(k))
+        pts.append(_g1_from_struct(out))
+    for k in (1, 7, r - 1, 0x1234567890ABCDEF << 120):
+        out = G1Struct()
+        want = []
+        for P in pts:
+            _lib.mclBnG1_mul(out, MclBackend()._g1(P), _fr_struct(k))
+            want.append(_g1_from_struct(out))
+        if _scale_native(native, pts, k) != want:
+            raise BackendUnavailable("backend 'mcl': the point kernel zkbluff._points_native disagrees with MCL")
+    fr = _native_kernel()
+    if fr is None:
+        return
+    from zkbluff.curve import G2_GENERATOR
+
+    be = MclBackend()
+    ks = [0, 1, 255, r - 1, 0x1234567890ABCDEF << 120, 5 << 248]
+    blob = fr.from_ints(ks, len(ks))
+    for group, base, mul in (("g1", _g1_bytes(G1_GENERATOR), lambda k: be.g1_mul(G1_GENERATOR, k)),
+                             ("g2", _g2_bytes(G2_GENERATOR), lambda k: be.g2_mul(G2_GENERATOR, k))):
+        # its fixed-base code, on the generator's table (kept: setup uses it)
+        fsz, one, table_fns, _ = _FIXED_BASE[group]
+        table = _TABLES.get((group, base)) or fr.fixed_base_table(base, fsz, one, tuple(_addr(f) for f in table_fns))
+        _TABLES[(group, base)] = table
+        got = _fixed_base_vector(native, fr, group, base, table, blob, ks)
+        if got != [mul(k) for k in ks]:
+            raise BackendUnavailable(f"backend 'mcl': the fixed-base code of zkbluff._points_native disagrees with "
+                                     f"MCL in {group.upper()}")
+
+
+def _fixed_base_vector(native, fr, group: str, base: bytes, table: bytes, blob: bytes, scalars) -> list:
+    """``[k_i B]`` by the kernel's fixed-base code (eight scalars a vector) for the packed
+    scalars ``blob`` (``scalars``: the same as ints, for the rare results it leaves to MCL)."""
+    if group == "g1":
+        return fr.affine_points(native.g1_fixed_base(table, blob), 32)
+    raw, exceptional = native.g2_fixed_base(table, blob)
+    out = fr.affine_points(raw, 64)
+    for i in exceptional:  # an addition met its own operand: never for canonical scalars
+        res = G2Struct()
+        _lib.mclBnG2_mul(res, G2Struct.from_buffer_copy(base), _fr_struct(scalars[i]))
+        out[i] = _g2_from_struct(res)
+    return out
+
+
+def _scale_native(native, points: Sequence[G1Affine], k: int) -> Optional[list[G1Affine]]:
+    """``[k P]`` by the kernel (GLV digits shared by every point), a thread per core; None
+    when a point is not a canonical affine point on the curve (the caller's generic path
+    then gives what it gives for such input)."""
+    from zkbluff.curve.glv import digit_pairs
+
+    fr = _native_kernel()
+    if fr is None:
+        return None
+    pts = points if isinstance(points, (list, tuple)) else list(points)
+    try:
+        raw = fr.encode_points(pts, 32, _R2_P, _ONE_MONT, _addr("mclBnFp_mul"))
+    except ValueError:
+        return None
+    digits = digit_pairs(k)
+    parts: dict[int, list] = {}
+    failed: list[bool] = []
+
+    def work(lo: int, hi: int) -> None:
+        try:
+            parts[lo] = fr.affine_points(native.g1_mul_digits(raw[_G1_SIZE * lo: _G1_SIZE * hi], digits, _BETA_MONT),
+                                         32)
+        except ValueError:
+            failed.append(True)
+
+    _run_chunks(len(pts), work)
+    if failed:
+        return None
     return [P for lo in sorted(parts) for P in parts[lo]]
 
 
@@ -681,6 +819,17 @@ class MclBackend:
         _check_batch(a, b)
         return _batch(a, b, None, _g1_bytes, _G1_SIZE, G1Struct, _G1_ADD, _G1_NORM, _decode_g1)
 
+    def g1_scale(self, points: Sequence[G1Affine], k: int) -> list[G1Affine]:
+        """``[k P_i]``, one scalar for every point (a ceremony contribution): by the C point
+        kernel when this CPU runs it, else :meth:`g1_batch_mul`."""
+        if len(points) >= SCALE_MIN:
+            native = _points_kernel()
+            if native is not None:
+                done = _scale_native(native, points, k % r)
+                if done is not None:
+                    return done
+        return self.g1_batch_mul(points, [k] * len(points))
+
     def g1_msm_many(self, groups) -> list[G1Affine]:
         """``[sum_j k_ij P_ij for each group i]``: many MSMs in one call."""
         return _msm_many(groups, _g1_bytes, _G1_SIZE, G1Struct, _g1_mulvec, _G1_NORM, _decode_g1)
@@ -705,6 +854,23 @@ class MclBackend:
         out = G2Struct()
         _lib.mclBnG2_mul(out, self._g2(a), _fr_struct(k))
         return _g2_from_struct(out)
+
+    def g2_mul_unreduced(self, a: G2Affine, k: int) -> G2Affine:
+        """``k a`` with k not reduced mod r, for a point of the twist outside G2 (clearing
+        its cofactor): double and add through MCL's G2 arithmetic, which holds on the whole
+        twist (its mul assumes G2: it reduces k and uses the endomorphism)."""
+        if k < 0:
+            raise ValueError(f"g2_mul_unreduced: expected k >= 0, got {k}")
+        if a is None or k == 0:
+            return None
+        base = self._g2(a)
+        acc = G2Struct.from_buffer_copy(base)  # the leading bit
+        a_acc, a_base = ctypes.addressof(acc), ctypes.addressof(base)
+        for bit in bin(k)[3:]:
+            _G2_DBL(a_acc, a_acc)
+            if bit == "1":
+                _G2_ADD(a_acc, a_acc, a_base)
+        return _g2_from_struct(acc)
 
     def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
         n = len(points)

@@ -108,6 +108,9 @@ class PyEccBackend:
         _check_batch(a, b)
         return [_g1_out(bn.add(_g1_in(P), _g1_in(Q))) for P, Q in zip(a, b)]
 
+    def g1_scale(self, points: Sequence[G1Affine], k: int) -> list[G1Affine]:
+        return self.g1_batch_mul(points, [k] * len(points))
+
     def g1_msm_many(self, groups) -> list[G1Affine]:
         return [self.g1_msm(list(pts), list(ks)) for pts, ks in groups]
 
@@ -123,6 +126,12 @@ class PyEccBackend:
 
     def g2_mul(self, a: G2Affine, k: int) -> G2Affine:
         return _g2_out(bn.multiply(_g2_in(a), k % r))
+
+    def g2_mul_unreduced(self, a: G2Affine, k: int) -> G2Affine:
+        """``k a`` with k not reduced mod r (for a twist point outside G2: its cofactor)."""
+        if k < 0:
+            raise ValueError(f"g2_mul_unreduced: expected k >= 0, got {k}")
+        return _g2_out(bn.multiply(_g2_in(a), k))
 
     def g2_prepare(self, points: Sequence[G2Affine]) -> Prepared:
         return Prepared([_g2_in(Q) for Q in points])
