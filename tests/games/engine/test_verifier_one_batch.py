@@ -1,0 +1,103 @@
+"""The offline verifier checks every proof of a transcript in one batch: the oblivious
+deal's own proofs (the permutation and both hands) join the game's proofs instead of being
+paired one by one as their lines come, and the batch still names the line of a bad one.
+A live view (``verify_now``) still verifies each deal proof at once."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from repo_root import REPO_ROOT
+from zkbluff.errors import InvalidProof, TranscriptError
+from zkbluff.games.engine.referee import Referee
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.protocol.signing import SigningKey, sign_line
+from zkbluff.protocol.transcript import canonical, line_hash
+
+BASE = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
+PARTIES = json.loads((REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.parties.json").read_text())
+#: the exchange lines of the deal and where each carries its proof
+DEAL_PROOFS = {2: ("oblivious.commit", ("proof",)), 4: ("oblivious.transfer", ("dealer_hand", "proof")),
+               5: ("oblivious.hand", ("proof",))}
+
+
+def _events() -> list[dict]:
+    return [json.loads(line) for line in BASE.read_text().splitlines()]
+
+
+def _signer(header: dict, event: dict) -> SigningKey:
+    ref = Referee(header, verify_now=False)
+    public, _ = ref.key_of(ref.role_of(event["action"]), event["seat"])
+    seeds = [PARTIES["referee"], PARTIES["dealer"], *(s["key"] for s in PARTIES["seats"])]
+    keys = [SigningKey.from_secret_hex(s) for s in seeds]
+    return next(k for k in keys if k.public_hex == public)
+
+
+def _bad_proof(event: dict, path: tuple[str, ...]) -> dict:
+    """The line with its proof's A and C swapped (both still points on the curve: only the
+    pairing can tell), re-signed by its own party (so only the proof is wrong)."""
+    event = json.loads(json.dumps(event))
+    holder = event["data"]
+    for k in path[:-1]:
+        holder = holder[k]
+    proof = holder[path[-1]]
+    proof["pi_a"], proof["pi_c"] = proof["pi_c"], proof["pi_a"]
+    return event
+
+
+def _resign(events: list[dict], from_line: int) -> list[dict]:
+    """Re-sign line ``from_line`` and re-chain and re-sign every line after it (every
+    party's key is known: only a proof can still tell)."""
+    out = [dict(e) for e in events]
+    for i in range(from_line - 1, len(out)):
+        if i > from_line - 1:
+            out[i]["prev"] = line_hash(canonical(out[i - 1]))
+        out[i] = sign_line(_signer(out[0], out[i]), out[i])
+    return out
+
+
+def _apply(events: list[dict], verify_now: bool, upto: int) -> Referee:
+    ref = Referee(events[0], verify_now=verify_now)
+    for e in events[1:upto]:
+        ref.apply(e)
+    return ref
+
+
+def test_the_deal_proofs_wait_in_the_offline_batch_and_pass_there():
+    events = _events()
+    offline = _apply(events, verify_now=False, upto=5)
+    assert len(offline.batch) == 3 and offline.n_proofs == 3  # permutation, dealer's hand, chooser's hand
+    offline.batch.verify()
+    live = _apply(events, verify_now=True, upto=5)  # the live view pairs each at once
+    assert len(live.batch) == 0 and live.n_proofs == 3
+
+
+@pytest.mark.parametrize("line", sorted(DEAL_PROOFS))
+def test_a_bad_deal_proof_fails_the_offline_batch_on_its_line_and_the_live_view_at_once(line):
+    kind, path = DEAL_PROOFS[line]
+    events = _events()
+    assert events[line - 1]["action"] == kind
+    bad = list(events)
+    bad[line - 1] = sign_line(_signer(events[0], events[line - 1]), _bad_proof(events[line - 1], path))
+    offline = _apply(bad, verify_now=False, upto=line)  # the line itself is accepted: its proof waits
+    with pytest.raises(TranscriptError) as exc:
+        offline.batch.verify()
+    assert (exc.value.line, exc.value.code) == (line, "proof.invalid")
+    with pytest.raises(InvalidProof):
+        _apply(bad, verify_now=True, upto=line)
+
+
+def test_a_whole_transcript_with_a_bad_permutation_proof_fails_on_that_line(tmp_path):
+    """Line 2's proof bad, every later line re-chained and re-signed: line 7's proof then
+    names a context the table no longer holds, and the verifier still names line 2 (the
+    first bad line), found in the batch before line 7's refusal is reported."""
+    events = _events()
+    deal_proofs = sum(e["action"] in ("oblivious.commit", "oblivious.transfer", "oblivious.hand") for e in events)
+    assert verify_transcript(BASE)["proofs"] == deal_proofs + sum(len(e.get("proofs", [])) for e in events)
+    events[1] = _bad_proof(events[1], DEAL_PROOFS[2][1])
+    path = tmp_path / "bad-permutation.jsonl"
+    path.write_text("".join(canonical(e) + "\n" for e in _resign(events, 2)))
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(path)
+    assert (exc.value.line, exc.value.code) == (2, "proof.invalid")
