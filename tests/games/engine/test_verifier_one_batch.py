@@ -1,7 +1,9 @@
 """The offline verifier checks every proof of a transcript in one batch: the oblivious
 deal's own proofs (the permutation and both hands) join the game's proofs instead of being
 paired one by one as their lines come, and the batch still names the line of a bad one.
-A live view (``verify_now``) still verifies each deal proof at once."""
+The lines' signatures are batched too, and the first bad line is still the one named,
+whatever fails there (a signature before the proofs and data of its own line). A live view
+(``verify_now``) still verifies each deal proof and each signature at once."""
 from __future__ import annotations
 
 import json
@@ -101,3 +103,71 @@ def test_a_whole_transcript_with_a_bad_permutation_proof_fails_on_that_line(tmp_
     with pytest.raises(TranscriptError) as exc:
         verify_transcript(path)
     assert (exc.value.line, exc.value.code) == (2, "proof.invalid")
+
+
+def _other_seat_signs(events: list[dict], line: int) -> None:
+    """Line ``line`` (a seat's) signed by the other seat: well formed, not its party's."""
+    e = events[line - 1]
+    assert e["seat"] in (0, 1)
+    wrong = SigningKey.from_secret_hex(PARTIES["seats"][1 - e["seat"]]["key"])
+    events[line - 1] = sign_line(wrong, e)
+
+
+def _verdict(tmp_path, events: list[dict]) -> tuple[int, str]:
+    path = tmp_path / "mutated.jsonl"
+    path.write_text("".join(canonical(e) + "\n" for e in events))
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(path)
+    return exc.value.line, exc.value.code
+
+
+def test_signatures_wait_in_the_offline_batch_and_live_views_check_them_at_once():
+    events = _events()
+    _other_seat_signs(events, 8)
+    offline = _apply(events, verify_now=False, upto=8)  # line 8 accepted: its signature waits
+    assert len(offline.signatures) == 7  # lines 2..8 (the header's own is checked at once)
+    with pytest.raises(TranscriptError) as exc:
+        offline.signatures.verify()
+    assert (exc.value.line, exc.value.code) == (8, "line.signature")
+    with pytest.raises(InvalidProof) as live:  # InvalidSignature, at once
+        _apply(events, verify_now=True, upto=8)
+    assert live.value.code == "line.signature"
+    assert len(_apply(_events(), verify_now=True, upto=8).signatures) == 0
+
+
+def test_a_bad_signature_is_named_before_a_later_failure(tmp_path):
+    events = _events()
+    _other_seat_signs(events, 8)
+    events[11]["data"] = {**events[11]["data"], "count": 4}  # line 12: another count than its proof's
+    events[11] = sign_line(_signer(events[0], events[11]), events[11])
+    assert _verdict(tmp_path, events) == (8, "line.signature")
+    clean = _events()
+    clean[11]["data"] = {**clean[11]["data"], "count": 4}
+    clean[11] = sign_line(_signer(clean[0], clean[11]), clean[11])
+    assert _verdict(tmp_path, clean)[0] == 12  # the positive twin: line 8 alone passes
+
+
+def test_a_bad_signature_comes_before_a_bad_proof_of_its_own_line_and_after_an_earlier_one(tmp_path):
+    events = _events()
+    assert events[6]["action"] == "play" and events[8]["action"] == "prove"
+    proof = events[8]["proofs"][0]["proof"]
+    proof["pi_a"], proof["pi_c"] = proof["pi_c"], proof["pi_a"]
+    _other_seat_signs(events, 9)  # line 9: a bad proof and a bad signature
+    assert _verdict(tmp_path, events) == (9, "line.signature")
+    events = _events()
+    proof = events[6]["proofs"][0]["proof"]
+    proof["pi_a"], proof["pi_c"] = proof["pi_c"], proof["pi_a"]
+    events[6] = sign_line(_signer(events[0], events[6]), events[6])
+    events[7:] = _resign(events, 7)[7:]  # every later line re-chained: their proofs name old contexts
+    _other_seat_signs(events, 8)
+    assert _verdict(tmp_path, events) == (7, "proof.invalid")  # line 7's proof, before line 8's signature
+
+
+def test_a_bad_signature_on_the_last_line_fails_the_whole(tmp_path):
+    events = _events()
+    last = events[-1]
+    assert last["seat"] is None
+    other = SigningKey.from_secret_hex(PARTIES["dealer"] if _signer(events[0], last).public_hex != \
+        SigningKey.from_secret_hex(PARTIES["dealer"]).public_hex else PARTIES["referee"])
+    events[-1] = sign_line(other, last)
+    assert _verdict(tmp_path, events) == (len(events), "line.signature")
