@@ -3,7 +3,9 @@
 For a command that verifies proofs it first starts loading MCL in a background thread
 (:func:`zkbluff.curve.preload_backend`: its initialisation is C that releases the GIL), so
 that the ~25 ms overlap the CLI's Python imports on a second core; then it runs the click
-CLI (:data:`zkbluff.cli.main`). It imports nothing heavy itself: this module sits beside the
+CLI (:data:`zkbluff.cli.main`), except for the plain ``zkbluff transcript verify [--json]
+FILE``, whose body (:func:`zkbluff.cli_fast.transcript_verify`, the click command's too) it
+runs without importing click. It imports nothing heavy itself: this module sits beside the
 ``cli`` package so that starting it does not import click.
 
 The console script and ``python -m zkbluff`` enter through :func:`main`, which ends a
@@ -25,6 +27,11 @@ def run() -> None:
         from zkbluff.curve import preload_backend
 
         preload_backend()
+        from zkbluff.cli_fast import plain_transcript_verify, transcript_verify
+
+        plain = plain_transcript_verify(sys.argv[1:])
+        if plain is not None:  # ``transcript verify [--json] FILE``: the command's own body, without click
+            sys.exit(transcript_verify(plain[0], as_json=plain[1]))
     from zkbluff.cli import main as cli_main
 
     cli_main()
