@@ -9,8 +9,8 @@ game demands, the key is the table's key for it, the number of publics is right,
 public the table holds (a commitment, a count, a rank mask) is equal, the ``context``
 public binds the proof to this match, line and previous hash, and the signer is the
 line's party. Only then is the proof verified, at once (:func:`check_envelope` with
-``verify_now``) or collected into a :class:`ProofBatch` (one batch per key, the bad line
-named when a batch fails).
+``verify_now``) or collected into a :class:`ProofBatch` (every key's proofs in one
+multi-pairing, the bad line named when it fails).
 """
 from __future__ import annotations
 

@@ -171,3 +171,21 @@ def test_a_bad_signature_on_the_last_line_fails_the_whole(tmp_path):
         SigningKey.from_secret_hex(PARTIES["dealer"]).public_hex else PARTIES["referee"])
     events[-1] = sign_line(other, last)
     assert _verdict(tmp_path, events) == (len(events), "line.signature")
+
+
+def test_a_bad_signature_comes_before_its_own_lines_bad_data(tmp_path):
+    """Line 8's data refused (a stray field) and its signature bad: the signature is named,
+    as when each line's signature was checked before its data; with the right key, the data."""
+    events = _events()
+    events[7]["data"] = {**events[7]["data"], "note": 1}
+    right = sign_line(_signer(events[0], events[7]), events[7])
+    _other_seat_signs(events, 8)
+    assert _verdict(tmp_path, events) == (8, "line.signature")
+    events[7] = right
+    path = tmp_path / "right-key.jsonl"
+    path.write_text("".join(canonical(e) + "\n" for e in events))
+    from zkbluff.errors import MalformedInput
+
+    with pytest.raises(MalformedInput) as exc:  # the positive twin: its own key, the data refused
+        verify_transcript(path)
+    assert exc.value.line == 8
