@@ -121,6 +121,16 @@ def _print_report(report: Mapping[str, Any], keys_dir: Optional[str], as_json: b
             "the proofs are only as good as that key set's setup")
 
 
+def run_plain(file: str, as_json: bool) -> int:
+    """:func:`transcript_verify` as the plain command line runs it, ended by Ctrl-C the way
+    click ends a command (a new line and ``Aborted!`` on stderr, status 1)."""
+    try:
+        return transcript_verify(file, as_json=as_json)
+    except KeyboardInterrupt:
+        say("\nAborted!", err=True)
+        return 1
+
+
 def plain_transcript_verify(argv: list[str]) -> Optional[tuple[str, bool]]:
     """``(file, as_json)`` when ``argv`` (without the program name) is ``transcript verify
     FILE`` with at most ``--json`` beside FILE, FILE a readable regular file whose name does

@@ -27,11 +27,11 @@ def run() -> None:
         from zkbluff.curve import preload_backend
 
         preload_backend()
-        from zkbluff.cli_fast import plain_transcript_verify, transcript_verify
+        from zkbluff.cli_fast import plain_transcript_verify, run_plain
 
         plain = plain_transcript_verify(sys.argv[1:])
         if plain is not None:  # ``transcript verify [--json] FILE``: the command's own body, without click
-            sys.exit(transcript_verify(plain[0], as_json=plain[1]))
+            sys.exit(run_plain(*plain))
     from zkbluff.cli import main as cli_main
 
     cli_main()

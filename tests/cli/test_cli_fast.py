@@ -95,3 +95,22 @@ def test_usage_errors_and_help_still_come_from_click(tmp_path):
     assert code == 2 and "does not exist" in err
     code, out, err = _fast(["transcript", "verify", "--help"])
     assert code == 0 and "--seat-key" in out
+
+
+def test_ctrl_c_ends_both_ways_alike(monkeypatch):
+    from zkbluff import cli_fast
+    from zkbluff.games.engine import verifier
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(verifier, "verify_transcript", interrupted)
+    args = ["transcript", "verify", str(VECTOR)]
+    code, out, err = _click(args)
+    assert (code, out) == (1, "") and err.endswith("Aborted!\n")
+    import io
+
+    captured = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", captured)
+    assert cli_fast.run_plain(str(VECTOR), False) == 1
+    assert captured.getvalue() == err
