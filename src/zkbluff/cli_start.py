@@ -27,6 +27,7 @@ def run() -> None:
         from zkbluff.curve import preload_backend
 
         preload_backend()
+    if sys.argv[1:3] == ["transcript", "verify"]:
         from zkbluff.cli_fast import plain_transcript_verify, run_plain
 
         plain = plain_transcript_verify(sys.argv[1:])
