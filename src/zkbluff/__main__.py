@@ -1,3 +1,3 @@
-from zkbluff.cli_start import run
+from zkbluff.cli_start import main
 
-run()
+main()

@@ -180,13 +180,17 @@ except SystemExit as exc:
     assert not exc.code, exc.code
 print(json.dumps(sorted(m for m in ("numpy", "py_ecc", "concurrent.futures", "zkbluff.ceremony.phase2",
                                     "zkbluff.ceremony.ptau", "Crypto.Cipher.AES", "Crypto.Protocol.KDF",
-                                    "Crypto.Protocol.DH", "zkbluff.server.app") if m in sys.modules)))
+                                    "Crypto.Protocol.DH", "zkbluff.server.app", "zkbluff.games.proof_or_bluff.bot",
+                                    "zkbluff.games.proof_or_bluff.text", "zkbluff.games.proof_or_bluff.moves",
+                                    "zkbluff.games.engine.proven_deal", "zkbluff.protocol.entropy",
+                                    "zkbluff.protocol.messages") if m in sys.modules)))
 """
 
 
 def test_transcript_verify_imports_no_prover_ceremony_or_cipher(tmp_path):
     """A whole offline verification of an oblivious-deal match: no numpy, no prover thread
-    pool, no ceremony file formats, and no cipher or key derivation (it opens nothing)."""
+    pool, no ceremony file formats, no cipher or key derivation (it opens nothing), and none
+    of a seat's side (bots, terminal text, intents, the dealer's sealed deal)."""
     from repo_root import REPO_ROOT
 
     transcript = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterator, NoReturn, Optional, TypeVar
 
 import click
 
+from zkbluff.cli_fast import working  # noqa: F401  (beside cli_start, no click: transcript verify runs it too)
 from zkbluff.errors import MalformedInput, ZkbluffError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -124,35 +125,3 @@ def load_keys_with_progress(key_ids: list[str], what: str = "proving keys") -> N
         for key_id in bar:
             load_keys(key_id, say=(lambda m: None) if not quiet else (lambda m: click.echo(m, err=True)))
 
-
-@contextlib.contextmanager
-def working(label: str, after: float = 1.0) -> Iterator[None]:
-    """Show ``label`` with the seconds elapsed on a terminal's stderr while the block runs,
-    once it has taken longer than ``after`` seconds (a proof on a slow backend, the deal);
-    the line is cleared when the block ends. Off a terminal it shows nothing."""
-    import threading
-    import time
-
-    if not sys.stderr.isatty():
-        yield
-        return
-    stop = threading.Event()
-    t0 = time.perf_counter()
-    width = len(label) + 12
-
-    def tick() -> None:
-        if stop.wait(after):
-            return
-        while True:
-            click.echo(f"\r{label} … {time.perf_counter() - t0:.0f} s", err=True, nl=False)
-            if stop.wait(0.5):
-                break
-        click.echo("\r" + " " * width + "\r", err=True, nl=False)
-
-    thread = threading.Thread(target=tick, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()

@@ -28,11 +28,9 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
     the rules, batch-verify every proof, check the closing line. Exit 0 valid, 1 with the
     first bad line (an untrusted key: line 1), 2 malformed (an unknown game included).
     A failure names its line and its reason code (docs/writing-your-own-verifier.md lists
-    them), e.g. ``error: line 7: ... [line.signature]``."""
-    from pathlib import Path
-
-    from zkbluff.errors import ZkbluffError
-    from zkbluff.games.engine.verifier import verify_transcript
+    them), e.g. ``error: line 7: ... [line.signature]``. (The body is
+    :func:`zkbluff.cli_fast.transcript_verify`, which the plain forms reach without click.)"""
+    from zkbluff.cli_fast import transcript_verify as run_verify
 
     known: dict[int, str] = {}
     for item in seat_keys:
@@ -40,39 +38,9 @@ def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...
         if not seat.isdigit() or not key:
             raise click.BadParameter(f"--seat-key: expected SEAT:HEX, got {item!r}")
         known[int(seat)] = key
-    from zkbluff.cli.common import emit, working
-
-    try:
-        with working(f"verifying {file}: signatures, rules, proofs"):
-            report = verify_transcript(file, seat_keys=known, keys_dir=Path(keys_dir) if keys_dir else None)
-    except ZkbluffError as exc:
-        line = getattr(exc, "line", None)
-        if as_json:
-            emit({"valid": False, "line": line, "code": exc.code, "message": str(exc)})
-        else:
-            click.echo(f"error: {exc} [{exc.code}]", err=True)
-        sys.exit(exc.exit_code)
-    for line in report["loud"]:
-        click.echo(line, err=True)
-    if as_json:
-        result = report["result"]
-        emit({"valid": True, "line": None, "code": None, "message": f"OK: {report['summary']}",
-              "game": report["game"], "options": report["options"], "lines": report["lines"],
-              "proofs": report["proofs"], "complete": report["complete"],
-              "placements": list(result.placements) if result else None, "scores": report["scores"],
-              "keys": report["keys"], "key_sources": report["key_sources"]})
-        return
-    click.echo(f"OK: {report['game']} ({', '.join(f'{k} {v}' for k, v in report['options'].items())}), "
-               f"{report['lines']} signed lines, {report['proofs']} proofs; {report['summary']}")
-    if not report["complete"]:
-        click.echo("note: the match is not finished")
-    sources = sorted(set(report["key_sources"].values()))
-    click.echo("keys trusted: " + ", ".join(
-        f"{s} ({sum(v == s for v in report['key_sources'].values())})" for s in sources)
-        + "; " + ", ".join(f"{k} {v}" for k, v in report["keys"].items()))
-    if report["loud"]:
-        click.echo(f"WARNING: {len(report['loud'])} key(s) trusted only because you passed --keys {keys_dir}: "
-                   "the proofs are only as good as that key set's setup")
+    status = run_verify(file, keys_dir=keys_dir, seat_keys=known, as_json=as_json)
+    if status:
+        sys.exit(status)
 
 
 @transcript_group.command("compare")

@@ -74,15 +74,32 @@ def _fq2(obj: Any, what: str) -> tuple[int, int]:
     return (a, b)
 
 
+#: G2 points found on the twist and in G2 by :func:`g2_check` in this process. Whether a
+#: point is in G2 never changes, so a point checked again (a proof's B is checked when its
+#: JSON is decoded and again before it is paired; a key's points in every process that
+#: loads the key twice) is not handed to the backend again. Only points that passed are
+#: kept; at most :data:`G2_CHECKED_MAX` (then it starts afresh).
+_G2_CHECKED: set[tuple[tuple[int, int], tuple[int, int]]] = set()
+G2_CHECKED_MAX = 4096
+
+
 def g2_check(Q: G2Affine, what: str, allow_infinity: bool, backend: Backend | None) -> G2Affine:
+    """``Q`` if it is a point of G2 (on the twist and in the order-r subgroup), or the point
+    at infinity where allowed; else :class:`MalformedInput`. A point that passed before in
+    this process passes without asking the backend again."""
     if Q is None:
         if not allow_infinity:
             raise MalformedInput(f"{what}: got the point at infinity, expected a finite point")
         return None
+    if Q in _G2_CHECKED:
+        return Q
     if not g2_is_on_curve(Q):
         raise MalformedInput(f"{what}: not on the twist y^2 = x^3 + 3/(9+u)")
     if not (backend or get_backend()).g2_in_subgroup(Q):
         raise MalformedInput(f"{what}: on the twist but not in the order-r subgroup G2")
+    if len(_G2_CHECKED) >= G2_CHECKED_MAX:
+        _G2_CHECKED.clear()
+    _G2_CHECKED.add(Q)
     return Q
 
 

@@ -69,8 +69,13 @@ class VerifyingKey:
         return vk
 
     def fingerprint(self) -> str:
-        """SHA-256 (hex) of the canonical JSON of this key."""
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        """SHA-256 (hex) of the canonical JSON of this key (computed once per key object: its
+        fields never change, and a verifier asks for it with every proof it checks)."""
+        fp = self.__dict__.get("_fingerprint")
+        if fp is None:
+            fp = hashlib.sha256(json.dumps(self.to_json(), sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+            self.__dict__["_fingerprint"] = fp  # beside the fields: not compared, not in repr
+        return fp
 
 
 @dataclass(frozen=True)

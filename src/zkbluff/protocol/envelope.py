@@ -9,8 +9,8 @@ game demands, the key is the table's key for it, the number of publics is right,
 public the table holds (a commitment, a count, a rank mask) is equal, the ``context``
 public binds the proof to this match, line and previous hash, and the signer is the
 line's party. Only then is the proof verified, at once (:func:`check_envelope` with
-``verify_now``) or collected into a :class:`ProofBatch` (one batch per key, the bad line
-named when a batch fails).
+``verify_now``) or collected into a :class:`ProofBatch` (every key's proofs in one
+multi-pairing, the bad line named when it fails).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
 from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput, TranscriptError
-from zkbluff.groth16 import Proof, VerifyingKey, batch_verify, public_from_json, verify
+from zkbluff.groth16 import Proof, VerifyingKey, batch_verify, batch_verify_keys, public_from_json, verify
 from zkbluff.protocol.context import context_value
 
 FIELDS = ("statement", "vk", "public", "proof", "signer")
@@ -106,8 +106,8 @@ def check_envelope(obj: Any, *, statement: str, vk: VerifyingKey, names: Sequenc
 
 
 class ProofBatch:
-    """Proofs collected per verifying key and checked in one batch each; a failure names
-    the line (the ``tag`` each proof was added with)."""
+    """Proofs collected per verifying key and checked at once; a failure names the line
+    (the ``tag`` each proof was added with)."""
 
     def __init__(self) -> None:
         self._items: dict[str, tuple[VerifyingKey, str, list[tuple[Sequence[int], Proof, int]]]] = {}
@@ -116,13 +116,28 @@ class ProofBatch:
         return sum(len(v[2]) for v in self._items.values())
 
     def add(self, vk: VerifyingKey, env: Envelope, tag: int) -> None:
-        entry = self._items.setdefault(vk.fingerprint(), (vk, env.statement, []))
-        entry[2].append((env.public, env.proof, tag))
+        self.add_proof(vk, env.statement, env.public, env.proof, tag)
+
+    def add_proof(self, vk: VerifyingKey, statement: str, public: Sequence[int], proof: Proof, tag: int) -> None:
+        """Collect a proof that did not come in an envelope (a deal's own proofs)."""
+        entry = self._items.setdefault(vk.fingerprint(), (vk, statement, []))
+        entry[2].append((public, proof, tag))
 
     def verify(self) -> None:
         """Raise :class:`TranscriptError` (``proof.invalid``) naming the first bad line: the
-        earliest among the failing batches' first bad proofs. All batches are checked, so
+        earliest among the failing batches' first bad proofs. Every key's proofs are checked
+        together in one multi-pairing (:func:`~zkbluff.groth16.verify.batch_verify_keys`);
+        only when that fails is each key's batch checked on its own to find the line, so
         the line named is the first bad one whatever key its proof is under."""
+        if not self._items:
+            return
+        try:
+            batch_verify_keys([(vk, [(pub, pr) for pub, pr, _ in items]) for vk, _, items in self._items.values()])
+        except InvalidProof:
+            self._name_first_bad()
+        self._items = {}
+
+    def _name_first_bad(self) -> None:
         first: Optional[tuple[int, str]] = None
         for vk, statement, items in self._items.values():
             try:
@@ -131,6 +146,8 @@ class ProofBatch:
                 bad = items[exc.index or 0][2]
                 if first is None or bad < first[0]:
                     first = (bad, statement)
-        if first is not None:
-            raise TranscriptError(f"the {first[1]} proof does not verify", line=first[0], code="proof.invalid")
-        self._items = {}
+        if first is None:  # fail closed: together they fail, each key's batch passes (a backend fault)
+            tags = [tag for _, _, items in self._items.values() for _, _, tag in items]
+            raise TranscriptError("the proofs do not verify together, though each key's batch does (a backend "
+                                  "fault)", line=max(tags), code="proof.invalid")
+        raise TranscriptError(f"the {first[1]} proof does not verify", line=first[0], code="proof.invalid")

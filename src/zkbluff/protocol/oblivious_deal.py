@@ -50,6 +50,10 @@ OPENING_BYTES = 33  # one byte of card id, 32 bytes of salt (big-endian)
 _HEX = frozenset("0123456789abcdef")
 
 KeySource = Callable[[str], ProvingKey]
+#: where a third party's check puts a proof instead of verifying it at once: ``defer(key id,
+#: verifying key, public inputs, proof)`` (an offline verifier's batch, checked at the end;
+#: a proof that fails there is reported on the line that carried it)
+Defer = Callable[[str, VerifyingKey, list[int], Proof], None]
 
 
 class DealRandom:
@@ -492,11 +496,16 @@ class ObliviousChooser:
 # ---------------------------------------------------------------- checks anyone can run
 
 def verify_permutation(shape: DealShape, session: str, round_no: int, commitments: list[int], proof: Proof,
-                       keys: KeySource, backend: Optional[Backend] = None) -> None:
-    """The dealer's permutation proof for these commitments; raises :class:`InvalidProof`."""
+                       keys: KeySource, backend: Optional[Backend] = None, defer: Optional[Defer] = None) -> None:
+    """The dealer's permutation proof for these commitments; raises :class:`InvalidProof`
+    (or, ``defer`` given, hands the proof with its public inputs to it)."""
     vk: VerifyingKey = keys(shape.permutation_key).vk
+    public = [*commitments, deal_context(session, round_no, "permutation")]
+    if defer is not None:
+        defer(shape.permutation_key, vk, public, proof)
+        return
     try:
-        verify(vk, [*commitments, deal_context(session, round_no, "permutation")], proof, backend)
+        verify(vk, public, proof, backend)
     except InvalidProof:
         raise InvalidProof("the dealer's permutation proof does not verify: the committed deck is not "
                            "shown to be a permutation") from None
@@ -504,30 +513,35 @@ def verify_permutation(shape: DealShape, session: str, round_no: int, commitment
 
 def _verify_hand(shape: DealShape, hand: int, label: str, who: str, session: str, round_no: int,
                  commitments: list[int], excluded: int, required: int, hand_commitment: int, proof: Proof,
-                 keys: KeySource, backend: Optional[Backend]) -> None:
+                 keys: KeySource, backend: Optional[Backend], defer: Optional[Defer] = None) -> None:
     vk = keys(shape.hand_key(hand)).vk
+    public = [*commitments, excluded, required, hand_commitment, deal_context(session, round_no, label)]
+    if defer is not None:
+        defer(shape.hand_key(hand), vk, public, proof)
+        return
     try:
-        verify(vk, [*commitments, excluded, required, hand_commitment, deal_context(session, round_no, label)],
-               proof, backend)
+        verify(vk, public, proof, backend)
     except InvalidProof:
         raise InvalidProof(f"the {who}'s hand proof does not verify") from None
 
 
 def verify_dealer_hand(shape: DealShape, session: str, round_no: int, commitments: list[int],
                        dealer_positions: list[int], board_positions: list[int], hand_commitment: int,
-                       proof: Proof, keys: KeySource, backend: Optional[Backend] = None) -> None:
+                       proof: Proof, keys: KeySource, backend: Optional[Backend] = None,
+                       defer: Optional[Defer] = None) -> None:
     """The dealer's hand is made of the openings at exactly its public positions."""
     _verify_hand(shape, shape.dealer_hand, "dealer_hand", "dealer", session, round_no, commitments,
-                 _mask(board_positions), _mask(dealer_positions), hand_commitment, proof, keys, backend)
+                 _mask(board_positions), _mask(dealer_positions), hand_commitment, proof, keys, backend, defer)
 
 
 def verify_chooser_hand(shape: DealShape, session: str, round_no: int, commitments: list[int],
                         dealer_positions: list[int], board_positions: list[int], hand_commitment: int,
-                        proof: Proof, keys: KeySource, backend: Optional[Backend] = None) -> None:
+                        proof: Proof, keys: KeySource, backend: Optional[Backend] = None,
+                        defer: Optional[Defer] = None) -> None:
     """The chooser's hand is made of openings at distinct positions outside the dealer's
     and the board's."""
     _verify_hand(shape, shape.chooser_hand, "chooser_hand", "chooser", session, round_no, commitments,
-                 _mask(dealer_positions) | _mask(board_positions), 0, hand_commitment, proof, keys, backend)
+                 _mask(dealer_positions) | _mask(board_positions), 0, hand_commitment, proof, keys, backend, defer)
 
 
 # ---------------------------------------------------------------- one message at a time, by a third party
@@ -547,9 +561,10 @@ def _exact(msg, kind: str, session: str, round_no: int) -> dict:
 
 
 def check_commit(msg, shape: DealShape, session: str, round_no: int, keys: KeySource,
-                 backend: Optional[Backend] = None) -> list[int]:
+                 backend: Optional[Backend] = None, defer: Optional[Defer] = None) -> list[int]:
     """An ``oblivious.commit`` as a third party sees it: its shape, 52 commitments, the OT
-    key ``A`` (a valid point) and the permutation proof. Returns the commitments."""
+    key ``A`` (a valid point) and the permutation proof (decoded and checked here, or, with
+    ``defer``, decoded here and handed to it). Returns the commitments."""
     be = backend or get_backend()
     m = _exact(msg, "commit", session, round_no)
     if DealShape.from_json(m["shape"]) != shape:
@@ -558,7 +573,8 @@ def check_commit(msg, shape: DealShape, session: str, round_no: int, keys: KeySo
     if not isinstance(m["ot"], dict) or set(m["ot"]) != {"A"}:
         raise MalformedInput("oblivious.commit: ot must be {A}")
     decode_point(m["ot"]["A"], "OT setup A")
-    verify_permutation(shape, session, round_no, commitments, _proof(m["proof"], "permutation proof", be), keys, be)
+    verify_permutation(shape, session, round_no, commitments, _proof(m["proof"], "permutation proof", be), keys, be,
+                       defer)
     return commitments
 
 
@@ -577,9 +593,10 @@ def check_choose(msg, shape: DealShape, session: str, round_no: int) -> tuple[li
 
 def check_transfer(msg, shape: DealShape, session: str, round_no: int, commitments: list[int],
                    dealer: list[int], board: list[int], keys: KeySource,
-                   backend: Optional[Backend] = None) -> tuple[int, int]:
+                   backend: Optional[Backend] = None, defer: Optional[Defer] = None) -> tuple[int, int]:
     """An ``oblivious.transfer`` as far as a third party can check it: the board openings
-    against their commitments (:class:`CommitmentMismatch`), the dealer's hand proof, and
+    against their commitments (:class:`CommitmentMismatch`), the dealer's hand proof (or,
+    with ``defer``, the proof handed to it), and
     the OT response's shape (one row of ``deck`` ciphertexts per transfer). What the
     ciphertexts hold only the chooser can tell (and prove by a complaint). Returns
     (board mask, the dealer's hand commitment)."""
@@ -603,18 +620,20 @@ def check_transfer(msg, shape: DealShape, session: str, round_no: int, commitmen
     bad = _bad_board_opening(openings, commitments)
     if bad:
         raise CommitmentMismatch(bad)
-    verify_dealer_hand(shape, session, round_no, commitments, dealer, board, commitment, proof, keys, be)
+    verify_dealer_hand(shape, session, round_no, commitments, dealer, board, commitment, proof, keys, be, defer)
     return _mask(card for _, card, _ in openings), commitment
 
 
 def check_hand(msg, shape: DealShape, session: str, round_no: int, commitments: list[int], dealer: list[int],
-               board: list[int], keys: KeySource, backend: Optional[Backend] = None) -> int:
-    """An ``oblivious.hand``: the chooser's hand proof. Returns its hand commitment."""
+               board: list[int], keys: KeySource, backend: Optional[Backend] = None,
+               defer: Optional[Defer] = None) -> int:
+    """An ``oblivious.hand``: the chooser's hand proof (or, with ``defer``, the proof
+    handed to it). Returns its hand commitment."""
     be = backend or get_backend()
     m = _exact(msg, "hand", session, round_no)
     commitment = parse_decimal(m["commitment"], "hand commitment", r)
     verify_chooser_hand(shape, session, round_no, commitments, dealer, board, commitment,
-                        _proof(m["proof"], "chooser hand proof", be), keys, be)
+                        _proof(m["proof"], "chooser hand proof", be), keys, be, defer)
     return commitment
 
 

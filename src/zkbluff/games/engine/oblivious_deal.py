@@ -109,6 +109,16 @@ def _key_source(view: Any) -> od.KeySource:
     return lambda key_id: SimpleNamespace(vk=view.vks[key_id])  # type: ignore[return-value]
 
 
+def _defer(view: Any, line: int) -> Optional[od.Defer]:
+    """Where a deal line's proof goes: verified at once for a live view (``verify_now``),
+    else into the view's batch with the other proofs of the transcript, tagged with the
+    line, so a bad one fails the transcript there (the offline verifier)."""
+    if getattr(view, "verify_now", True):
+        return None
+    batch = view.batch
+    return lambda key_id, vk, public, proof: batch.add_proof(vk, key_id, public, proof, line)
+
+
 def _rng(secrets: Mapping[str, Any], match_id: str, round_no: int, role: str) -> od.DealRandom:
     seed = bytes.fromhex(secrets["seed"])
     return od.DealRandom(hmac.digest(seed, f"zkbluff:oblivious-seat:v1:{match_id}:{round_no}:{role}".encode(),
@@ -251,11 +261,11 @@ class ObliviousDeal(DealScheme):
             raise IllegalMove(f"{kind}: a message of session {data.get('session')!r:.60} round "
                               f"{data.get('round')!r:.10}; this deal is match {match_id!r:.60} round {w} "
                               f"(a replayed message is refused)")
-        keys, x = _key_source(view), pub.current
+        keys, x, defer = _key_source(view), pub.current, _defer(view, n)
         if kind == COMMIT:
-            commitments = od.check_commit(data, self.shape, match_id, w, keys)
+            commitments = od.check_commit(data, self.shape, match_id, w, keys, defer=defer)
             ledger.deal = replace(pub, current=Exchange(w, dict(data), tuple(commitments)))
-            view.n_proofs += 1  # verified here, at once (bound to the match, round and step)
+            view.n_proofs += 1  # verified here (bound to the match, round and step), or in the view's batch
             return
         assert x is not None
         if kind == CHOOSE:
@@ -264,12 +274,13 @@ class ObliviousDeal(DealScheme):
                                                        board_positions=tuple(board)))
         elif kind == TRANSFER:
             board_mask, deck = od.check_transfer(data, self.shape, match_id, w, list(x.commitments),
-                                                 list(x.dealer_positions), list(x.board_positions), keys)
+                                                 list(x.dealer_positions), list(x.board_positions), keys,
+                                                 defer=defer)
             ledger.deal = replace(pub, current=replace(x, transfer=dict(data), board=board_mask, deck_commitment=deck))
             view.n_proofs += 1
         else:  # HAND
             chooser = od.check_hand(data, self.shape, match_id, w, list(x.commitments), list(x.dealer_positions),
-                                    list(x.board_positions), keys)
+                                    list(x.board_positions), keys, defer=defer)
             ledger.deal = replace(pub, current=replace(x, chooser_commitment=chooser))
             view.n_proofs += 1
 

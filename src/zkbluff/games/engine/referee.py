@@ -49,7 +49,7 @@ from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
-from zkbluff.protocol.signing import check_line_signature, check_public_key
+from zkbluff.protocol.signing import SignatureBatch, check_line_signature, check_public_key
 from zkbluff.protocol.transcript import GENESIS, canonical, line_hash, secret_fields
 from zkbluff.statements import get_statement
 
@@ -88,7 +88,9 @@ def limit_seconds(limits: Mapping[str, Any], limit: Any) -> Optional[float]:
 
 class Referee:
     """Public state of one match and the check of every line. ``verify_now``: verify each
-    proof as it comes (the live table); otherwise collect them into :attr:`batch`."""
+    proof and each line's signature as it comes (the live table); otherwise collect them into
+    :attr:`batch` and :attr:`signatures` (the offline verifier checks both before it reports
+    a line, and at the end). The header's own signature is checked at once either way."""
 
     def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True,
                  trust: Optional[TrustContext] = None):
@@ -154,6 +156,8 @@ class Referee:
         self.ledger = self.spec.new_ledger(data)
         self.verify_now = verify_now
         self.batch = ProofBatch()
+        #: the lines' signatures when not ``verify_now`` (checked together by the verifier)
+        self.signatures = SignatureBatch()
         self.n_proofs = 0
         self.ended = False
         self.closed = False
@@ -276,7 +280,10 @@ class Referee:
         elif seat is not None:
             raise IllegalMove(f"{kind}: the {role.value}'s line, but it names seat {seat!r}", code=PARTY)
         public_key, who = self.key_of(role, seat)
-        check_line_signature(dict(event), public_key, who)
+        if self.verify_now:
+            check_line_signature(dict(event), public_key, who)
+        else:  # well formed now; the arithmetic with the others (SignatureBatch)
+            self.signatures.add_line(dict(event), public_key, who, event["n"])
         self._check_no_secret(kind, data)
         action: Optional[Action] = None
         publics: list[dict[str, int]] = []

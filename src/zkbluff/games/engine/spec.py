@@ -22,6 +22,31 @@ from typing import Any, Callable, ClassVar, Mapping, Optional
 from zkbluff.errors import LimitTooShort, MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
 
+
+class LazyAttribute:
+    """A class attribute named ``"module:name"``, imported when first read (and then set on
+    the class it was read through, so later reads are plain): a game spec names its bots and
+    terminal text this way, and a process that only verifies its transcripts imports neither."""
+
+    def __init__(self, target: str):
+        module, _, name = target.partition(":")
+        if not module or not name:
+            raise ValueError(f"LazyAttribute: expected 'module:name', got {target!r}")
+        self.target = target
+        self.attribute = ""
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: Any, owner: Optional[type] = None) -> Any:
+        import importlib
+
+        module, _, name = self.target.partition(":")
+        value = getattr(importlib.import_module(module), name)
+        if owner is not None and self.attribute:
+            setattr(owner, self.attribute, value)
+        return value
+
 #: The shortest time limit (seconds) a table may state for each named limit of the engine's
 #: ``TimeLimits``: a challenged seat's proof, an idle turn, the seats' entropy window, the
 #: dealer's deal. A house that writes ``limits: {"idle": 0.001}`` would time every honest
@@ -347,7 +372,8 @@ class GameSpec(ABC):
         return False
 
     # ---- bots and text
-    #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent``
+    #: bot classes, made with a seed: ``house_bot(seed).act(observation) -> intent`` (a spec
+    #: may name them with :class:`LazyAttribute`, so a verifier never imports its bots)
     house_bot: ClassVar[type]
     random_bot: ClassVar[type]
     #: the game's terminal text: ``RULES``, ``describe(line, names)``, ``prompt(obs, ask, say, names)``

@@ -35,17 +35,31 @@ HEADER_CODE = "header.malformed"
 
 
 def _earlier_bad_proof(referee: Optional[Referee], line: int) -> None:
-    """Before reporting a failure on ``line``: raise instead for a proof on an earlier line
-    that does not verify (proofs are batched to the end, so without this a later failure
-    would hide an earlier bad proof and the first bad line would not be the one named)."""
-    if referee is None or not len(referee.batch):
+    """Before reporting a failure on ``line``: raise instead for a signature on an earlier
+    line or on ``line`` itself (a line's signature is checked before its data; one that
+    failed earlier in the line was never collected), or for a proof on an earlier line, that
+    does not verify, whichever line comes first (a signature before a proof of its own line).
+    Signatures and proofs are batched to the end, so without this a later failure would hide
+    an earlier bad one and the first bad line would not be the one named."""
+    if referee is None:
         return
-    try:
-        referee.batch.verify()
-    except TranscriptError as exc:
-        if exc.line is not None and exc.line < line:
-            raise
-    # the batch's proofs (all before ``line``, or on it) verify, or fail only on ``line``
+    bad_signature: Optional[TranscriptError] = None
+    if len(referee.signatures):
+        try:
+            referee.signatures.verify()
+        except TranscriptError as exc:
+            if exc.line is not None and exc.line <= line:
+                bad_signature = exc
+    limit = line if bad_signature is None or bad_signature.line is None else bad_signature.line
+    if len(referee.batch):
+        try:
+            referee.batch.verify()
+        except TranscriptError as exc:
+            if exc.line is not None and exc.line < limit:
+                raise
+        # the batch's proofs (all before ``line``, or on it) verify, or fail only from ``limit`` on
+    if bad_signature is not None:
+        raise bad_signature
 
 
 def _at_line(exc: ZkbluffError, line: int) -> ZkbluffError:
@@ -162,6 +176,7 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
         _earlier_bad_proof(referee, len(lines) + 1)
         raise TranscriptError(f"the rules end the match here, but {missing} missing",
                               line=len(lines) + 1, code="end.missing")
+    _earlier_bad_proof(referee, len(lines) + 1)  # every signature, then every proof: the first bad line
     referee.batch.verify()
     fault = referee.spec.deal.fault(referee.ledger)
     if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds

@@ -6,15 +6,12 @@ Nothing here branches on a table kind: each table is its own class."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.oblivious_deal import ObliviousDeal
-from zkbluff.games.engine.proven_deal import DealPublic, ProvenDeal, starting_draw
-from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
-from zkbluff.games.proof_or_bluff import bot, text
-from zkbluff.games.proof_or_bluff.moves import ClassicObservation, FiveUpObservation, PlayCards, ProveClaim
+from zkbluff.games.engine.spec import GameSpec, LazyAttribute, Move, ProofDemand, Role
 from zkbluff.games.proof_or_bluff.rules import (
     DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
     ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, TimeLimit,
@@ -22,6 +19,13 @@ from zkbluff.games.proof_or_bluff.rules import (
 from zkbluff.protocol.commit_reveal import fresh_salt
 from zkbluff.statements.cards import NO_RANK, claim_statement, lies_native, match_statement, play_statement
 from zkbluff.statements.deal import deal_v2_statement
+
+if TYPE_CHECKING:
+    from zkbluff.games.proof_or_bluff.moves import ClassicObservation, FiveUpObservation
+
+# A verifier imports none of the seat side: the dealer's deal (``proven_deal``, with its sealed
+# channel) is imported when a table deals that way, the intents and observations (``moves``)
+# when a seat moves, the bots and the terminal text (``LazyAttribute``) when first asked for.
 
 PLAY_ID = play_statement(DECK.size, MAX_PLAY).key_id
 CLAIM_ID = claim_statement(DECK.size).key_id
@@ -50,7 +54,13 @@ class Ledger:
 
     hands: list[Optional[int]] = field(default_factory=lambda: [None, None])
     play: Optional[int] = None
-    deal: Any = field(default_factory=DealPublic)  # DealPublic or ObliviousPublic (the referee sets it)
+    deal: Any = field(default_factory=lambda: _deal_public())  # DealPublic or ObliviousPublic (the referee sets it)
+
+
+def _deal_public() -> Any:
+    from zkbluff.games.engine.proven_deal import DealPublic
+
+    return DealPublic()
 
 
 _ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": Role.SEAT,
@@ -69,6 +79,8 @@ class _ProofOrBluffSpec(GameSpec):
     def _make_deal(self, hand: int, board: int = 0) -> Any:
         if self.options["deal"] == "oblivious":  # the house's seat holds the deck, player one chooses
             return ObliviousDeal(self.game, hand, board, deck_seat=HOUSE_SEAT, chooser_seat=1 - HOUSE_SEAT)
+        from zkbluff.games.engine.proven_deal import ProvenDeal
+
         return ProvenDeal(self.game, self.n_seats, (hand, hand), board, dealer_seat=HOUSE_SEAT)
 
     @property
@@ -85,14 +97,18 @@ class _ProofOrBluffSpec(GameSpec):
         return [self.deal.demand(ledger, round_no, board, sealed)]
 
     def _start_draw(self, ledger: "Ledger") -> int:
-        return self.deal.starting_draw(ledger, N_RANKS) if self.oblivious else starting_draw(ledger, N_RANKS)
+        if self.oblivious:
+            return int(self.deal.starting_draw(ledger, N_RANKS))
+        from zkbluff.games.engine.proven_deal import starting_draw
+
+        return starting_draw(ledger, N_RANKS)
 
     @property
     def mode(self) -> str:
         return self.options["mode"]
 
     def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
-        return Ledger()
+        return Ledger(deal=self.deal.new_public())  # the deal's own public state (what the referee sets)
 
     def new_private(self) -> dict[str, Any]:
         return {"hand": 0, "salt": 0, "play": 0, "playSalt": 0}
@@ -127,9 +143,9 @@ class ClassicSpec(_ProofOrBluffSpec):
     game = "proof-or-bluff"
     title = "Proof or Bluff"
     actions = (ClassicDeal, Play, Accept, Challenge, ProveVerdict, Timeout)
-    house_bot = bot.ClassicHouseBot
-    random_bot = bot.ClassicRandomBot
-    text = text.ClassicText
+    house_bot = LazyAttribute("zkbluff.games.proof_or_bluff.bot:ClassicHouseBot")
+    random_bot = LazyAttribute("zkbluff.games.proof_or_bluff.bot:ClassicRandomBot")
+    text = LazyAttribute("zkbluff.games.proof_or_bluff.text:ClassicText")
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
@@ -167,6 +183,8 @@ class ClassicSpec(_ProofOrBluffSpec):
             ledger.play = publics[0]["play_commitment"]
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        from zkbluff.games.proof_or_bluff.moves import PlayCards, ProveClaim
+
         assert isinstance(rules, ClassicRules)
         if isinstance(intent, PlayCards):
             if not isinstance(intent.cards, (tuple, list)):
@@ -193,7 +211,9 @@ class ClassicSpec(_ProofOrBluffSpec):
                                  f"(ProveClaim); the count and the verdict follow from its cards")
         return self._common_move(intent)
 
-    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> ClassicObservation:
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> "ClassicObservation":
+        from zkbluff.games.proof_or_bluff.moves import ClassicObservation
+
         return ClassicObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
                                   tuple(rules.legal_actions(seat)))
 
@@ -205,7 +225,7 @@ class ClassicSpec(_ProofOrBluffSpec):
                 return None
             return Move(ClassicDeal(round_no, self._start_draw(ledger) if round_no == 1 else None, ()))
         _, _, inputs, sealed = self.deal.deal_round(dealer, round_no, line)
-        start = starting_draw(ledger, N_RANKS) if round_no == 1 else None
+        start = self._start_draw(ledger) if round_no == 1 else None
         return Move(ClassicDeal(round_no, start, sealed), (inputs,))
 
 
@@ -213,9 +233,9 @@ class FiveUpSpec(_ProofOrBluffSpec):
     game = "five-up-two-down"
     title = "5 Up 2 Down"
     actions = (FiveUpDeal, Claim, Accept, Challenge, ProveLies, Timeout)
-    house_bot = bot.FiveUpHouseBot
-    random_bot = bot.FiveUpRandomBot
-    text = text.FiveUpText
+    house_bot = LazyAttribute("zkbluff.games.proof_or_bluff.bot:FiveUpHouseBot")
+    random_bot = LazyAttribute("zkbluff.games.proof_or_bluff.bot:FiveUpRandomBot")
+    text = LazyAttribute("zkbluff.games.proof_or_bluff.text:FiveUpText")
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
@@ -246,6 +266,8 @@ class FiveUpSpec(_ProofOrBluffSpec):
             self._record_deal(ledger, action.round, publics)
 
     def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        from zkbluff.games.proof_or_bluff.moves import ProveClaim
+
         assert isinstance(rules, FiveUpRules)
         if isinstance(intent, Claim):
             return Move(Claim(tuple(sorted(intent.names))) if all(isinstance(n, int) for n in intent.names)
@@ -262,7 +284,9 @@ class FiveUpSpec(_ProofOrBluffSpec):
             raise MalformedInput("prove: a seat asks to prove (ProveClaim); the lie count follows from its cards")
         return self._common_move(intent)
 
-    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> FiveUpObservation:
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> "FiveUpObservation":
+        from zkbluff.games.proof_or_bluff.moves import FiveUpObservation
+
         return FiveUpObservation(seat, rules.public_state(), tuple(DECK.cards(private["hand"])),
                                  tuple(rules.legal_actions(seat)))
 
