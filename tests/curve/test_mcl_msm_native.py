@@ -73,7 +73,7 @@ def _mcl_mulvec(mcl, points, ks, group="g1"):
 
 
 @settings(max_examples=40, deadline=None)
-@given(TERMS, st.sampled_from([0, 2, 3, 5, 16]), st.booleans())
+@given(TERMS, st.sampled_from([0, 2, 3, 5, 10, 16]), st.booleans())
 def test_msm_equals_mcl_mulvec(mcl, terms, window, portable):
     points = _points(mcl, [e for e, _ in terms])
     ks = [k for _, k in terms]
@@ -81,7 +81,7 @@ def test_msm_equals_mcl_mulvec(mcl, terms, window, portable):
 
 
 @settings(max_examples=20, deadline=None)
-@given(TERMS, st.sampled_from([0, 2, 3, 5, 16]), st.booleans())
+@given(TERMS, st.sampled_from([0, 2, 3, 5, 10, 16]), st.booleans())
 def test_g2_msm_equals_mcl_mulvec(mcl, terms, window, portable):
     points = _points(mcl, [e for e, _ in terms], "g2")
     ks = [k for _, k in terms]
@@ -130,6 +130,35 @@ def test_msm_edge_cases(mcl, case, window, portable, group):
     points = _points(mcl, es, group)
     want = getattr(mcl, f"{group}_mul")(GROUPS[group][0], sum(k * e for e, k in zip(es, ks) if e is not None) % r)
     assert _ours(mcl, points, ks, window, portable, group) == want == _mcl_mulvec(mcl, points, ks, group)
+
+
+#: the bucket reduction's edge cases (small scalars keep their value through the split, so
+#: scalar d lands in bucket d of window 0): with windows of 8 and 10 bits a window's
+#: buckets form segments of 2 and 8 whose running sums run side by side in batched affine
+#: additions, where the running sum can meet its next bucket (a doubling) or its negative,
+#: the total can meet the running sum or its negative, and runs pass empty buckets
+REDUCTION_CASES = {
+    "run meets its next bucket (doubling)": ([5, 5], [3, 2]),
+    "run meets the negative of its next bucket": ([5, r - 5, 7], [3, 2, 1]),
+    "total meets the running sum (an empty bucket below)": ([5], [2]),
+    "total meets the negative of the running sum": ([1, r - 2, 3], [3, 2, 1]),
+    "buckets in several segments and windows": ([2, 2, r - 2, 3, 3, 4], [9, 17, 100, 511, 512, 3 + (2 << 10)]),
+    "negative digits and carries": ([6, 6, r - 6], [513, 1023, (1 << 20) - 1]),
+    "the same point in every bucket of a segment": ([4] * 8, [1, 2, 3, 4, 5, 6, 7, 8]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REDUCTION_CASES))
+@pytest.mark.parametrize("window", [8, 10])
+@pytest.mark.parametrize("portable", [False, True])
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_msm_bucket_reduction_edge_cases(mcl, case, window, portable, group):
+    es, ks = REDUCTION_CASES[case]
+    points = _points(mcl, es, group)
+    want = getattr(mcl, f"{group}_mul")(GROUPS[group][0], sum(k * e for e, k in zip(es, ks)) % r)
+    assert _ours(mcl, points, ks, window, portable, group) == want == _mcl_mulvec(mcl, points, ks, group)
+    # and a changed scalar changes the sum (the case is not passing by accident)
+    assert _ours(mcl, points, [ks[0] + 1, *ks[1:]], window, portable, group) != want
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))

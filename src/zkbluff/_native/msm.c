@@ -622,6 +622,10 @@ static void glv_split(const u64 k[4], u64 k1[4], int *neg1, u64 k2[4], int *neg2
  * windows at 2^16 points, measured; 2048 was slower, 32768 the same) */
 #define TREE_CHUNK 8192
 
+/* the bucket reduction runs REDUCE_SEGS running sums per window side by side (all
+ * windows' at once, affine, one inversion a step): 64 (640 chains at 2^16 points) */
+#define REDUCE_SEGS 64
+
 /* GLS on G2: psi(x, y) = (conj(x) GX, conj(y) GY) = mu (x, y) with mu = 6 x^2 = p mod r
  * (x the BN parameter), GX = xi^((p-1)/3), GY = xi^((p-1)/2), xi = 9 + u (Montgomery
  * form); k = k0 + k1 mu with k0 = k mod mu, k1 = k div mu, both below 2^127 */
@@ -651,11 +655,13 @@ static void gls_split(const u64 k[4], u64 k0[4], int *neg0, u64 k1[4], int *neg1
 /* ------------------------------------------------------------------ window size */
 
 /* The window c (bits per digit) minimising windows(c) * (m * A + 2^(c-1) * R): A, the
- * cost of one batched affine addition, and R, of one bucket's mixed plus full Jacobian
- * addition, both in field multiplications. (Measured at 2^10..2^16 points: the c it
- * picks is within 3% of the best of c - 1, c, c + 1.) */
+ * cost of one batched affine addition, and R, of one bucket in the reduction (two
+ * batched affine additions) less the tree addition a bucket saves, both in field
+ * multiplications. (Measured, CPU ms, the c it picks marked: G1 2^9 c=7..10 4.3, 3.8*,
+ * 3.7, 3.6; 2^10 7.0, 6.0, 5.8, 5.4*; 2^12 c=9..12 17.8, 16.7, 15.9*, 16.4; 2^16 c=12..15
+ * 231, 216*, 220, 213; G2 the same c within 3% of the best of them.) */
 static int window_bits(size_t m, int nbits) {
-    const double A = 7.0, R = 28.0;
+    const double A = 7.0, R = 10.0;
     int best = 2;
     double best_cost = 0;
     for (int c = 2; c <= 16; c++) {

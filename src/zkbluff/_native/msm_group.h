@@ -135,6 +135,77 @@ static void PFX(jac_add)(PFX(jac) *r, const PFX(jac) *p, const PFX(jac) *q) {
     r->x = x3; r->y = y3; r->z = z3;
 }
 
+/* The backward step of a batched affine addition a += b (Montgomery's trick): inv holds
+ * the inverse of acc[q] (the product of the first q + 1 denominators, lazy); on return
+ * a = a + b and inv the inverse of acc[q - 1]. kind: 1 for a doubling (b = a). Lazy
+ * products (below 2p) where only products read them: the prefix products, the inverses,
+ * lambda; x3 and y3 are reduced once at the end. */
+static inline __attribute__((always_inline)) void PFX(aff_finish)(PFX(aff) *a, const PFX(aff) *bb, uint8_t kind,
+                                                                   F *inv, const F *acc, size_t q) {
+    F den, li, lam, t, x3;
+    if (kind) F_dbl(&den, &a->y); else F_sub(&den, &bb->x, &a->x);
+    if (q) {
+        F_mul_lazy(&li, inv, &acc[q - 1]);   /* 1 / den */
+        F_mul_lazy(inv, inv, &den);
+    } else {
+        li = *inv;
+    }
+    if (kind) {
+        F_sqr(&t, &a->x);
+        F_dbl(&lam, &t);
+        F_add(&t, &lam, &t);             /* 3 x^2 */
+        F_mul(&lam, &t, &li);
+        F_sqr(&x3, &lam);
+        F_sub(&x3, &x3, &a->x);
+        F_sub(&x3, &x3, &a->x);
+    } else {
+        F_sub(&t, &bb->y, &a->y);
+        F_mul_lazy(&lam, &t, &li);
+        F_sqr_lazy(&x3, &lam);
+        F_sub(&x3, &x3, &a->x);              /* below 2p - p and 2p: still below 2p */
+        F_sub(&x3, &x3, &bb->x);
+        F_reduce(&x3);
+    }
+    F_sub(&t, &a->x, &x3);
+    F_mul_lazy(&t, &lam, &t);
+    F_sub(&a->y, &t, &a->y);
+    F_reduce(&a->y);
+    a->x = x3;
+}
+
+/* dst_i += *src_i for every i < n with src_i not NULL (src_i never the point at
+ * infinity; dinf_i: dst_i is), all in affine coordinates with one field inversion:
+ * dst_i at infinity takes src_i, equal x gives a doubling or the point at infinity.
+ * acc, pos, kind: scratch of n entries. */
+static void PFX(batch_add)(PFX(aff) *dst, uint8_t *dinf, const PFX(aff) *const *src, size_t n,
+                           F *acc, int32_t *pos, uint8_t *kind) {
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const PFX(aff) *b = src[i];
+        if (!b) continue;
+        if (dinf[i]) { dst[i] = *b; dinf[i] = 0; continue; }
+        const PFX(aff) *a = &dst[i];
+        F den;
+        uint8_t kd;
+        if (F_eq(&a->x, &b->x)) {
+            if (!F_eq(&a->y, &b->y) || F_is_zero(&a->y)) { dinf[i] = 1; continue; }
+            F_dbl(&den, &a->y);
+            kd = 1;
+        } else {
+            F_sub(&den, &b->x, &a->x);
+            kd = 0;
+        }
+        if (np) F_mul_lazy(&acc[np], &acc[np - 1], &den); else acc[0] = den;
+        pos[np] = (int32_t)i;
+        kind[np] = kd;
+        np++;
+    }
+    if (!np) return;
+    F inv;
+    F_inv(&inv, &acc[np - 1]);
+    for (size_t q = np; q-- > 0;) PFX(aff_finish)(&dst[pos[q]], src[pos[q]], kind[q], &inv, acc, q);
+}
+
 /*
  * out = sum k_i P_i by the bucket method with signed digits of c bits, bucket sums
  * formed by batched affine additions, after the endomorphism split (GLV in G1, GLS in
@@ -154,8 +225,10 @@ static void PFX(jac_add)(PFX(jac) *r, const PFX(jac) *p, const PFX(jac) *q) {
  * neighbouring pairs of every bucket are added at once, all the round's denominators
  * inverted with one field inversion (Montgomery's trick). A pair with equal x is a
  * doubling (its denominator 2y goes in the same batch) or P + (-P) (the slot becomes
- * the point at infinity, which later pairs pass through). The buckets are then
- * combined in Jacobian coordinates (running sums), the windows by c doublings each.
+ * the point at infinity, which later pairs pass through). The buckets of all windows
+ * are then combined by running sums over segments of buckets, all windows' segments
+ * side by side in batched affine additions (see the reduction below), the windows by
+ * c doublings each.
  */
 static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4], size_t n, int c) {
     const size_t psz = 3 * sizeof(F);
@@ -212,9 +285,21 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
     F *acc = (F *)malloc(half * sizeof(F));
     int32_t *pos = (int32_t *)malloc(half * sizeof(int32_t));
     uint8_t *kind = (uint8_t *)malloc(half);
-    PFX(jac) *wsum = (PFX(jac) *)malloc((size_t)windows * sizeof(PFX(jac)));
+    PFX(jac) *wsum = (PFX(jac) *)calloc((size_t)windows, sizeof(PFX(jac)));
+    /* the reduction's segments (REDUCE_SEGS per window, fewer for small windows) */
+    const int32_t segs = nb < REDUCE_SEGS ? nb : REDUCE_SEGS, seg_len = nb / segs;
+    const size_t chains = (size_t)windows * (size_t)segs;
+    PFX(aff) *bk = (PFX(aff) *)malloc((size_t)windows * (size_t)nb * sizeof(PFX(aff)));
+    uint8_t *bkinf = (uint8_t *)malloc((size_t)windows * (size_t)nb);
+    PFX(aff) *run = (PFX(aff) *)malloc(chains * sizeof(PFX(aff)));
+    PFX(aff) *tot = (PFX(aff) *)malloc(chains * sizeof(PFX(aff)));
+    uint8_t *rinf = (uint8_t *)malloc(chains), *tinf = (uint8_t *)malloc(chains), *rkind = (uint8_t *)malloc(chains);
+    const PFX(aff) **srcp = (const PFX(aff) **)malloc(chains * sizeof *srcp);
+    F *racc = (F *)malloc(chains * sizeof(F));
+    int32_t *rpos = (int32_t *)malloc(chains * sizeof(int32_t));
     int rc = 0;
-    if (!carry || !digit || !start || !cnt || !buf || !inf || !acc || !pos || !kind || !wsum) {
+    if (!carry || !digit || !start || !cnt || !buf || !inf || !acc || !pos || !kind || !wsum || !bk || !bkinf ||
+        !run || !tot || !rinf || !tinf || !rkind || !srcp || !racc || !rpos) {
         rc = MSM_ENOMEM;
         goto done;
     }
@@ -292,54 +377,47 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
                 }
                 if (!more) break;
                 if (!np) continue;
-                /* lazy products (below 2p) where only products read them: the prefix
-                 * products, the inverses, lambda; x3 and y3 are reduced once at the end */
                 F inv;
                 F_inv(&inv, &acc[np - 1]);
-                for (size_t q = np; q-- > 0;) {
-                    PFX(aff) *a = &buf[pos[q]], *bb = &buf[pos[q] + stride];
-                    F den, li, lam, t, x3;
-                    if (kind[q]) F_dbl(&den, &a->y); else F_sub(&den, &bb->x, &a->x);
-                    if (q) {
-                        F_mul_lazy(&li, &inv, &acc[q - 1]);   /* 1 / den */
-                        F_mul_lazy(&inv, &inv, &den);
-                    } else {
-                        li = inv;
-                    }
-                    if (kind[q]) {
-                        F_sqr(&t, &a->x);
-                        F_dbl(&lam, &t);
-                        F_add(&t, &lam, &t);             /* 3 x^2 */
-                        F_mul(&lam, &t, &li);
-                        F_sqr(&x3, &lam);
-                        F_sub(&x3, &x3, &a->x);
-                        F_sub(&x3, &x3, &a->x);
-                    } else {
-                        F_sub(&t, &bb->y, &a->y);
-                        F_mul_lazy(&lam, &t, &li);
-                        F_sqr_lazy(&x3, &lam);
-                        F_sub(&x3, &x3, &a->x);              /* below 2p - p and 2p: still below 2p */
-                        F_sub(&x3, &x3, &bb->x);
-                        F_reduce(&x3);
-                    }
-                    F_sub(&t, &a->x, &x3);
-                    F_mul_lazy(&t, &lam, &t);
-                    F_sub(&a->y, &t, &a->y);
-                    F_reduce(&a->y);
-                    a->x = x3;
-                }
+                for (size_t q = np; q-- > 0;)
+                    PFX(aff_finish)(&buf[pos[q]], &buf[pos[q] + stride], kind[q], &inv, acc, q);
             }
         }
-        /* sum_b b * bucket_b by running sums, from the top bucket down */
-        PFX(jac) run, tot;
-        PFX(jac_set_inf)(&run);
-        PFX(jac_set_inf)(&tot);
-        for (int32_t b = nb - 1; b >= 0; b--) {
+        /* the window's bucket sums, kept for the reduction */
+        for (int32_t b = 0; b < nb; b++) {
             int32_t at = start[b];
-            if (start[b + 1] > at && !inf[at]) PFX(jac_add_aff)(&run, &run, &buf[at]);
-            if (!PFX(jac_is_inf)(&run)) PFX(jac_add)(&tot, &tot, &run);
+            size_t o = (size_t)w * (size_t)nb + (size_t)b;
+            if (start[b + 1] > at && !inf[at]) { bk[o] = buf[at]; bkinf[o] = 0; } else bkinf[o] = 1;
         }
-        wsum[w] = tot;
+    }
+    /* sum_b (b + 1) bucket_b in every window: each window's buckets cut into segs segments
+     * of seg_len; in every segment (of every window at once, one inversion a step, affine)
+     * running sums from its top bucket down: run_s = sum of its buckets, tot_s = sum of
+     * (b + 1 - s seg_len) bucket_b. Then per window (Jacobian) sum_s tot_s + seg_len sum_s
+     * s run_s, the last by running sums over the segments and log2(seg_len) doublings. */
+    for (size_t ch = 0; ch < chains; ch++) { rinf[ch] = 1; tinf[ch] = 1; }
+    for (int32_t j = seg_len - 1; j >= 0; j--) {
+        for (size_t ch = 0; ch < chains; ch++) {
+            size_t o = (ch / (size_t)segs) * (size_t)nb + (ch % (size_t)segs) * (size_t)seg_len + (size_t)j;
+            srcp[ch] = bkinf[o] ? NULL : &bk[o];
+        }
+        PFX(batch_add)(run, rinf, (const PFX(aff) *const *)srcp, chains, racc, rpos, rkind);
+        for (size_t ch = 0; ch < chains; ch++) srcp[ch] = rinf[ch] ? NULL : &run[ch];
+        PFX(batch_add)(tot, tinf, (const PFX(aff) *const *)srcp, chains, racc, rpos, rkind);
+    }
+    for (int w = 0; w < windows; w++) {
+        const size_t ch0 = (size_t)w * (size_t)segs;
+        PFX(jac) rs, ts;
+        PFX(jac_set_inf)(&rs);
+        PFX(jac_set_inf)(&ts);
+        for (int32_t sg = segs - 1; sg >= 1; sg--) {
+            if (!rinf[ch0 + sg]) PFX(jac_add_aff)(&rs, &rs, &run[ch0 + sg]);
+            if (!PFX(jac_is_inf)(&rs)) PFX(jac_add)(&ts, &ts, &rs);
+        }
+        for (int32_t l = 1; l < seg_len; l *= 2) PFX(jac_dbl)(&ts, &ts);
+        for (int32_t sg = 0; sg < segs; sg++)
+            if (!tinf[ch0 + sg]) PFX(jac_add_aff)(&ts, &ts, &tot[ch0 + sg]);
+        wsum[w] = ts;
     }
     /* the windows, top first: c doublings between them */
     *out = wsum[windows - 1];
@@ -350,5 +428,6 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
 done:
     free(src); free(half_k); free(carry); free(digit); free(start); free(cnt); free(buf); free(inf);
     free(acc); free(pos); free(kind); free(wsum);
+    free(bk); free(bkinf); free(run); free(tot); free(rinf); free(tinf); free(rkind); free(srcp); free(racc); free(rpos);
     return rc;
 }
