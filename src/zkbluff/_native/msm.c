@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zkbluff._msm_native assumes a little-endian machine (limbs are stored as they lie in memory)"
@@ -625,6 +628,23 @@ static void glv_split(const u64 k[4], u64 k1[4], int *neg1, u64 k2[4], int *neg2
 /* the bucket reduction runs REDUCE_SEGS running sums per window side by side (all
  * windows' at once, affine, one inversion a step): 64 (640 chains at 2^16 points) */
 #define REDUCE_SEGS 64
+
+/* a large scratch array, on transparent huge pages where the kernel offers them on
+ * request (Linux, THP in madvise mode): the bucket sort writes to thousands of places at
+ * once, and with 4 KB pages most of those writes miss the TLB. Freed by free(). */
+#define HUGE_ALIGN ((size_t)2 << 20)
+static void *big_alloc(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size >= HUGE_ALIGN) {
+        void *p = NULL;
+        size_t rounded = (size + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
+        if (posix_memalign(&p, HUGE_ALIGN, rounded) != 0) return NULL;
+        (void)madvise(p, rounded, MADV_HUGEPAGE);   /* a hint: without it, 4 KB pages */
+        return p;
+    }
+#endif
+    return malloc(size ? size : 1);
+}
 
 /* GLS on G2: psi(x, y) = (conj(x) GX, conj(y) GY) = mu (x, y) with mu = 6 x^2 = p mod r
  * (x the BN parameter), GX = xi^((p-1)/3), GY = xi^((p-1)/2), xi = 9 + u (Montgomery

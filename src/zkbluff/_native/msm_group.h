@@ -253,7 +253,7 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
     const size_t m = live_n;
     const int nbits = 254;
 #endif
-    PFX(aff) *src = (PFX(aff) *)malloc(m * sizeof(PFX(aff)));
+    PFX(aff) *src = (PFX(aff) *)big_alloc(m * sizeof(PFX(aff)));
     u64 (*half_k)[4] = (u64 (*)[4])malloc(m * sizeof *half_k);
     if (!src || !half_k) { free(live); free(src); free(half_k); return MSM_ENOMEM; }
     for (size_t t = 0; t < live_n; t++) {
@@ -280,7 +280,7 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
     int32_t *digit = (int32_t *)malloc(m * sizeof(int32_t));
     int32_t *start = (int32_t *)malloc(((size_t)nb + 1) * sizeof(int32_t));
     int32_t *cnt = (int32_t *)malloc((size_t)nb * sizeof(int32_t));
-    PFX(aff) *buf = (PFX(aff) *)malloc(m * sizeof(PFX(aff)));
+    PFX(aff) *buf = (PFX(aff) *)big_alloc(m * sizeof(PFX(aff)));
     uint8_t *inf = (uint8_t *)malloc(m);
     F *acc = (F *)malloc(half * sizeof(F));
     int32_t *pos = (int32_t *)malloc(half * sizeof(int32_t));
@@ -289,7 +289,7 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
     /* the reduction's segments (REDUCE_SEGS per window, fewer for small windows) */
     const int32_t segs = nb < REDUCE_SEGS ? nb : REDUCE_SEGS, seg_len = nb / segs;
     const size_t chains = (size_t)windows * (size_t)segs;
-    PFX(aff) *bk = (PFX(aff) *)malloc((size_t)windows * (size_t)nb * sizeof(PFX(aff)));
+    PFX(aff) *bk = (PFX(aff) *)big_alloc((size_t)windows * (size_t)nb * sizeof(PFX(aff)));
     uint8_t *bkinf = (uint8_t *)malloc((size_t)windows * (size_t)nb);
     PFX(aff) *run = (PFX(aff) *)malloc(chains * sizeof(PFX(aff)));
     PFX(aff) *tot = (PFX(aff) *)malloc(chains * sizeof(PFX(aff)));
