@@ -212,11 +212,11 @@ _G2_MULVEC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_v
     ctypes.cast(_lib.mclBnG2_mulVec, ctypes.c_void_p).value)
 #: the C MSM (zkbluff._msm_native) from this many live terms (a nonzero scalar and a
 #: finite point) on; MCL's mulVec below. Measured (CPU ms, ours vs MCL, random scalars,
-#: this project's 2-core machine, best of 3): 2^7 1.9 vs 1.4, 2^8 2.5 vs 2.4, 2^9 3.7 vs
-#: 4.2, 2^10 5.7 vs 7.2, 2^12 17.3 vs 24.0, 2^14 57.8 vs 80.8, 2^16 209 vs 304.
+#: this project's 2-core machine, best of 5+): 2^7 2.2 vs 1.3, 2^8 2.9 vs 2.3, 2^9 3.6 vs
+#: 4.2, 2^10 5.1 vs 7.0, 2^12 14.5 vs 23.4, 2^14 48.8 vs 79.4, 2^16 180 vs 273.
 NATIVE_MSM_MIN = 1 << 9
-#: the same for G2: 2^8 5.6 vs 5.0, 2^9 9.1 vs 8.7, 2^10 15.0 vs 16.0, 2^12 51.5 vs 55.2,
-#: 2^14 176 vs 214, 2^16 577 vs 786.
+#: the same for G2: 2^8 6.2 vs 4.8, 2^9 8.5 vs 8.3, 2^10 13.3 vs 15.3, 2^12 43.7 vs 50.7,
+#: 2^14 141 vs 196, 2^16 505 vs 768.
 NATIVE_G2_MSM_MIN = 1 << 10
 MSM_ENGINES = ("native", "mcl")
 
