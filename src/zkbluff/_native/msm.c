@@ -9,7 +9,8 @@
  *
  * The method (msm_group.h): Pippenger's bucket method with signed c-bit digits, bucket
  * sums by batched affine additions (one field inversion per round for all of a
- * window's independent additions), buckets combined in Jacobian coordinates, after
+ * window's independent additions), buckets combined by segmented running sums (batched
+ * affine additions across all windows, the segments joined in Jacobian coordinates), after
  * the endomorphism split (GLV in G1, GLS in G2). The Fp multiplication is MULX/ADX assembly where the CPU has
  * both, else portable C; Fp2 products are Karatsuba on double-width Fp products with
  * two Montgomery reductions.
