@@ -7,12 +7,15 @@
  *   - the 4-limb Montgomery product mont_mul_core over any such modulus (portable C),
  *     its Fp instances mont_mul_p / mont_mul_p_lazy, and the MULX/ADX assembly ones
  *     (mont_mul_p_adx*, mul_wide_adx, mont_reduce_adx) where the compiler targets
- *     x86-64 (HAVE_ADX_ASM; whether the CPU runs them is the includer's check at import);
+ *     x86-64 (HAVE_ADX_ASM; whether the CPU runs them is the includer's check at import;
+ *     -DZKBLUFF_PORTABLE builds without them and without the carry intrinsics, as on
+ *     another architecture, and points.c then without its AVX-512 IFMA code);
  *   - Fp add / sub / dbl / neg / eq / is_zero / reduce, the double-width product and
  *     reduction, fp_mul / fp_sqr (portable, canonical), inversion (fp_inv_by over any of
  *     the products, fp_inv) and batch inversion (Montgomery's trick);
  *   - the GLV split of G1 scalars (glv_split; zkbluff.curve.glv.split is its Python twin,
  *     tested equal in tests/curve/test_glv_split_twins.py).
+ * (The Jacobian doubling and mixed addition, generic over the field, are bn254_jac.h.)
  * fr.c keeps its own Fr product (branching final subtraction): on the shared one here its
  * 2^16 NTT ran ~4% and its batch inversion ~10% slower (measured).
  * Everything is static: each extension compiles its own copy. Each module's results are
@@ -65,7 +68,7 @@ static inline void sub4(u64 a[4], const u64 m[4]) {
 
 /* add / subtract with carry: the compiler's carry intrinsics where it has them (they
  * become ADC / SBB chains), else 128-bit arithmetic */
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKBLUFF_PORTABLE)
 #include <x86intrin.h>
 #define ADDC(c, a, b, out) _addcarry_u64((unsigned char)(c), (a), (b), (unsigned long long *)(out))
 #define SUBB(c, a, b, out) _subborrow_u64((unsigned char)(c), (a), (b), (unsigned long long *)(out))
@@ -165,7 +168,7 @@ static inline void fp_neg(fp *o, const fp *a) {
 
 /* ------------------------------------------------------------------ Fp multiplication with MULX/ADX */
 
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKBLUFF_PORTABLE)
 #define HAVE_ADX_ASM 1
 /* mont_mul modulo p in x86-64 assembly: MULX products summed on two independent carry
  * chains (ADCX on CF, ADOX on OF), the same CIOS steps as mont_mul. Only run where

@@ -46,8 +46,30 @@ static const fp B_MONT = {{0x7a17caa950ad28d7ULL, 0x1f6ac17ae15521b9ULL,
                            0x334bea4e696bd284ULL, 0x2a1f6744ce179d8eULL}};
 
 /* ------------------------------------------------------------------ G1 (y^2 = x^3 + 3) */
-typedef struct { fp x, y; } aff;
-typedef struct { fp X, Y, Z; } jac;  /* Z = 0: the point at infinity */
+/* aff (x, y) and jac (X, Y, Z; Z = 0 the point at infinity), Jacobian doubling
+ * (g1_jac_dbl, dbl-2009-l) and mixed addition (g1_jac_add_aff, madd-2007-bl, every case
+ * handled): bn254_jac.h, the MSM's own, over bn254_fp.h's canonical Fp */
+#define F fp
+#define F_add fp_add
+#define F_sub fp_sub
+#define F_dbl fp_dbl
+#define F_mul fp_mul
+#define F_sqr fp_sqr
+#define F_is_zero fp_is_zero
+#define F_ONE (&FP_ONE)
+#define PFX(name) g1_##name
+#include "bn254_jac.h"
+#undef F
+#undef F_add
+#undef F_sub
+#undef F_dbl
+#undef F_mul
+#undef F_sqr
+#undef F_is_zero
+#undef F_ONE
+#undef PFX
+typedef g1_aff aff;
+typedef g1_jac jac;
 
 static inline int aff_on_curve(const aff *P) {
     fp l, r;
@@ -58,71 +80,6 @@ static inline int aff_on_curve(const aff *P) {
     return fp_eq(&l, &r);
 }
 
-/* Jacobian doubling for a = 0 (dbl-2009-l: 2M + 5S) */
-static inline void jac_dbl(jac *R, const jac *P) {
-    fp A, B, C, D, E, F, t;
-    if (fp_is_zero(&P->Z)) { *R = *P; return; }
-    fp_sqr(&A, &P->X);
-    fp_sqr(&B, &P->Y);
-    fp_sqr(&C, &B);
-    fp_add(&t, &P->X, &B);
-    fp_sqr(&t, &t);
-    fp_sub(&t, &t, &A);
-    fp_sub(&t, &t, &C);
-    fp_dbl(&D, &t);
-    fp_dbl(&E, &A);
-    fp_add(&E, &E, &A);
-    fp_sqr(&F, &E);
-    fp Z3;
-    fp_mul(&Z3, &P->Y, &P->Z);
-    fp_dbl(&R->Z, &Z3);
-    fp_dbl(&t, &D);
-    fp_sub(&R->X, &F, &t);
-    fp_sub(&t, &D, &R->X);
-    fp_mul(&t, &E, &t);
-    fp_dbl(&C, &C);
-    fp_dbl(&C, &C);
-    fp_dbl(&C, &C);
-    fp_sub(&R->Y, &t, &C);
-}
-
-/* R = P + (x, y) with (x, y) affine and finite (madd-2007-bl: 7M + 4S), every case handled */
-static inline void jac_add_aff(jac *R, const fp *x, const fp *y) {
-    if (fp_is_zero(&R->Z)) { R->X = *x; R->Y = *y; R->Z = FP_ONE; return; }
-    fp Z1Z1, U2, S2, H, HH, I, J, rr, V, t;
-    fp_sqr(&Z1Z1, &R->Z);
-    fp_mul(&U2, x, &Z1Z1);
-    fp_mul(&S2, &R->Z, &Z1Z1);
-    fp_mul(&S2, y, &S2);
-    fp_sub(&H, &U2, &R->X);
-    fp_sub(&rr, &S2, &R->Y);
-    if (fp_is_zero(&H)) {
-        if (fp_is_zero(&rr)) { jac_dbl(R, R); return; }  /* the same point */
-        memset(R, 0, sizeof *R);  /* opposite points */
-        return;
-    }
-    fp_dbl(&rr, &rr);
-    fp_sqr(&HH, &H);
-    fp_dbl(&I, &HH);
-    fp_dbl(&I, &I);
-    fp_mul(&J, &H, &I);
-    fp_mul(&V, &R->X, &I);
-    fp X3, Y3, Z3;
-    fp_sqr(&X3, &rr);
-    fp_sub(&X3, &X3, &J);
-    fp_dbl(&t, &V);
-    fp_sub(&X3, &X3, &t);
-    fp_sub(&t, &V, &X3);
-    fp_mul(&Y3, &rr, &t);
-    fp_mul(&t, &R->Y, &J);
-    fp_dbl(&t, &t);
-    fp_sub(&Y3, &Y3, &t);
-    fp_add(&Z3, &R->Z, &H);
-    fp_sqr(&Z3, &Z3);
-    fp_sub(&Z3, &Z3, &Z1Z1);
-    fp_sub(&Z3, &Z3, &HH);
-    R->X = X3; R->Y = Y3; R->Z = Z3;
-}
 
 #define TAB 8      /* odd multiples 1, 3, ..., 15 of P: width-5 NAF digits */
 #define BLOCK 1024 /* points whose tables share one inversion a step */
@@ -169,13 +126,10 @@ static __attribute__((noinline)) void build_tables(aff *tab, const aff *pts, siz
 static inline void add_digit(jac *acc, const aff *tab, const fp *bx, int d) {
     if (!d) return;
     int j = (d > 0 ? d : -d) >> 1;
-    const fp *x = bx ? &bx[j] : &tab[j].x;
-    if (d > 0) jac_add_aff(acc, x, &tab[j].y);
-    else {
-        fp ny;
-        fp_neg(&ny, &tab[j].y);
-        jac_add_aff(acc, x, &ny);
-    }
+    aff q = tab[j];
+    if (bx) q.x = bx[j];
+    if (d < 0) fp_neg(&q.y, &q.y);
+    g1_jac_add_aff(acc, acc, &q);
 }
 
 /* One point times the digits' scalar, from its table (scalar code; every case handled) */
@@ -185,7 +139,7 @@ static void mul_one(jac *out, const aff *T, const signed char *dig, size_t len, 
     jac acc;
     memset(&acc, 0, sizeof acc);
     for (size_t s = 0; s < len; s++) {
-        jac_dbl(&acc, &acc);
+        g1_jac_dbl(&acc, &acc);
         add_digit(&acc, T, NULL, dig[2 * s]);
         add_digit(&acc, T, bx, dig[2 * s + 1]);
     }
@@ -199,7 +153,7 @@ static void mul_one(jac *out, const aff *T, const signed char *dig, size_t len, 
  * multiply-accumulate instructions; every result is canonical (fully reduced), so a
  * zero test is a test of the limbs. Chosen at run time when the CPU has the
  * instructions; otherwise the scalar code above runs the main loop too. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && !defined(ZKBLUFF_PORTABLE)
 #define HAVE_IFMA_CODE 1
 #include <immintrin.h>
 #define VT __attribute__((target("avx512f,avx512ifma")))
@@ -551,9 +505,9 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
             fp *xs[8], *ys[8];
             for (int lane = 0; lane < 8; lane++) {
                 size_t i = 8 * g + (size_t)lane;
-                xs[lane] = i < n ? &out[i].X : &sink[lane][0];
-                ys[lane] = i < n ? &out[i].Y : &sink[lane][1];
-                if (i < n) out[i].Z = FP_ONE;
+                xs[lane] = i < n ? &out[i].x : &sink[lane][0];
+                ys[lane] = i < n ? &out[i].y : &sink[lane][1];
+                if (i < n) out[i].z = FP_ONE;
             }
             fv_scatter(xs, x);
             fv_scatter(ys, y);
@@ -570,14 +524,14 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
             fp d1, i1, s1;
             build_tables(tab1, &pts[i], 1, &d1, &i1, &s1, &two1);
             mul_one(&out[i], tab1, dig, len, beta);
-            if (!fp_is_zero(&out[i].Z)) {
+            if (!fp_is_zero(&out[i].z)) {
                 fp zi, z2, z3;
-                fp_inv(&zi, &out[i].Z);
+                fp_inv(&zi, &out[i].z);
                 fp_sqr(&z2, &zi);
                 fp_mul(&z3, &z2, &zi);
-                fp_mul(&out[i].X, &out[i].X, &z2);
-                fp_mul(&out[i].Y, &out[i].Y, &z3);
-                out[i].Z = FP_ONE;
+                fp_mul(&out[i].x, &out[i].x, &z2);
+                fp_mul(&out[i].y, &out[i].y, &z3);
+                out[i].z = FP_ONE;
             }
         }
     }
@@ -716,20 +670,20 @@ VT static int fixed_base_vec(unsigned char *res, const unsigned char *tab, const
                 for (int j = 0; j < FB_WIN; j++) {
                     if (!k[j]) continue;
                     const unsigned char *e = tab + 96 * ((size_t)j * FB_DIG + k[j] - 1);
-                    jac_add_aff(&r1, (const fp *)e, (const fp *)(e + 32));
+                    g1_jac_add_aff(&r1, &r1, (const aff *)e);
                 }
-                if (fp_is_zero(&r1.Z)) continue;  /* infinity: stays zero */
+                if (fp_is_zero(&r1.z)) continue;  /* infinity: stays zero */
                 static const fp plain_one = {{1, 0, 0, 0}};
                 fp zi, z2, z3;
-                fp_inv(&zi, &r1.Z);
+                fp_inv(&zi, &r1.z);
                 fp_sqr(&z2, &zi);
                 fp_mul(&z3, &z2, &zi);
-                fp_mul(&r1.X, &r1.X, &z2);
-                fp_mul(&r1.Y, &r1.Y, &z3);
-                fp_mul(&r1.X, &r1.X, &plain_one);
-                fp_mul(&r1.Y, &r1.Y, &plain_one);
-                memcpy(res + 96 * i, r1.X.v, 32);
-                memcpy(res + 96 * i + 32, r1.Y.v, 32);
+                fp_mul(&r1.x, &r1.x, &z2);
+                fp_mul(&r1.y, &r1.y, &z3);
+                fp_mul(&r1.x, &r1.x, &plain_one);
+                fp_mul(&r1.y, &r1.y, &plain_one);
+                memcpy(res + 96 * i, r1.x.v, 32);
+                memcpy(res + 96 * i + 32, r1.y.v, 32);
                 memcpy(res + 96 * i + 64, FP_ONE.v, 32);
             }
         }
@@ -934,18 +888,18 @@ static void mul_block(jac *out, const aff *pts, size_t n, const signed char *dig
     /* to affine: one inversion for the block's nonzero Z */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (!fp_is_zero(&out[i].Z)) den[m++] = out[i].Z;
+        if (!fp_is_zero(&out[i].z)) den[m++] = out[i].z;
     fp_batch_inv(inv, den, m, scratch);
     m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (fp_is_zero(&out[i].Z)) continue;
+        if (fp_is_zero(&out[i].z)) continue;
         fp z2, z3;
         fp_sqr(&z2, &inv[m]);
         fp_mul(&z3, &z2, &inv[m]);
         m++;
-        fp_mul(&out[i].X, &out[i].X, &z2);
-        fp_mul(&out[i].Y, &out[i].Y, &z3);
-        out[i].Z = FP_ONE;
+        fp_mul(&out[i].x, &out[i].x, &z2);
+        fp_mul(&out[i].y, &out[i].y, &z3);
+        out[i].z = FP_ONE;
     }
 }
 
@@ -1024,11 +978,11 @@ static PyObject *py_g1_mul_digits(PyObject *self, PyObject *args) {
             mul_block(acc, in, m, d, len, &bt, tab, buf, buf + BLOCK, buf + 2 * BLOCK, two, vec);
             static const fp plain_one = {{1, 0, 0, 0}};
             for (size_t k = 0; k < m; k++) {
-                if (fp_is_zero(&acc[k].Z)) continue;
+                if (fp_is_zero(&acc[k].z)) continue;
                 unsigned char *q = res + 96 * idx[k];
                 fp x, y;
-                fp_mul(&x, &acc[k].X, &plain_one);  /* out of Montgomery form */
-                fp_mul(&y, &acc[k].Y, &plain_one);
+                fp_mul(&x, &acc[k].x, &plain_one);  /* out of Montgomery form */
+                fp_mul(&y, &acc[k].y, &plain_one);
                 memcpy(q, x.v, 32);
                 memcpy(q + 32, y.v, 32);
                 memcpy(q + 64, FP_ONE.v, 32);
