@@ -14,8 +14,11 @@
  * both, else portable C; Fp2 products are Karatsuba on double-width Fp products with
  * two Montgomery reductions.
  *
- * The field arithmetic here is our own: the mcl backend checks at load, against
- * MCL itself, that the layouts agree and that this module's MSMs equal MCL's mulVec
+ * The Fp arithmetic, the G1 GLV split and the Jacobian doubling / mixed addition are
+ * shared with zkbluff._points_native (bn254_fp.h, bn254_jac.h); the Fp2 arithmetic
+ * (msm_field.h) and the buckets (msm_group.h) are this module's. The field arithmetic
+ * is our own: the mcl backend checks at load, against MCL itself, that the layouts
+ * agree and that this module's MSMs equal MCL's mulVec
  * (zkbluff.curve.mcl_backend._msm_self_check), and falls back to mulVec, with a
  * warning, if they do not. Every call runs with the GIL released.
  */
