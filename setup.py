@@ -1,8 +1,12 @@
 """Build of the native field kernel; pyproject.toml holds everything else.
 
-The C extensions zkbluff._fr_native (src/zkbluff/_native/fr.c) and zkbluff._msm_native
-(src/zkbluff/_native/msm.c, the MSMs) need only a C compiler and the Python headers. zkbluff.field falls back to its pure-Python kernels when the
-extension is absent, and ZKBLUFF_FIELD=native makes its absence an error.
+The C extensions zkbluff._fr_native (src/zkbluff/_native/fr.c), zkbluff._msm_native
+(msm.c, the MSMs) and zkbluff._points_native (points.c, the contribution's and setup's
+point kernel) need only a C compiler and the Python headers. msm.c and points.c share the
+BN254 Fp arithmetic of src/zkbluff/_native/bn254_fp.h and the G1 Jacobian doubling and
+mixed addition of bn254_jac.h (each lists both in ``depends``;
+MANIFEST.in ships every header in the sdist). zkbluff.field falls back to its pure-Python
+kernels when the extension is absent, and ZKBLUFF_FIELD=native makes its absence an error.
 
 The registry an install carries: build_py copies circuits/manifest.json (and any pinned
 keys under circuits/keys/) into the package as zkbluff/registry/, where
@@ -44,7 +48,8 @@ setup(
         Extension(
             "zkbluff._msm_native",
             sources=["src/zkbluff/_native/msm.c"],
-            depends=["src/zkbluff/_native/msm_field.h", "src/zkbluff/_native/msm_group.h"],
+            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/bn254_jac.h",
+                     "src/zkbluff/_native/msm_field.h", "src/zkbluff/_native/msm_group.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             # absent: the mcl backend's MSMs use MCL's own mulVec (and warn)
             optional=True,
@@ -54,6 +59,7 @@ setup(
         Extension(
             "zkbluff._points_native",
             sources=["src/zkbluff/_native/points.c"],
+            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/bn254_jac.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             optional=True,
         ),

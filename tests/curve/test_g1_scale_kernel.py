@@ -177,6 +177,7 @@ def test_fp_layout_self_check_is_loud():
         mb._fp_layout_self_check(PlainLib())
 
 
+@pytest.mark.skipif(not pn.VECTOR, reason="the backend checks (and uses) the kernel only where it runs its IFMA code")
 def test_kernel_self_check_is_loud(mcl):
     mb._points_self_check(pn)
 

@@ -18,23 +18,8 @@ static inline __attribute__((always_inline)) void SFX(fp_sqr_lazy)(fp *o, const 
     FP_MUL_LAZY(o->v, a->v, a->v);
 }
 
-/* o = a^-1 = a^(p-2) (Fermat; 0 maps to 0: callers never invert 0) */
-static void SFX(fp_inv)(fp *o, const fp *a) {
-    static const u64 E[4] = {0x3c208c16d87cfd45ULL, 0x97816a916871ca8dULL,
-                             0xb85045b68181585dULL, 0x30644e72e131a029ULL};
-    /* 4-bit fixed window */
-    fp tab[16];
-    tab[0] = FP_ONE;
-    tab[1] = *a;
-    for (int i = 2; i < 16; i++) SFX(fp_mul)(&tab[i], &tab[i - 1], a);
-    fp acc = FP_ONE;
-    for (int i = 63; i >= 0; i--) {
-        int nib = (int)((E[i / 16] >> (4 * (i % 16))) & 15);
-        if (i != 63) for (int s = 0; s < 4; s++) SFX(fp_sqr)(&acc, &acc);
-        if (nib) SFX(fp_mul)(&acc, &acc, &tab[nib]);
-    }
-    *o = acc;
-}
+/* o = a^-1 (bn254_fp.h's fp_inv_by, with this instance's product; 0 maps to 0) */
+static void SFX(fp_inv)(fp *o, const fp *a) { fp_inv_by(o, a, FP_MUL); }
 
 /* Karatsuba on double-width products: a0 b0, a1 b1 and (a0 + a1)(b0 + b1) unreduced,
  * c1 = the third - the first two (= a0 b1 + a1 b0 < 2p^2), c0 = a0 b0 - a1 b1 (+ p^2 if

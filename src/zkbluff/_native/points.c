@@ -4,7 +4,8 @@
  * contributor's secret).
  *
  * The scalar's GLV split and width-5 NAF recoding are done once, in Python
- * (zkbluff.curve.glv), and arrive here as one digit string shared by every point:
+ * (zkbluff.curve.glv, the twin of bn254_fp.h's glv_split, which glv_split below exposes for
+ * the test that they agree), and arrive here as one digit string shared by every point:
  * k P = sum_i 2^i (d1_i P + d2_i phi(P)), phi(x, y) = (beta x, y) = lambda P. Per point:
  * a table of the odd multiples P, 3P, ..., 15P in affine coordinates (built for a block
  * of points at once, one field inversion a step by Montgomery's trick), then about 127
@@ -14,7 +15,7 @@
  * Because the digits are shared, eight points run the same instructions: where the CPU
  * has AVX-512 IFMA (checked at import: VECTOR), each goes in one 64-bit lane, field
  * elements as five 52-bit limbs (Montgomery form for 2^260). Elsewhere the scalar code
- * runs (4 x 64-bit Montgomery limbs, the layout of MCL's Fp, which
+ * runs (4 x 64-bit Montgomery limbs, bn254_fp.h's Fp arithmetic, the layout of MCL's Fp, which
  * zkbluff.curve.mcl_backend checks at load); it is slower than MCL's own multiplication,
  * so the backend then uses MCL's. Input points are checked (canonical coordinates, on
  * the curve, affine); the GIL is released; callers split the points across threads.
@@ -38,141 +39,37 @@
 #error "zkbluff._points_native assumes a little-endian machine (limbs are stored as they lie in memory)"
 #endif
 
-typedef uint64_t u64;
-typedef unsigned __int128 u128;
+#include "bn254_fp.h"  /* fp, p, the Montgomery one, Fp arithmetic, inversion, glv_split */
 
-typedef struct { u64 v[4]; } fp;
-
-/* p, the BN254 base field modulus (checked against zkbluff.field.p at import). */
-static const fp P_MOD = {{0x3c208c16d87cfd47ULL, 0x97816a916871ca8dULL,
-                          0xb85045b68181585dULL, 0x30644e72e131a029ULL}};
-/* -p^-1 mod 2^64 */
-static const u64 P_INV_NEG = 0x87d20782e4866389ULL;
-/* 2^256 mod p: the Montgomery form of 1 */
-static const fp P_ONE = {{0xd35d438dc58f0d9dULL, 0x0a78eb28f5c70b3dULL,
-                          0x666ea36f7879462cULL, 0x0e0a77c19a07df2fULL}};
 /* 3 * 2^256 mod p: the curve's b in Montgomery form */
 static const fp B_MONT = {{0x7a17caa950ad28d7ULL, 0x1f6ac17ae15521b9ULL,
                            0x334bea4e696bd284ULL, 0x2a1f6744ce179d8eULL}};
 
-/* ------------------------------------------------------------------ Fp */
-static inline int fp_geq_p(const u64 a[4]) {
-    for (int i = 3; i >= 0; i--)
-        if (a[i] != P_MOD.v[i]) return a[i] > P_MOD.v[i];
-    return 1;
-}
-
-static inline int fp_is_zero(const fp *a) { return !(a->v[0] | a->v[1] | a->v[2] | a->v[3]); }
-
-static inline int fp_eq(const fp *a, const fp *b) {
-    return !((a->v[0] ^ b->v[0]) | (a->v[1] ^ b->v[1]) | (a->v[2] ^ b->v[2]) | (a->v[3] ^ b->v[3]));
-}
-
-/* t - p if that does not borrow, else t (branch-free: the outcome is data-dependent) */
-static inline void fp_reduce_once(u64 out[4], const u64 t[4]) {
-    u64 d[4], borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 x = (u128)t[i] - P_MOD.v[i] - borrow;
-        d[i] = (u64)x;
-        borrow = (u64)(x >> 64) & 1;
-    }
-    u64 keep = 0 - borrow;  /* all ones when t < p */
-    for (int i = 0; i < 4; i++) out[i] = (t[i] & keep) | (d[i] & ~keep);
-}
-
-/* a + b mod p (a, b < p < 2^254: the sum fits in 4 limbs) */
-static inline void fp_add(fp *out, const fp *a, const fp *b) {
-    u64 t[4], carry = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 s = (u128)a->v[i] + b->v[i] + carry;
-        t[i] = (u64)s;
-        carry = (u64)(s >> 64);
-    }
-    fp_reduce_once(out->v, t);
-}
-
-static inline void fp_sub(fp *out, const fp *a, const fp *b) {
-    u64 t[4], borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 d = (u128)a->v[i] - b->v[i] - borrow;
-        t[i] = (u64)d;
-        borrow = (u64)(d >> 64) & 1;
-    }
-    u64 mask = 0 - borrow, carry = 0;  /* went below zero: add p back */
-    for (int i = 0; i < 4; i++) {
-        u128 s = (u128)t[i] + (P_MOD.v[i] & mask) + carry;
-        out->v[i] = (u64)s;
-        carry = (u64)(s >> 64);
-    }
-}
-
-static inline void fp_dbl(fp *out, const fp *a) { fp_add(out, a, a); }
-
-static inline void fp_neg(fp *out, const fp *a) {
-    if (fp_is_zero(a)) { *out = *a; return; }
-    fp_sub(out, &P_MOD, a);  /* p - a, with p itself as the minuend (a < p) */
-}
-
-/* a b 2^-256 mod p: Montgomery multiplication (CIOS without a fifth limb: p < 2^254). */
-static inline void fp_mul(fp *out, const fp *a, const fp *b) {
-    u64 t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-    const u64 a0 = a->v[0], a1 = a->v[1], a2 = a->v[2], a3 = a->v[3];
-    for (int i = 0; i < 4; i++) {
-        u64 bi = b->v[i];
-        u128 s = (u128)a0 * bi + t0;
-        u64 ca = (u64)(s >> 64), lo = (u64)s;
-        u64 m = lo * P_INV_NEG;
-        u128 q = (u128)m * P_MOD.v[0] + lo;
-        u64 cm = (u64)(q >> 64);
-        s = (u128)a1 * bi + t1 + ca; ca = (u64)(s >> 64);
-        q = (u128)m * P_MOD.v[1] + (u64)s + cm; cm = (u64)(q >> 64); t0 = (u64)q;
-        s = (u128)a2 * bi + t2 + ca; ca = (u64)(s >> 64);
-        q = (u128)m * P_MOD.v[2] + (u64)s + cm; cm = (u64)(q >> 64); t1 = (u64)q;
-        s = (u128)a3 * bi + t3 + ca; ca = (u64)(s >> 64);
-        q = (u128)m * P_MOD.v[3] + (u64)s + cm; cm = (u64)(q >> 64); t2 = (u64)q;
-        t3 = ca + cm;
-    }
-    u64 t[4] = {t0, t1, t2, t3};
-    fp_reduce_once(out->v, t);  /* t < 2p */
-}
-
-static inline void fp_sqr(fp *out, const fp *a) { fp_mul(out, a, a); }
-
-/* 1 / a by Fermat (a^(p-2)); a != 0 */
-static void fp_inv(fp *out, const fp *a) {
-    static const u64 e[4] = {0x3c208c16d87cfd45ULL, 0x97816a916871ca8dULL,
-                             0xb85045b68181585dULL, 0x30644e72e131a029ULL};
-    fp acc = P_ONE, base = *a;
-    for (int i = 0; i < 4; i++) {
-        u64 w = e[i];
-        for (int k = 0; k < 64; k++) {
-            if (w & 1) fp_mul(&acc, &acc, &base);
-            fp_sqr(&base, &base);
-            w >>= 1;
-        }
-    }
-    *out = acc;
-}
-
-/* out_i = 1 / a_i for the n nonzero a_i (Montgomery's trick; scratch holds n elements) */
-static void fp_batch_inv(fp *out, const fp *a, size_t n, fp *scratch) {
-    fp acc = P_ONE;
-    for (size_t i = 0; i < n; i++) {
-        scratch[i] = acc;
-        fp_mul(&acc, &acc, &a[i]);
-    }
-    fp_inv(&acc, &acc);
-    for (size_t i = n; i-- > 0;) {
-        fp t;
-        fp_mul(&t, &acc, &scratch[i]);
-        fp_mul(&acc, &acc, &a[i]);
-        out[i] = t;
-    }
-}
-
 /* ------------------------------------------------------------------ G1 (y^2 = x^3 + 3) */
-typedef struct { fp x, y; } aff;
-typedef struct { fp X, Y, Z; } jac;  /* Z = 0: the point at infinity */
+/* aff (x, y) and jac (X, Y, Z; Z = 0 the point at infinity), Jacobian doubling
+ * (g1_jac_dbl, dbl-2009-l) and mixed addition (g1_jac_add_aff, madd-2007-bl, every case
+ * handled): bn254_jac.h, the MSM's own, over bn254_fp.h's canonical Fp */
+#define F fp
+#define F_add fp_add
+#define F_sub fp_sub
+#define F_dbl fp_dbl
+#define F_mul fp_mul
+#define F_sqr fp_sqr
+#define F_is_zero fp_is_zero
+#define F_ONE (&FP_ONE)
+#define PFX(name) g1_##name
+#include "bn254_jac.h"
+#undef F
+#undef F_add
+#undef F_sub
+#undef F_dbl
+#undef F_mul
+#undef F_sqr
+#undef F_is_zero
+#undef F_ONE
+#undef PFX
+typedef g1_aff aff;
+typedef g1_jac jac;
 
 static inline int aff_on_curve(const aff *P) {
     fp l, r;
@@ -183,78 +80,13 @@ static inline int aff_on_curve(const aff *P) {
     return fp_eq(&l, &r);
 }
 
-/* Jacobian doubling for a = 0 (dbl-2009-l: 2M + 5S) */
-static inline void jac_dbl(jac *R, const jac *P) {
-    fp A, B, C, D, E, F, t;
-    if (fp_is_zero(&P->Z)) { *R = *P; return; }
-    fp_sqr(&A, &P->X);
-    fp_sqr(&B, &P->Y);
-    fp_sqr(&C, &B);
-    fp_add(&t, &P->X, &B);
-    fp_sqr(&t, &t);
-    fp_sub(&t, &t, &A);
-    fp_sub(&t, &t, &C);
-    fp_dbl(&D, &t);
-    fp_dbl(&E, &A);
-    fp_add(&E, &E, &A);
-    fp_sqr(&F, &E);
-    fp Z3;
-    fp_mul(&Z3, &P->Y, &P->Z);
-    fp_dbl(&R->Z, &Z3);
-    fp_dbl(&t, &D);
-    fp_sub(&R->X, &F, &t);
-    fp_sub(&t, &D, &R->X);
-    fp_mul(&t, &E, &t);
-    fp_dbl(&C, &C);
-    fp_dbl(&C, &C);
-    fp_dbl(&C, &C);
-    fp_sub(&R->Y, &t, &C);
-}
-
-/* R = P + (x, y) with (x, y) affine and finite (madd-2007-bl: 7M + 4S), every case handled */
-static inline void jac_add_aff(jac *R, const fp *x, const fp *y) {
-    if (fp_is_zero(&R->Z)) { R->X = *x; R->Y = *y; R->Z = P_ONE; return; }
-    fp Z1Z1, U2, S2, H, HH, I, J, rr, V, t;
-    fp_sqr(&Z1Z1, &R->Z);
-    fp_mul(&U2, x, &Z1Z1);
-    fp_mul(&S2, &R->Z, &Z1Z1);
-    fp_mul(&S2, y, &S2);
-    fp_sub(&H, &U2, &R->X);
-    fp_sub(&rr, &S2, &R->Y);
-    if (fp_is_zero(&H)) {
-        if (fp_is_zero(&rr)) { jac_dbl(R, R); return; }  /* the same point */
-        memset(R, 0, sizeof *R);  /* opposite points */
-        return;
-    }
-    fp_dbl(&rr, &rr);
-    fp_sqr(&HH, &H);
-    fp_dbl(&I, &HH);
-    fp_dbl(&I, &I);
-    fp_mul(&J, &H, &I);
-    fp_mul(&V, &R->X, &I);
-    fp X3, Y3, Z3;
-    fp_sqr(&X3, &rr);
-    fp_sub(&X3, &X3, &J);
-    fp_dbl(&t, &V);
-    fp_sub(&X3, &X3, &t);
-    fp_sub(&t, &V, &X3);
-    fp_mul(&Y3, &rr, &t);
-    fp_mul(&t, &R->Y, &J);
-    fp_dbl(&t, &t);
-    fp_sub(&Y3, &Y3, &t);
-    fp_add(&Z3, &R->Z, &H);
-    fp_sqr(&Z3, &Z3);
-    fp_sub(&Z3, &Z3, &Z1Z1);
-    fp_sub(&Z3, &Z3, &HH);
-    R->X = X3; R->Y = Y3; R->Z = Z3;
-}
 
 #define TAB 8      /* odd multiples 1, 3, ..., 15 of P: width-5 NAF digits */
 #define BLOCK 1024 /* points whose tables share one inversion a step */
 
 /* For the finite points pts[0..n): tab[i*TAB + j] = (2j+1) pts[i], affine. Every point is in
  * the prime-order group, so no denominator vanishes (2y != 0; (2j-1)P != +-2P for j < 8). */
-static void build_tables(aff *tab, const aff *pts, size_t n, fp *den, fp *inv, fp *scratch, aff *two) {
+static __attribute__((noinline)) void build_tables(aff *tab, const aff *pts, size_t n, fp *den, fp *inv, fp *scratch, aff *two) {
     for (size_t i = 0; i < n; i++) fp_dbl(&den[i], &pts[i].y);
     fp_batch_inv(inv, den, n, scratch);
     for (size_t i = 0; i < n; i++) {  /* 2P: lambda = 3x^2 / 2y */
@@ -294,13 +126,10 @@ static void build_tables(aff *tab, const aff *pts, size_t n, fp *den, fp *inv, f
 static inline void add_digit(jac *acc, const aff *tab, const fp *bx, int d) {
     if (!d) return;
     int j = (d > 0 ? d : -d) >> 1;
-    const fp *x = bx ? &bx[j] : &tab[j].x;
-    if (d > 0) jac_add_aff(acc, x, &tab[j].y);
-    else {
-        fp ny;
-        fp_neg(&ny, &tab[j].y);
-        jac_add_aff(acc, x, &ny);
-    }
+    aff q = tab[j];
+    if (bx) q.x = bx[j];
+    if (d < 0) fp_neg(&q.y, &q.y);
+    g1_jac_add_aff(acc, acc, &q);
 }
 
 /* One point times the digits' scalar, from its table (scalar code; every case handled) */
@@ -310,7 +139,7 @@ static void mul_one(jac *out, const aff *T, const signed char *dig, size_t len, 
     jac acc;
     memset(&acc, 0, sizeof acc);
     for (size_t s = 0; s < len; s++) {
-        jac_dbl(&acc, &acc);
+        g1_jac_dbl(&acc, &acc);
         add_digit(&acc, T, NULL, dig[2 * s]);
         add_digit(&acc, T, bx, dig[2 * s + 1]);
     }
@@ -324,7 +153,7 @@ static void mul_one(jac *out, const aff *T, const signed char *dig, size_t len, 
  * multiply-accumulate instructions; every result is canonical (fully reduced), so a
  * zero test is a test of the limbs. Chosen at run time when the CPU has the
  * instructions; otherwise the scalar code above runs the main loop too. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8 && !defined(ZKBLUFF_PORTABLE)
 #define HAVE_IFMA_CODE 1
 #include <immintrin.h>
 #define VT __attribute__((target("avx512f,avx512ifma")))
@@ -676,9 +505,9 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
             fp *xs[8], *ys[8];
             for (int lane = 0; lane < 8; lane++) {
                 size_t i = 8 * g + (size_t)lane;
-                xs[lane] = i < n ? &out[i].X : &sink[lane][0];
-                ys[lane] = i < n ? &out[i].Y : &sink[lane][1];
-                if (i < n) out[i].Z = P_ONE;
+                xs[lane] = i < n ? &out[i].x : &sink[lane][0];
+                ys[lane] = i < n ? &out[i].y : &sink[lane][1];
+                if (i < n) out[i].z = FP_ONE;
             }
             fv_scatter(xs, x);
             fv_scatter(ys, y);
@@ -695,14 +524,14 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
             fp d1, i1, s1;
             build_tables(tab1, &pts[i], 1, &d1, &i1, &s1, &two1);
             mul_one(&out[i], tab1, dig, len, beta);
-            if (!fp_is_zero(&out[i].Z)) {
+            if (!fp_is_zero(&out[i].z)) {
                 fp zi, z2, z3;
-                fp_inv(&zi, &out[i].Z);
+                fp_inv(&zi, &out[i].z);
                 fp_sqr(&z2, &zi);
                 fp_mul(&z3, &z2, &zi);
-                fp_mul(&out[i].X, &out[i].X, &z2);
-                fp_mul(&out[i].Y, &out[i].Y, &z3);
-                out[i].Z = P_ONE;
+                fp_mul(&out[i].x, &out[i].x, &z2);
+                fp_mul(&out[i].y, &out[i].y, &z3);
+                out[i].z = FP_ONE;
             }
         }
     }
@@ -714,26 +543,11 @@ VT static int mul_block_vec(jac *out, const aff *pts, size_t n, const signed cha
 #define FB_WIN 32
 #define FB_DIG 255
 
-/* r and -r^-1 mod 2^64: a packed Fr scalar (Montgomery form, MCL's layout) to its plain value */
-static const u64 R_MOD4[4] = {0x43e1f593f0000001ULL, 0x2833e84879b97091ULL, 0xb85045b68181585dULL,
-                              0x30644e72e131a029ULL};
-static const u64 R_INV_NEG4 = 0xc2e1f593efffffffULL;
-
-static void fr_from_mont(u64 out[4], const u64 a[4]) {
-    u64 t[4] = {a[0], a[1], a[2], a[3]};
-    for (int i = 0; i < 4; i++) {  /* t = (t + m r) / 2^64, four times: t / 2^256 mod r */
-        u64 m = t[0] * R_INV_NEG4;
-        u128 q = (u128)m * R_MOD4[0] + t[0];
-        u64 c = (u64)(q >> 64);
-        for (int j = 1; j < 4; j++) {
-            q = (u128)m * R_MOD4[j] + t[j] + c;
-            t[j - 1] = (u64)q;
-            c = (u64)(q >> 64);
-        }
-        t[3] = c;
-    }
-    /* t < r for a < r */
-    memcpy(out, t, 32);
+/* a packed Fr scalar (Montgomery form, MCL's layout) to its plain value: a 2^-256 mod r,
+ * one Montgomery reduction (the product by 1, unreduced: below r for a < r) */
+static inline void fr_from_mont(u64 out[4], const u64 a[4]) {
+    static const u64 ONE[4] = {1, 0, 0, 0};
+    mont_mul_core(out, a, ONE, R_MOD, R_INV_NEG, 0);
 }
 
 /* res: n points in fixed_base_mul's format (x, y plain, z the Montgomery one; zeros for
@@ -841,7 +655,7 @@ VT static int fixed_base_vec(unsigned char *res, const unsigned char *tab, const
                 int mine = i < hi && ((live[g] >> lane) & 1);
                 xs[lane] = mine ? (fp *)(res + 96 * i) : &sink[lane][0];
                 ys[lane] = mine ? (fp *)(res + 96 * i + 32) : &sink[lane][1];
-                if (mine) memcpy(res + 96 * i + 64, P_ONE.v, 32);
+                if (mine) memcpy(res + 96 * i + 64, FP_ONE.v, 32);
             }
             fv_scatter(xs, x);
             fv_scatter(ys, y);
@@ -856,21 +670,21 @@ VT static int fixed_base_vec(unsigned char *res, const unsigned char *tab, const
                 for (int j = 0; j < FB_WIN; j++) {
                     if (!k[j]) continue;
                     const unsigned char *e = tab + 96 * ((size_t)j * FB_DIG + k[j] - 1);
-                    jac_add_aff(&r1, (const fp *)e, (const fp *)(e + 32));
+                    g1_jac_add_aff(&r1, &r1, (const aff *)e);
                 }
-                if (fp_is_zero(&r1.Z)) continue;  /* infinity: stays zero */
+                if (fp_is_zero(&r1.z)) continue;  /* infinity: stays zero */
                 static const fp plain_one = {{1, 0, 0, 0}};
                 fp zi, z2, z3;
-                fp_inv(&zi, &r1.Z);
+                fp_inv(&zi, &r1.z);
                 fp_sqr(&z2, &zi);
                 fp_mul(&z3, &z2, &zi);
-                fp_mul(&r1.X, &r1.X, &z2);
-                fp_mul(&r1.Y, &r1.Y, &z3);
-                fp_mul(&r1.X, &r1.X, &plain_one);
-                fp_mul(&r1.Y, &r1.Y, &plain_one);
-                memcpy(res + 96 * i, r1.X.v, 32);
-                memcpy(res + 96 * i + 32, r1.Y.v, 32);
-                memcpy(res + 96 * i + 64, P_ONE.v, 32);
+                fp_mul(&r1.x, &r1.x, &z2);
+                fp_mul(&r1.y, &r1.y, &z3);
+                fp_mul(&r1.x, &r1.x, &plain_one);
+                fp_mul(&r1.y, &r1.y, &plain_one);
+                memcpy(res + 96 * i, r1.x.v, 32);
+                memcpy(res + 96 * i + 32, r1.y.v, 32);
+                memcpy(res + 96 * i + 64, FP_ONE.v, 32);
             }
         }
     }
@@ -1036,7 +850,7 @@ VT static int fixed_base_vec_g2(unsigned char *res, const unsigned char *tab, co
                 }
                 for (int lane = 0; lane < 8; lane++) {
                     size_t i = lo + 8 * g + (size_t)lane;
-                    if (i < hi && ((live[g] >> lane) & 1)) memcpy(res + PS * i + 128, P_ONE.v, 32);  /* z = (one, 0) */
+                    if (i < hi && ((live[g] >> lane) & 1)) memcpy(res + PS * i + 128, FP_ONE.v, 32);  /* z = (one, 0) */
                 }
             }
             for (size_t g = 0; g < G; g++)
@@ -1074,18 +888,18 @@ static void mul_block(jac *out, const aff *pts, size_t n, const signed char *dig
     /* to affine: one inversion for the block's nonzero Z */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (!fp_is_zero(&out[i].Z)) den[m++] = out[i].Z;
+        if (!fp_is_zero(&out[i].z)) den[m++] = out[i].z;
     fp_batch_inv(inv, den, m, scratch);
     m = 0;
     for (size_t i = 0; i < n; i++) {
-        if (fp_is_zero(&out[i].Z)) continue;
+        if (fp_is_zero(&out[i].z)) continue;
         fp z2, z3;
         fp_sqr(&z2, &inv[m]);
         fp_mul(&z3, &z2, &inv[m]);
         m++;
-        fp_mul(&out[i].X, &out[i].X, &z2);
-        fp_mul(&out[i].Y, &out[i].Y, &z3);
-        out[i].Z = P_ONE;
+        fp_mul(&out[i].x, &out[i].x, &z2);
+        fp_mul(&out[i].y, &out[i].y, &z3);
+        out[i].z = FP_ONE;
     }
 }
 
@@ -1124,7 +938,7 @@ static PyObject *py_g1_mul_digits(PyObject *self, PyObject *args) {
     size_t n = (size_t)pts.len / 96, len = (size_t)dig.len / 2;
     fp bt;
     memcpy(bt.v, beta.buf, 32);
-    if (fp_geq_p(bt.v)) {
+    if (geq4(bt.v, P_MOD)) {
         PyErr_SetString(PyExc_ValueError, "g1_mul_digits: beta is not below p");
         goto done;
     }
@@ -1154,8 +968,8 @@ static PyObject *py_g1_mul_digits(PyObject *self, PyObject *args) {
                 aff a;
                 memcpy(a.x.v, p, 32);
                 memcpy(a.y.v, p + 32, 32);
-                if (!fp_eq(&z, &P_ONE)) { bad = (Py_ssize_t)i; why = "not affine (z is not one)"; break; }
-                if (fp_geq_p(a.x.v) || fp_geq_p(a.y.v)) { bad = (Py_ssize_t)i; why = "a coordinate not below p"; break; }
+                if (!fp_eq(&z, &FP_ONE)) { bad = (Py_ssize_t)i; why = "not affine (z is not one)"; break; }
+                if (geq4(a.x.v, P_MOD) || geq4(a.y.v, P_MOD)) { bad = (Py_ssize_t)i; why = "a coordinate not below p"; break; }
                 if (!aff_on_curve(&a)) { bad = (Py_ssize_t)i; why = "not on the curve"; break; }
                 idx[m] = i;
                 in[m++] = a;
@@ -1164,14 +978,14 @@ static PyObject *py_g1_mul_digits(PyObject *self, PyObject *args) {
             mul_block(acc, in, m, d, len, &bt, tab, buf, buf + BLOCK, buf + 2 * BLOCK, two, vec);
             static const fp plain_one = {{1, 0, 0, 0}};
             for (size_t k = 0; k < m; k++) {
-                if (fp_is_zero(&acc[k].Z)) continue;
+                if (fp_is_zero(&acc[k].z)) continue;
                 unsigned char *q = res + 96 * idx[k];
                 fp x, y;
-                fp_mul(&x, &acc[k].X, &plain_one);  /* out of Montgomery form */
-                fp_mul(&y, &acc[k].Y, &plain_one);
+                fp_mul(&x, &acc[k].x, &plain_one);  /* out of Montgomery form */
+                fp_mul(&y, &acc[k].y, &plain_one);
                 memcpy(q, x.v, 32);
                 memcpy(q + 32, y.v, 32);
-                memcpy(q + 64, P_ONE.v, 32);
+                memcpy(q + 64, FP_ONE.v, 32);
             }
         }
     }
@@ -1273,7 +1087,51 @@ done:
     return ret;
 }
 
+static PyObject *limbs_to_pyobj(const u64 v[4]) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(v, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)v, 32, 1, 0);
+#endif
+}
+
+PyDoc_STRVAR(glv_split_doc,
+"glv_split(k) -> (k1, k2): bn254_fp.h's glv_split (the MSM's) of a 32-byte little-endian\n"
+"k < r: k = k1 + k2 lambda mod r, |k1|, |k2| < 2^128, as signed ints. The C twin of\n"
+"zkbluff.curve.glv.split (tests/curve/test_glv_split_twins.py checks they agree).");
+
+static PyObject *py_glv_split(PyObject *self, PyObject *arg) {
+    (void)self;
+    Py_buffer kb;
+    if (PyObject_GetBuffer(arg, &kb, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *ret = NULL;
+    u64 k[4], h[2][4];
+    int neg[2];
+    if (kb.len != 32) {
+        PyErr_Format(PyExc_ValueError, "glv_split: a 32-byte scalar, got %zd bytes", kb.len);
+        goto done;
+    }
+    memcpy(k, kb.buf, 32);
+    if (geq4(k, R_MOD)) {
+        PyErr_SetString(PyExc_ValueError, "glv_split: the scalar is not below r");
+        goto done;
+    }
+    glv_split(k, h[0], &neg[0], h[1], &neg[1]);
+    PyObject *v[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        v[i] = limbs_to_pyobj(h[i]);
+        if (v[i] && neg[i]) Py_SETREF(v[i], PyNumber_Negative(v[i]));
+    }
+    if (v[0] && v[1]) ret = PyTuple_Pack(2, v[0], v[1]);
+    Py_XDECREF(v[0]);
+    Py_XDECREF(v[1]);
+done:
+    PyBuffer_Release(&kb);
+    return ret;
+}
+
 static PyMethodDef methods[] = {
+    {"glv_split", py_glv_split, METH_O, glv_split_doc},
     {"g1_mul_digits", py_g1_mul_digits, METH_VARARGS, g1_mul_digits_doc},
     {"g1_fixed_base", py_g1_fixed_base, METH_VARARGS, g1_fixed_base_doc},
     {"g2_fixed_base", py_g2_fixed_base, METH_VARARGS, g2_fixed_base_doc},
@@ -1285,22 +1143,15 @@ static struct PyModuleDef moduledef = {
     "Many BN254 G1 points times one scalar (see zkbluff.curve.glv).", -1, methods,
 };
 
-static PyObject *fp_to_pyobj(const fp *a) {
-#if PY_VERSION_HEX >= 0x030D0000
-    return PyLong_FromUnsignedNativeBytes(a->v, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
-#else
-    return _PyLong_FromByteArray((const unsigned char *)a->v, 32, 1, 0);
-#endif
-}
 
 PyMODINIT_FUNC PyInit__points_native(void) {
     PyObject *m = PyModule_Create(&moduledef);
     if (!m) return NULL;
     HAS_IFMA = cpu_has_ifma();
     /* the constants, for zkbluff.curve.glv to check against its own at import */
-    if (PyModule_AddObject(m, "MODULUS", fp_to_pyobj(&P_MOD)) < 0 ||
-        PyModule_AddObject(m, "MONTGOMERY_R", fp_to_pyobj(&P_ONE)) < 0 ||
-        PyModule_AddObject(m, "CURVE_B", fp_to_pyobj(&B_MONT)) < 0 ||
+    if (PyModule_AddObject(m, "MODULUS", limbs_to_pyobj(P_MOD)) < 0 ||
+        PyModule_AddObject(m, "MONTGOMERY_R", limbs_to_pyobj(FP_ONE.v)) < 0 ||
+        PyModule_AddObject(m, "CURVE_B", limbs_to_pyobj(B_MONT.v)) < 0 ||
         PyModule_AddObject(m, "MONTGOMERY_INV", PyLong_FromUnsignedLongLong(P_INV_NEG)) < 0 ||
         PyModule_AddIntConstant(m, "WINDOW", 5) < 0 ||
         PyModule_AddIntConstant(m, "VECTOR", HAS_IFMA) < 0) {

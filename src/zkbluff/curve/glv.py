@@ -3,8 +3,8 @@
 G1 (``y^2 = x^3 + 3`` over Fp, prime order r) has the endomorphism
 ``phi(x, y) = (BETA x, y) = LAMBDA (x, y)`` with BETA a cube root of unity in Fp and
 LAMBDA one in Fr. A scalar k splits into ``k = k1 + k2 LAMBDA (mod r)`` with
-``|k1|, |k2| < 2^128`` (Babai rounding against a short basis of the lattice
-``{(a, b): a + b LAMBDA = 0 mod r}``), and each half is written in width-5 NAF
+``|k1|, |k2| < 2^128`` (Babai's rounding, by truncated fixed-point quotients, against a
+short basis of the lattice ``{(a, b): a + b LAMBDA = 0 mod r}``), and each half is written in width-5 NAF
 (digits odd in [-15, 15] or 0, nonzero ones at least 5 apart). :func:`digit_pairs`
 gives the C kernel of ``zkbluff._points_native`` one digit string that every point
 shares: ``k P = sum_i 2^i (d1_i P + d2_i phi(P))``.
@@ -90,17 +90,22 @@ def _short_basis() -> tuple[tuple[int, int], tuple[int, int]]:
 (_A1, _B1), (_A2, _B2) = _short_basis()
 
 
-def _round_div(a: int, b: int) -> int:
-    """a / b rounded to the nearest integer (b > 0)."""
-    return (2 * a + b) // (2 * b)
+#: floor(2^256 B2 / r) and floor(2^256 (-B1) / r): c = (k g) >> 256 is floor(k B / r) or one
+#: below it, an integer approximation of Babai's rounding that needs no division per scalar
+_G1 = (_B2 << 256) // r
+_G2 = (-_B1 << 256) // r
 
 
 def split(k: int) -> tuple[int, int]:
-    """``(k1, k2)`` with ``k1 + k2 LAMBDA = k mod r`` and both below 2^128 in absolute value."""
+    """``(k1, k2)`` with ``k1 + k2 LAMBDA = k mod r`` and both below 2^128 in absolute value.
+
+    The same arithmetic as ``glv_split`` in src/zkbluff/_native/bn254_fp.h (the MSM's split,
+    which hard-codes this basis and _G1, _G2; ``zkbluff._points_native.glv_split`` exposes
+    it): the two give the same halves for every k, tested in
+    tests/curve/test_glv_split_twins.py."""
     k %= r
-    det = _A1 * _B2 - _A2 * _B1  # +-r
-    c1 = _round_div(_B2 * k, det) if det > 0 else _round_div(-_B2 * k, -det)
-    c2 = _round_div(-_B1 * k, det) if det > 0 else _round_div(_B1 * k, -det)
+    c1 = (k * _G1) >> 256
+    c2 = (k * _G2) >> 256
     k1 = k - c1 * _A1 - c2 * _A2
     k2 = -c1 * _B1 - c2 * _B2
     return k1, k2
