@@ -86,25 +86,50 @@ def check_public_key(public_hex: Any, what: str = "public key") -> str:
     """Raise :class:`MalformedInput` unless ``public_hex`` is a valid Ed25519 point (64 hex digits)."""
     raw = _hex_bytes(public_hex, PUBLIC_KEY_BYTES, what)
     try:
-        eddsa.import_public_key(raw)
-    except ValueError:
-        raise MalformedInput(f"{what}: not an Ed25519 public key") from None
+        _public_key(raw)
+    except ValueError as exc:
+        raise MalformedInput(_not_a_key(what, exc)) from None
     assert isinstance(public_hex, str)
     return public_hex
+
+
+class SmallOrderKey(ValueError):
+    """A public key that is a point of small order (:func:`_public_key`)."""
 
 
 @functools.lru_cache(maxsize=1024)
 def _public_key(raw: bytes) -> ECC.EccKey:
     """The decoded Ed25519 point of ``raw`` (decoding costs a square root; a transcript's
-    lines are signed by a handful of keys, so each is decoded once). Raises ValueError."""
-    return eddsa.import_public_key(raw)
+    lines are signed by a handful of keys, so each is decoded once). Raises ValueError, also
+    for a point of small order (8A the neutral point: the identity and the seven torsion
+    points), under which the cofactored equation holds for R = 0, s = 0 and any message, so
+    that a signature would prove no one wrote the line."""
+    key = eddsa.import_public_key(raw)
+    if (key.pointQ * 8).is_point_at_infinity():
+        raise SmallOrderKey("a point of small order (any line verifies under it with R = 0, s = 0)")
+    return key
+
+
+def _key_of(public_hex: Any, who: str) -> ECC.EccKey:
+    """``who``'s decoded public key; :class:`MalformedInput` unless a usable Ed25519 point."""
+    raw = _hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}")
+    try:
+        return _public_key(raw)
+    except ValueError as exc:
+        raise MalformedInput(_not_a_key(f"public key of {who}", exc)) from None
+
+
+def _not_a_key(what: str, exc: ValueError) -> str:
+    if isinstance(exc, SmallOrderKey):
+        return f"{what}: {exc}, expected a point of order L or 8L"
+    return f"{what}: not an Ed25519 public key"
 
 
 def verify_signature(public_hex: str, message: bytes, signature: Any, who: str) -> None:
     """Return if ``signature`` is ``who``'s Ed25519 signature of ``message``; raise
     :class:`InvalidSignature` if not, :class:`MalformedInput` if it is not 64 bytes of hex."""
     sig = _hex_bytes(signature, SIGNATURE_BYTES, f"signature of {who}", code="line.signature")
-    key = _public_key(_hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}"))
+    key = _key_of(public_hex, who)
     try:
         eddsa.new(key, "rfc8032").verify(message, sig)
     except ValueError:
@@ -165,7 +190,7 @@ class SignatureBatch:
         if "sig" not in event:
             raise InvalidSignature(f"the line is not signed (expected a signature of {who})")
         sig = _hex_bytes(event["sig"], SIGNATURE_BYTES, f"signature of {who}", code="line.signature")
-        _public_key(_hex_bytes(public_hex, PUBLIC_KEY_BYTES, f"public key of {who}"))
+        _key_of(public_hex, who)
         self._items.append((line, public_hex, line_message(event), sig, who))
 
     def verify(self) -> None:
