@@ -1,7 +1,7 @@
 """Red team: the plain ``transcript verify [--json] FILE`` (cli_start, no click) answers a bad
 file with the same exit status, standard output and standard error as the click command:
 a missing file, a folder, a non-UTF-8 file, a truncated line, an empty file, a NUL byte,
-a non-UTF-8 file name. Both ways run in a child process (the console script's own exit)."""
+a non-UTF-8 file name, a line nested too deep to decode. Both ways run in a child process (the console script's own exit)."""
 import os
 import subprocess
 import sys
@@ -30,6 +30,7 @@ def _bad_files(tmp: bytes) -> dict[str, bytes]:
         "empty": b"",
         "nul": lines[0] + b"\x00\n",
         "malformed-json": b"{nope\n",
+        "deep": lines[0] + b"[" * 100000 + b"]" * 100000 + b"\n",
     }
     paths = {}
     for name, body in files.items():
@@ -46,7 +47,7 @@ def _bad_files(tmp: bytes) -> dict[str, bytes]:
     return paths
 
 
-CASES = ["non-utf8", "non-utf8-later", "truncated", "truncated-header", "empty", "nul", "malformed-json",
+CASES = ["deep", "non-utf8", "non-utf8-later", "truncated", "truncated-header", "empty", "nul", "malformed-json",
          "non-utf8-name", "missing", "folder"]
 
 
