@@ -73,9 +73,20 @@ class SeatKey:
         return eddsa.new(self._key, "rfc8032").sign(message)
 
 
+def _seat_public_key(public: bytes) -> ECC.EccKey:
+    """The decoded Ed25519 point; ValueError unless it is one of order L or 8L. A point of
+    small order (8A the neutral point) is refused: under it the cofactored equation holds
+    for R = 0, s = 0 and any message, so its signatures would prove nobody contributed
+    (protocol.signing refuses such keys for transcript lines the same way)."""
+    key = eddsa.import_public_key(public)
+    if (key.pointQ * 8).is_point_at_infinity():
+        raise ValueError("a point of small order (any message verifies under it)")
+    return key
+
+
 def verify_signature(public: bytes, message: bytes, signature: bytes) -> bool:
     try:
-        eddsa.new(eddsa.import_public_key(public), "rfc8032").verify(message, signature)
+        eddsa.new(_seat_public_key(public), "rfc8032").verify(message, signature)
         return True
     except (ValueError, TypeError):
         return False
@@ -108,6 +119,11 @@ def start_match_ceremony(match_id: str, seat_keys: Sequence[bytes], circuits: Ma
     for i, k in enumerate(seat_keys):
         if not isinstance(k, bytes) or len(k) != 32:
             raise MalformedInput(f"seat {i}: expected a 32-byte Ed25519 public key")
+        try:
+            _seat_public_key(k)
+        except ValueError as exc:
+            raise MalformedInput(f"seat {i}: not a usable Ed25519 public key ({exc}), "
+                                 "expected a point of order L or 8L") from None
     power = max(circuit_power(s) for s in circuits.values())
     return MatchCeremony(match_id, tuple(seat_keys), dict(circuits), ptau_new(power), {}, {PHASE1: ()})
 
