@@ -1,0 +1,85 @@
+"""Poseidon's parameters (zkbluff.gadgets.poseidon_params): the widths it takes, and the
+shipped constants file read only when it is this module's own, whole and consistent, else
+generated. The constants themselves are pinned by circomlibjs's hashes for every width
+(tests/repo/test_vectors.py) and by a fresh generation (tests/cli/test_lean_startup.py).
+
+Found by mutation testing (issue 21, target gadgets.poseidon_params): the gadget and its
+native twin read the same parameters, so no "gadget equals twin" test can see them change.
+"""
+import re
+import struct
+
+import pytest
+
+from zkbluff.field import r
+from zkbluff.gadgets import poseidon_params as pp
+
+
+def says(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.fixture
+def data_file(tmp_path, monkeypatch):
+    """The module reads its constants from a file of the test's; the caches are cleared
+    before and after."""
+    path = tmp_path / "poseidon_constants.bin"
+    monkeypatch.setattr(pp, "DATA_FILE", path)
+    pp._shipped.cache_clear()
+    pp.params.cache_clear()
+    yield path
+    pp._shipped.cache_clear()
+    pp.params.cache_clear()
+
+
+def test_widths_two_to_seventeen_and_no_other():
+    assert [pp.params(t)[2] for t in (2, 17)] == [56, 68]
+    assert len(pp.params(17)[0]) == (8 + 68) * 17 and len(pp.params(17)[1]) == 17
+    for t in (1, 18, 0):
+        with pytest.raises(ValueError, match=says(f"Poseidon width t must be 2..17, got {t}")):
+            pp.params(t)
+
+
+def test_the_shipped_widths_are_read_from_the_file_and_the_others_generated():
+    shipped = pp._shipped()
+    assert sorted(shipped) == list(pp.SHIPPED_WIDTHS) == list(range(2, 10))
+    assert pp.params(9) is shipped[9]
+    assert 10 not in shipped and pp.params(10) == pp.generate(10)
+
+
+def test_a_missing_file_means_generating(data_file):
+    assert not data_file.exists()
+    assert pp._shipped() == {}
+    assert pp.params(3) == pp.generate(3)
+
+
+def test_a_file_of_the_right_magic_but_a_foreign_width_or_count_is_not_used(data_file):
+    good = pp.data_file_bytes([3])
+    n_c = (8 + pp.N_ROUNDS_P[1]) * 3
+    assert good[8:16] == struct.pack("<II", 3, n_c)
+    for t, n in ((1, n_c), (18, n_c), (3, n_c - 3)):
+        data_file.write_bytes(good[:8] + struct.pack("<II", t, n) + good[16:])
+        pp._shipped.cache_clear()
+        assert pp._shipped() == {}, (t, n)
+    data_file.write_bytes(good)  # the twin: the same bytes with their own header are read
+    pp._shipped.cache_clear()
+    assert pp._shipped() == {3: pp.generate(3)}
+
+
+def test_every_width_in_a_file_is_read(data_file):
+    """Two widths in one file, one after the other: both read, each with its own count."""
+    data = pp.data_file_bytes([2, 4])
+    first = 8 + 8 + 32 * ((8 + 56) * 2 + 2 * 2)
+    assert struct.unpack_from("<II", data, first) == (4, (8 + 56) * 4)
+    assert len(data) == first + 8 + 32 * ((8 + 56) * 4 + 4 * 4)
+    data_file.write_bytes(data)
+    assert pp._shipped() == {2: pp.generate(2), 4: pp.generate(4)}
+    assert pp.params(4) == pp.generate(4) and pp.params(3) == pp.generate(3)
+
+
+def test_generated_constants_are_field_elements_and_the_mds_is_invertible_cauchy():
+    for t in (2, 10):
+        constants, mds, r_p = pp.generate(t)
+        assert r_p == pp.N_ROUNDS_P[t - 2] and len(constants) == (8 + r_p) * t
+        assert all(0 <= c < r for c in constants) and all(0 < m < r for row in mds for m in row)
+        assert len({m for row in mds for m in row}) == t * t  # 1 / (x_i + y_j), distinct x and y
