@@ -1,0 +1,69 @@
+"""The argument guards of the drawing and permutation gadgets (zkbluff.gadgets.order,
+zkbluff.gadgets.permutation), each at its boundary with its accepted twin. Their values
+against the native twins, their counts and their tampers are in
+tests/statements/test_statement_deal_v2.py and tests/statements/test_statement_oblivious.py.
+
+Found by mutation testing (issue 21, targets gadgets.order and gadgets.permutation): the
+statement tests only ever call them with arguments the statements make.
+"""
+import re
+
+import pytest
+
+from zkbluff.circuit import LC, ConstraintSystem
+from zkbluff.field import r
+from zkbluff.gadgets.order import mixed_radix_digits
+from zkbluff.gadgets.permutation import enforce_permutation_of_range, grand_product
+
+
+def says(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize("radices", [[], [0], [3, 0, 2], [5, -1]])
+def test_mixed_radix_digits_refuse_no_radix_or_one_below_one(radices):
+    cs = ConstraintSystem()
+    with pytest.raises(ValueError, match=says(f"mixed_radix_digits: radices must be positive, got {radices}")):
+        mixed_radix_digits(cs, cs.public("h"), radices)
+    assert cs.constraints == []
+
+
+def test_a_radix_of_one_is_the_constant_digit_zero():
+    cs = ConstraintSystem(with_values=True)
+    digits = mixed_radix_digits(cs, LC.constant(7), [1, 4, 1])
+    assert [LC.of(d).value for d in digits] == [0, 3, 0] and digits[0].is_constant() and digits[2].is_constant()
+
+
+def test_mixed_radix_digits_need_room_for_a_quotient_of_two():
+    """N with floor((r - 1) / N) = 2 is the largest product taken; one more and the quotient
+    would have no room: refused before any constraint."""
+    largest = (r - 1) // 2
+    assert (r - 1) // largest == 2 and (r - 1) // (largest + 1) == 1
+    cs = ConstraintSystem()
+    assert len(mixed_radix_digits(cs, cs.public("h"), [largest])) == 1
+    cs = ConstraintSystem()
+    with pytest.raises(ValueError, match=says(f"mixed_radix_digits: the product of the radices "
+                                              f"({(largest + 1).bit_length()} bits) leaves no room in the field")):
+        mixed_radix_digits(cs, cs.public("h"), [largest + 1])
+    assert cs.constraints == []
+
+
+def test_the_grand_product_of_nothing_is_one_and_costs_nothing():
+    cs = ConstraintSystem(with_values=True)
+    assert LC.of(grand_product(cs, [], 5)).value == 1 and cs.constraints == []
+    one = grand_product(cs, [LC.constant(2)], 5)
+    assert LC.of(one).value == 3 and cs.constraints == []  # one value: gamma - v, linear
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_permutation_needs_two_values(n):
+    cs = ConstraintSystem()
+    gamma = cs.public("gamma")
+    values = [cs.private_unchecked(f"v{i}") for i in range(n)]
+    with pytest.raises(ValueError, match=says("enforce_permutation_of_range: needs at least two values")):
+        enforce_permutation_of_range(cs, values, gamma)
+    assert cs.constraints == []
+    cs = ConstraintSystem()  # the twin: two values, 2n - 2 = 2 constraints
+    gamma = cs.public("gamma")
+    enforce_permutation_of_range(cs, [cs.private_unchecked("a"), cs.private_unchecked("b")], gamma)
+    assert len(cs.constraints) == 2
