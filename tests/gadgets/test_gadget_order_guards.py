@@ -28,10 +28,16 @@ def test_mixed_radix_digits_refuse_no_radix_or_one_below_one(radices):
     assert cs.constraints == []
 
 
-def test_a_radix_of_one_is_the_constant_digit_zero():
+def test_a_radix_of_one_is_the_constant_digit_zero_and_only_one():
+    """7 = 0 + 1 * (1 + 2 * (3 + 4 * 0)): the radices of one give constant zeros (no wire),
+    the radix of two a constrained digit 1 (one boolean row, no comparison row)."""
     cs = ConstraintSystem(with_values=True)
-    digits = mixed_radix_digits(cs, LC.constant(7), [1, 4, 1])
-    assert [LC.of(d).value for d in digits] == [0, 3, 0] and digits[0].is_constant() and digits[2].is_constant()
+    h = cs.public("h", 7)
+    digits = mixed_radix_digits(cs, h, [1, 2, 4, 1])
+    assert [LC.of(d).value for d in digits] == [0, 1, 3, 0]
+    assert [LC.of(d).is_constant() for d in digits] == [True, False, False, True]
+    quotient_rows = 2 * ((r - 1) // 8 - 1).bit_length() - 1
+    assert len(cs.constraints) == 1 + (2 + 1) + quotient_rows + 1  # digit 1, digit 2, the quotient, recompose
 
 
 def test_mixed_radix_digits_need_room_for_a_quotient_of_two():
