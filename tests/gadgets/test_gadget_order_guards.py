@@ -10,8 +10,10 @@ import re
 
 import pytest
 
-from zkbluff.circuit import LC, ConstraintSystem
+from zkbluff.circuit import LC, ConstraintSystem, build, check
+from zkbluff.errors import UnsatisfiedConstraint
 from zkbluff.field import r
+from zkbluff.gadgets import native
 from zkbluff.gadgets.order import mixed_radix_digits
 from zkbluff.gadgets.permutation import enforce_permutation_of_range, grand_product
 
@@ -73,3 +75,30 @@ def test_a_permutation_needs_two_values(n):
     gamma = cs.public("gamma")
     enforce_permutation_of_range(cs, [cs.private_unchecked("a"), cs.private_unchecked("b")], gamma)
     assert len(cs.constraints) == 2
+
+
+def _digits_statement(radices):
+    def synth(cs, inp):
+        h = cs.public("h", inp and inp["h"])
+        outs = [cs.public(f"j{d}", inp and inp[f"j{d}"]) for d in range(len(radices))]
+        for d, j in enumerate(mixed_radix_digits(cs, h, radices)):
+            cs.enforce_equal(j, outs[d], f"out_{d}")
+    return synth
+
+
+@pytest.mark.parametrize("radices", [[1], [2], [52, 51, 50]])
+def test_the_gadget_refuses_exactly_the_top_its_twin_refuses(radices):
+    """h = Q N - 1 (Q = floor((r - 1) / N)) is the last value with a unique decomposition:
+    the gadget proves it with the twin's digits; h = Q N is refused by the quotient's
+    bound, as the twin refuses it. For N = 1 the top is h = r - 1 itself."""
+    n_total = 1
+    for m in radices:
+        n_total *= m
+    top = ((r - 1) // n_total) * n_total
+    digits = native.mixed_radix_digits(top - 1, radices)
+    system, witness = build(_digits_statement(radices), {"h": top - 1, **{f"j{d}": j for d, j in enumerate(digits)}})
+    check(system, witness)
+    with pytest.raises(ValueError, match="refused top"):
+        native.mixed_radix_digits(top, radices)
+    with pytest.raises(UnsatisfiedConstraint, match="'digits/quotient/le/"):
+        build(_digits_statement(radices), {"h": top, **{f"j{d}": 0 for d in range(len(radices))}})
