@@ -11,6 +11,7 @@ import re
 import pytest
 
 from zkbluff.circuit import LC, ConstraintSystem, build, check
+from zkbluff.circuit.audit import unsatisfied_after
 from zkbluff.errors import UnsatisfiedConstraint
 from zkbluff.field import r
 from zkbluff.gadgets import native
@@ -102,3 +103,20 @@ def test_the_gadget_refuses_exactly_the_top_its_twin_refuses(radices):
         native.mixed_radix_digits(top, radices)
     with pytest.raises(UnsatisfiedConstraint, match="'digits/quotient/le/"):
         build(_digits_statement(radices), {"h": top, **{f"j{d}": 0 for d in range(len(radices))}})
+
+
+def test_the_grand_product_names_each_factor_by_the_index_of_its_value():
+    """prod (gamma - v_i) over three values: the running products are the wires (and rows)
+    factor_1 and factor_2, for the values they multiply in; a tampered one is refused by
+    its own row."""
+    def synth(cs, inp):
+        gamma = cs.public("gamma", inp and inp["gamma"])
+        vs = [cs.private_unchecked(f"v{i}", inp and inp[f"v{i}"]) for i in range(3)]
+        grand_product(cs, vs, gamma)
+
+    system, witness = build(synth, {"gamma": 10, "v0": 1, "v1": 2, "v2": 3})
+    factors = [n for n in system.wire_names if "factor" in n]
+    assert factors == ["grand_product/factor_1", "grand_product/factor_2"]
+    assert [witness[system.wire_names.index(n)] for n in factors] == [9 * 8, 9 * 8 * 7]
+    first = system.wire_names.index("grand_product/factor_1")
+    assert unsatisfied_after(system, witness, first, witness[first] + 1) == "grand_product/factor_1"
