@@ -16,7 +16,9 @@ from zkbluff.errors import UnsatisfiedConstraint
 from zkbluff.field import r
 from zkbluff.gadgets import native
 from zkbluff.gadgets.order import mixed_radix_digits
-from zkbluff.gadgets.permutation import enforce_permutation_of_range, grand_product
+from zkbluff.gadgets.permutation import (
+    challenge_constraint_count, enforce_permutation_of_range, grand_product, permutation_challenge,
+)
 
 
 def says(message: str) -> str:
@@ -120,3 +122,15 @@ def test_the_grand_product_names_each_factor_by_the_index_of_its_value():
     assert [witness[system.wire_names.index(n)] for n in factors] == [9 * 8, 9 * 8 * 7]
     first = system.wire_names.index("grand_product/factor_1")
     assert unsatisfied_after(system, witness, first, witness[first] + 1) == "grand_product/factor_1"
+
+
+@pytest.mark.parametrize("bits", [1, 11, 23, 6])
+def test_the_challenge_packs_as_its_twin_for_widths_that_do_not_divide_the_pack(bits):
+    """252 // bits values a pack (the twin's packing): for 1, 11 and 23 bits a pack one bit
+    wider would hold one more value, so one value past a full pack tells them apart."""
+    per = 252 // bits
+    values = [(7 * i + 3) % (1 << bits) for i in range(per + 1)]
+    cs = ConstraintSystem(with_values=True)
+    wires = [cs.private_unchecked(f"v{i}", v) for i, v in enumerate(values)]
+    assert LC.of(permutation_challenge(cs, wires, bits)).value == native.permutation_challenge(values, bits)
+    assert len(cs.constraints) == challenge_constraint_count(len(values), bits) == (per + 1) * (bits + 1) + 240
