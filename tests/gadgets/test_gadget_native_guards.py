@@ -9,7 +9,10 @@ import math
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from zkbluff import gadgets as g
+from zkbluff.circuit import LC, ConstraintSystem
 from zkbluff.field import r
 from zkbluff.gadgets import native
 
@@ -30,6 +33,20 @@ def test_to_bits_takes_zero_to_two_to_the_n_minus_one(n):
 def test_to_bits_refuses_what_does_not_fit(x, n):
     with pytest.raises(ValueError, match=says(f"{x} does not fit in {n} bits")):
         native.to_bits(x, n)
+
+
+@settings(max_examples=30)
+@given(st.lists(st.integers(0, 1), max_size=254))
+def test_from_bits_is_the_gadgets_twin(bits):
+    cs = ConstraintSystem(with_values=True)
+    wires = [cs.private_unchecked(f"b{i}", b) for i, b in enumerate(bits)]
+    assert native.from_bits(bits) == LC.of(g.from_bits(wires)).value
+
+
+def test_from_bits_reads_little_endian_and_reduces_mod_r():
+    assert native.from_bits([]) == 0 and native.from_bits([0, 1, 1]) == 6
+    assert native.from_bits(native.to_bits(r - 1, 254)) == r - 1
+    assert native.from_bits([1] * 254) == (1 << 254) - 1 - r  # 2^254 - 1 lies between r and 2r
 
 
 # ---- poseidon ----------------------------------------------------------------------------------
