@@ -67,14 +67,18 @@ def test_a_file_of_the_right_magic_but_a_foreign_width_or_count_is_not_used(data
 
 
 def test_every_width_in_a_file_is_read(data_file):
-    """Two widths in one file, one after the other: both read, each with its own count."""
+    """Two widths in one file, one after the other: both read, each with its own count; the
+    first and the last width the module takes (2 and 17) are read too."""
     data = pp.data_file_bytes([2, 4])
     first = 8 + 8 + 32 * ((8 + 56) * 2 + 2 * 2)
     assert struct.unpack_from("<II", data, first) == (4, (8 + 56) * 4)
     assert len(data) == first + 8 + 32 * ((8 + 56) * 4 + 4 * 4)
     data_file.write_bytes(data)
     assert pp._shipped() == {2: pp.generate(2), 4: pp.generate(4)}
-    assert pp.params(4) == pp.generate(4) and pp.params(3) == pp.generate(3)
+    assert pp.params(4) is pp._shipped()[4] and pp.params(3) == pp.generate(3)
+    data_file.write_bytes(pp.data_file_bytes([17]))
+    pp._shipped.cache_clear()
+    assert pp._shipped() == {17: pp.generate(17)}
 
 
 def test_generated_constants_are_field_elements_and_the_mds_is_invertible_cauchy():
