@@ -87,3 +87,19 @@ def test_generated_constants_are_field_elements_and_the_mds_is_invertible_cauchy
         assert r_p == pp.N_ROUNDS_P[t - 2] and len(constants) == (8 + r_p) * t
         assert all(0 <= c < r for c in constants) and all(0 < m < r for row in mds for m in row)
         assert len({m for row in mds for m in row}) == t * t  # 1 / (x_i + y_j), distinct x and y
+
+
+def test_the_regeneration_command_writes_the_shipped_bytes_and_says_so(tmp_path):
+    """``python -m zkbluff.gadgets.poseidon_params`` rewrites the file beside the module: run
+    here on a copy of the module (so the checkout is untouched), it writes exactly the
+    shipped bytes and says where and how many."""
+    import shutil
+    import subprocess
+    import sys
+
+    copy = tmp_path / "poseidon_params.py"
+    shutil.copyfile(pp.__file__, copy)
+    out = subprocess.run([sys.executable, str(copy)], capture_output=True, text=True, check=True, cwd=tmp_path)
+    written = tmp_path / "poseidon_constants.bin"
+    assert written.read_bytes() == pp.DATA_FILE.read_bytes()
+    assert out.stdout == f"wrote {written} ({written.stat().st_size} bytes)\n" and out.stderr == ""
