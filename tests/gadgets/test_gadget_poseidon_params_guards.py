@@ -61,6 +61,10 @@ def test_a_file_of_the_right_magic_but_a_foreign_width_or_count_is_not_used(data
         data_file.write_bytes(good[:8] + struct.pack("<II", t, n) + good[16:])
         pp._shipped.cache_clear()
         assert pp._shipped() == {}, (t, n)
+    # a width-1 entry consistent in itself (its count, whole, the file's only entry): still no width
+    data_file.write_bytes(good[:8] + struct.pack("<II", 1, 8 + pp.N_ROUNDS_P[-1]) + bytes(32 * (8 + pp.N_ROUNDS_P[-1] + 1)))
+    pp._shipped.cache_clear()
+    assert pp._shipped() == {}
     data_file.write_bytes(good)  # the twin: the same bytes with their own header are read
     pp._shipped.cache_clear()
     assert pp._shipped() == {3: pp.generate(3)}
