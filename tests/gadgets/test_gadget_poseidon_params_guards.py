@@ -96,14 +96,18 @@ def test_generated_constants_are_field_elements_and_the_mds_is_invertible_cauchy
 def test_the_regeneration_command_writes_the_shipped_bytes_and_says_so(tmp_path):
     """``python -m zkbluff.gadgets.poseidon_params`` rewrites the file beside the module: run
     here on a copy of the module (so the checkout is untouched), it writes exactly the
-    shipped bytes and says where and how many."""
+    shipped bytes and says where and how many; imported, the module writes nothing."""
+    import importlib.util
     import shutil
     import subprocess
     import sys
 
     copy = tmp_path / "poseidon_params.py"
     shutil.copyfile(pp.__file__, copy)
-    out = subprocess.run([sys.executable, str(copy)], capture_output=True, text=True, check=True, cwd=tmp_path)
     written = tmp_path / "poseidon_constants.bin"
+    spec = importlib.util.spec_from_file_location("poseidon_params_copy", copy)  # imported: writes nothing
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    assert not written.exists()
+    out = subprocess.run([sys.executable, str(copy)], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert written.read_bytes() == pp.DATA_FILE.read_bytes()
     assert out.stdout == f"wrote {written} ({written.stat().st_size} bytes)\n" and out.stderr == ""
