@@ -451,11 +451,12 @@ def rerun_survivors(target: Target, settings: dict, equivalents: dict[str, str],
     """Run the survivors of a target's last session again, against today's tests (after new
     tests were written for them), in that same session: every mutant killed before stays
     killed, as the module must be unchanged since that session (its mutants are positions in
-    it). The tree is copied afresh (today's src/ and tests/), the test command is today's."""
+    it). The tree is copied afresh (today's src/ and tests/), the test command is today's.
+    Mutants a stopped session never ran stay unrun (counted as pending, not in the score)."""
     import sqlite3
 
     from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import TestOutcome, WorkerOutcome
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     started = time.monotonic()
     work = WORK / target.name
@@ -473,14 +474,22 @@ def rerun_survivors(target: Target, settings: dict, equivalents: dict[str, str],
         again = [item.job_id for item, result in wdb.completed_work_items
                  if outcomes[item.job_id].status == "pending" and result.worker_outcome == WorkerOutcome.NORMAL
                  and result.test_outcome == TestOutcome.SURVIVED]
+        # a stopped session's mutants never run stay so (a whole run, or cosmic-ray exec, runs them)
+        never_run = [item.job_id for item in wdb.pending_work_items]
+        for job_id in never_run:
+            wdb.set_result(job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output="never run"))
     con = sqlite3.connect(db)
     with con:  # the session may come from another checkout: its mutants are this tree's module now
         con.execute("UPDATE mutation_specs SET module_path = ?", (str(tree / target.module),))
         con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in again])
-    con.close()
     say(f"{target.name}: {len(again)} survivors to run again (baseline {baseline:.1f}s, timeout {timeout:.0f}s)")
-    if again and _cosmic(["exec", str(config), str(db)], tree, env, work / "cosmic-ray.log") != 0:
-        raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {work / 'cosmic-ray.log'})")
+    try:
+        if again and _cosmic(["exec", str(config), str(db)], tree, env, work / "cosmic-ray.log") != 0:
+            raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {work / 'cosmic-ray.log'})")
+    finally:
+        with con:
+            con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in never_run])
+        con.close()
     _record_time(work, time.monotonic() - started, f"survivors ({len(again)})")
     res = _collect(target, outcomes, db, _recorded_time(work) or 0.0, baseline)
     say(f"{target.name}: score {100 * res['score']:.1f}% ({res['killed']} killed, {res['survived']} survived)")
@@ -628,6 +637,10 @@ def write_report(results: list[dict], errors: dict[str, str], path: Path, equiva
         out.append(f"| {name} | — | — | — | — | — | — | error | — |")
     if total_k + total_s:
         out.append(f"| **all** | | | {total_k} | {total_s} | | | {100 * total_k / (total_k + total_s):.1f}% | |")
+    unrun = [(r["target"].name, r["counts"]["pending"]) for r in results if r["counts"].get("pending")]
+    if unrun:
+        out += ["", "Not run (a stopped session; its score counts the mutants run): "
+                + ", ".join(f"{name} {n} mutants" for name, n in unrun) + "."]
     if errors:
         out += ["", "## Errors", ""]
         for name, err in errors.items():

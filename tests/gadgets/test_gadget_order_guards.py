@@ -20,6 +20,8 @@ from zkbluff.gadgets.permutation import (
     challenge_constraint_count, enforce_permutation_of_range, grand_product, permutation_challenge,
 )
 
+from order_gadget_helpers import digits_circuit
+
 
 def says(message: str) -> str:
     return "^" + re.escape(message) + "$"
@@ -80,15 +82,6 @@ def test_a_permutation_needs_two_values(n):
     assert len(cs.constraints) == 2
 
 
-def _digits_statement(radices):
-    def synth(cs, inp):
-        h = cs.public("h", inp and inp["h"])
-        outs = [cs.public(f"j{d}", inp and inp[f"j{d}"]) for d in range(len(radices))]
-        for d, j in enumerate(mixed_radix_digits(cs, h, radices)):
-            cs.enforce_equal(j, outs[d], f"out_{d}")
-    return synth
-
-
 @pytest.mark.parametrize("radices", [[1], [2], [52, 51, 50]])
 def test_the_gadget_refuses_exactly_the_top_its_twin_refuses(radices):
     """h = Q N - 1 (Q = floor((r - 1) / N)) is the last value with a unique decomposition:
@@ -99,12 +92,12 @@ def test_the_gadget_refuses_exactly_the_top_its_twin_refuses(radices):
         n_total *= m
     top = ((r - 1) // n_total) * n_total
     digits = native.mixed_radix_digits(top - 1, radices)
-    system, witness = build(_digits_statement(radices), {"h": top - 1, **{f"j{d}": j for d, j in enumerate(digits)}})
+    system, witness = build(digits_circuit(radices), {"h": top - 1, **{f"j{d}": j for d, j in enumerate(digits)}})
     check(system, witness)
     with pytest.raises(ValueError, match="refused top"):
         native.mixed_radix_digits(top, radices)
     with pytest.raises(UnsatisfiedConstraint, match="'digits/quotient/le/"):
-        build(_digits_statement(radices), {"h": top, **{f"j{d}": 0 for d in range(len(radices))}})
+        build(digits_circuit(radices), {"h": top, **{f"j{d}": 0 for d in range(len(radices))}})
 
 
 def test_the_grand_product_names_each_factor_by_the_index_of_its_value():
