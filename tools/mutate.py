@@ -108,11 +108,107 @@ def short_name(operator: str) -> str:
     return operator.split("/", 1)[-1]
 
 
-def mutant_key(module: str, operator: str, line_text: str, occurrence_on_line: int) -> str:
-    """A key that survives edits elsewhere in the file: module, operator, the stripped text
-    of the mutated line, and which match of that operator on that line (0, 1, ...)."""
+def mutant_key(module: str, definition: str, operator: str, line_text: str, occurrence: int) -> str:
+    """A key that survives edits elsewhere in the file: module and the enclosing definition
+    (``module::Class.method``; ``<module>`` outside any), operator, the stripped text of the
+    mutated line, and which match of that operator it is on the lines of that definition
+    with that text (0, 1, ...: left to right, then top to bottom; for a line whose text
+    occurs once in its definition, simply which match on the line). The definition keeps a
+    line that recurs in the file (``continue``, ``@dataclass(frozen=True)``, ``raise
+    NotImplementedError``) from matching the same mutant in every place it occurs."""
     short = short_name(operator)
-    return f"{module} | {short} | {line_text.strip()} | #{occurrence_on_line}"
+    return f"{module}::{definition} | {short} | {line_text.strip()} | #{occurrence}"
+
+
+def split_key(key: str) -> tuple[str, str, str, str, str]:
+    """``module::definition | operator | line | #k`` -> its five parts (the line may hold ' | ')."""
+    fields = key.split(" | ")
+    if len(fields) < 4 or "::" not in fields[0]:
+        raise ValueError(f"not a mutant key 'module::definition | operator | line | #k': {key!r}")
+    module, definition = fields[0].split("::", 1)
+    return module, definition, fields[1], " | ".join(fields[2:-1]), fields[-1]
+
+
+def definitions(tree: ast.AST) -> list[tuple[int, int, str]]:
+    """(first line, last line, qualified name) of every def and class in the module, the
+    decorators included in its lines (a decorator's mutant belongs to what it decorates);
+    nested ones are named ``Outer.inner``."""
+    out: list[tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = f"{prefix}{child.name}"
+                first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                out.append((first, child.end_lineno, qual))
+                visit(child, f"{qual}.")
+            else:
+                visit(child, prefix)
+    visit(tree, "")
+    return out
+
+
+def enclosing_definition(defs: list[tuple[int, int, str]], line: int) -> str:
+    """The innermost definition holding ``line`` (see :func:`definitions`), or ``<module>``."""
+    inside = [d for d in defs if d[0] <= line <= d[1]]
+    return max(inside, key=lambda d: (d[0], -d[1]))[2] if inside else "<module>"
+
+
+def mutant_keys(module: str, source: str, mutations: list) -> list[str]:
+    """The key of each mutation (cosmic-ray ``MutationSpec``s, or anything with ``operator_name``,
+    ``occurrence`` and ``start_pos``) of ``source``, the text of ``module``. cosmic-ray's own
+    ``definition_name`` is the bare name (``result`` of any class), hence the syntax tree."""
+    lines = source.splitlines()
+    defs = definitions(ast.parse(source))
+    where = {}
+    same: dict[tuple[str, str, str], list[tuple[int, int, int]]] = {}
+    for m in mutations:  # the k-th match of an operator on the definition's lines of this text
+        line_no, col = m.start_pos
+        group = (enclosing_definition(defs, line_no), _norm(lines[line_no - 1]), m.operator_name)
+        where[id(m)] = group
+        same.setdefault(group, []).append((line_no, col, m.occurrence))
+    keys = []
+    for m in mutations:
+        group = where[id(m)]
+        k = sorted(same[group]).index((m.start_pos[0], m.start_pos[1], m.occurrence))
+        keys.append(mutant_key(module, group[0], m.operator_name, lines[m.start_pos[0] - 1], k))
+    return keys
+
+
+def kept_operators(settings: dict) -> "re.Pattern[str]":
+    return re.compile("|".join(f"(?:{k})$" for k in settings.get("operators", [".*"])))
+
+
+def current_mutants(module: str, settings: dict, root: Path = ROOT) -> list[str]:
+    """The keys of the mutants cosmic-ray makes of ``module`` as it is now, for the operators the
+    config keeps (no session, no test run; needs the mutate extra). Used to check that every
+    listed equivalent still names a mutant."""
+    import cosmic_ray.plugins
+    from cosmic_ray.ast import ast_nodes, get_ast_from_path
+
+    cosmic_ray.plugins.OPERATOR_PROVIDERS.setdefault("zkbluff", _operators())
+    keep = kept_operators(settings)
+    path = root / module
+    module_ast = get_ast_from_path(path)
+    nodes = list(ast_nodes(module_ast))
+
+    @dataclass
+    class _M:
+        operator_name: str
+        occurrence: int
+        start_pos: tuple[int, int]
+
+    found = []
+    for name in cosmic_ray.plugins.operator_names():
+        if not keep.match(short_name(name)):
+            continue
+        op = cosmic_ray.plugins.get_operator(name)
+        if op.arguments():
+            continue
+        op = op()
+        positions = [start for node in nodes for start, _ in op.mutation_positions(node)]
+        found += [_M(name, occ, tuple(start)) for occ, start in enumerate(positions)]
+    return mutant_keys(module, path.read_text(), found)
 
 
 def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
@@ -123,12 +219,14 @@ def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, str]:
     for n, raw in enumerate(path.read_text().splitlines(), 1):
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        if " -- " not in raw:
-            raise SystemExit(f"{path}:{n}: expected 'module | operator | line | #k -- reason', got {raw!r}")
+        if " -- " not in raw or "::" not in raw.split(" | ", 1)[0] or raw.count(" | ") < 3:
+            raise SystemExit(f"{path}:{n}: expected 'module::definition | operator | line | #k -- reason', got {raw!r}")
         key, reason = raw.split(" -- ", 1)
         if not reason.strip():
             raise SystemExit(f"{path}:{n}: an equivalent mutant needs a one-line reason")
-        out[" ".join(key.split())] = reason.strip()
+        if _norm(key) in out:
+            raise SystemExit(f"{path}:{n}: listed twice: {_norm(key)!r}")
+        out[_norm(key)] = reason.strip()
     return out
 
 
@@ -236,7 +334,13 @@ def cosmic_ray_cli(argv: list[str]) -> int:
 def _prepare_copy(target: Target, work: Path) -> Path:
     if work.exists():
         shutil.rmtree(work)
-    tree = work / "tree"
+    return _fill_tree(work / "tree")
+
+
+def _fill_tree(tree: Path) -> Path:
+    """``tree`` as a fresh copy of the checkout: src/ and tests/ copied, the rest symlinked."""
+    if tree.exists():
+        shutil.rmtree(tree)
     tree.mkdir(parents=True)
     for entry in ROOT.iterdir():
         if entry.name in NOT_COPIED:
@@ -267,6 +371,42 @@ def _cosmic(args: list[str], cwd: Path, env: dict[str, str], log: Path) -> int:
         return subprocess.run([sys.executable, str(Path(__file__).resolve()), "--cosmic-ray", *args], cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT).returncode
 
 
+def _baseline_and_config(target: Target, settings: dict, work: Path, tree: Path, env: dict[str, str],
+                         dry_run: bool = False) -> tuple[Path, float, float]:
+    """Run the target's tests once on the unmutated tree (they must pass: a red baseline is an
+    error, not a 100% score; this also warms the key cache) and write the session's config."""
+    pytest_args = [*settings.get("pytest-args", []), *target.pytest_args]
+    command = shlex.join([sys.executable, "-m", "pytest", *pytest_args, *target.tests])
+    t0 = time.monotonic()
+    base = subprocess.run(["true"] if dry_run else shlex.split(command), cwd=tree, env=env, capture_output=True,
+                          text=True)
+    baseline = time.monotonic() - t0
+    if base.returncode != 0:
+        tail = "\n".join((base.stdout + base.stderr).splitlines()[-15:])
+        raise RuntimeError(f"{target.name}: the tests fail on the unmutated code:\n{tail}")
+    timeout = target.timeout or max(float(settings.get("timeout-min", 30)),
+                                    float(settings.get("timeout-factor", 4)) * baseline)
+    config = work / "cosmic-ray.toml"
+    config.write_text(
+        f"[cosmic-ray]\nmodule-path = {json.dumps(str(tree / target.module))}\ntimeout = {timeout:.1f}\n"
+        f"excluded-modules = []\ntest-command = {json.dumps(command)}\n"
+        '[cosmic-ray.distributor]\nname = "local"\n')
+    return config, baseline, timeout
+
+
+def _record_time(work: Path, seconds: float, what: str) -> None:
+    """Add a run's wall time to the session's record (``run.json``: the report's time column)."""
+    record = work / "run.json"
+    runs = json.loads(record.read_text()) if record.exists() else []
+    runs.append({"what": what, "seconds": round(seconds, 1), "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+    record.write_text(json.dumps(runs, indent=1) + "\n")
+
+
+def _recorded_time(work: Path) -> float | None:
+    record = work / "run.json"
+    return sum(r["seconds"] for r in json.loads(record.read_text())) if record.exists() else None
+
+
 def run_target(target: Target, settings: dict, equivalents: dict[str, str], say, dry_run: bool = False) -> dict:
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
@@ -279,24 +419,7 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     module_path = tree / target.module
     source = module_path.read_text()
 
-    pytest_args = [*settings.get("pytest-args", []), *target.pytest_args]
-    command = shlex.join([sys.executable, "-m", "pytest", *pytest_args, *target.tests])
-
-    # the baseline: the tests must pass on the unmutated code (this also warms the key cache)
-    t0 = time.monotonic()
-    base = subprocess.run(["true"] if dry_run else shlex.split(command), cwd=tree, env=env, capture_output=True,
-                          text=True)
-    baseline = time.monotonic() - t0
-    if base.returncode != 0:
-        tail = "\n".join((base.stdout + base.stderr).splitlines()[-15:])
-        raise RuntimeError(f"{target.name}: the tests fail on the unmutated code:\n{tail}")
-    timeout = target.timeout or max(float(settings.get("timeout-min", 30)),
-                                    float(settings.get("timeout-factor", 4)) * baseline)
-    config = work / "cosmic-ray.toml"
-    config.write_text(
-        f"[cosmic-ray]\nmodule-path = {json.dumps(str(module_path))}\ntimeout = {timeout:.1f}\n"
-        f"excluded-modules = []\ntest-command = {json.dumps(command)}\n"
-        '[cosmic-ray.distributor]\nname = "local"\n')
+    config, baseline, timeout = _baseline_and_config(target, settings, work, tree, env, dry_run)
     db = work / "session.sqlite"
     if _cosmic(["init", str(config), str(db)], tree, env, log) != 0:
         raise RuntimeError(f"{target.name}: cosmic-ray init failed (see {log})")
@@ -317,9 +440,59 @@ def run_target(target: Target, settings: dict, equivalents: dict[str, str], say,
     if _cosmic(["exec", str(config), str(db)], tree, env, log) != 0:
         raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {log})")
 
+    _record_time(work, time.monotonic() - started, "run")
     res = _collect(target, outcomes, db, time.monotonic() - started, baseline)
     say(f"{target.name}: score {100 * res['score']:.1f}% ({res['killed']} killed, {res['survived']} survived) "
         f"in {res['seconds']:.0f}s")
+    return res
+
+
+def rerun_survivors(target: Target, settings: dict, equivalents: dict[str, str], say) -> dict:
+    """Run the survivors of a target's last session again, against today's tests (after new
+    tests were written for them), in that same session: every mutant killed before stays
+    killed, as the module must be unchanged since that session (its mutants are positions in
+    it). The tree is copied afresh (today's src/ and tests/), the test command is today's.
+    Mutants a stopped session never ran stay unrun (counted as pending, not in the score)."""
+    import sqlite3
+
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    started = time.monotonic()
+    work = WORK / target.name
+    db = work / "session.sqlite"
+    if not db.exists():
+        raise RuntimeError(f"{target.name}: no session in {work} (run the target first)")
+    then = (work / "tree" / target.module).read_text()
+    if then != (ROOT / target.module).read_text():
+        raise RuntimeError(f"{target.name}: {target.module} changed since its last session: run the target again")
+    tree = _fill_tree(work / "tree")
+    env = _env(work, tree)
+    config, baseline, timeout = _baseline_and_config(target, settings, work, tree, env)
+    with use_db(str(db), WorkDB.Mode.open) as wdb:
+        outcomes = _classify(target, then, list(wdb.work_items), settings, equivalents)
+        again = [item.job_id for item, result in wdb.completed_work_items
+                 if outcomes[item.job_id].status == "pending" and result.worker_outcome == WorkerOutcome.NORMAL
+                 and result.test_outcome == TestOutcome.SURVIVED]
+        # a stopped session's mutants never run stay so (a whole run, or cosmic-ray exec, runs them)
+        never_run = [item.job_id for item in wdb.pending_work_items]
+        for job_id in never_run:
+            wdb.set_result(job_id, WorkResult(worker_outcome=WorkerOutcome.SKIPPED, output="never run"))
+    con = sqlite3.connect(db)
+    with con:  # the session may come from another checkout: its mutants are this tree's module now
+        con.execute("UPDATE mutation_specs SET module_path = ?", (str(tree / target.module),))
+        con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in again])
+    say(f"{target.name}: {len(again)} survivors to run again (baseline {baseline:.1f}s, timeout {timeout:.0f}s)")
+    try:
+        if again and _cosmic(["exec", str(config), str(db)], tree, env, work / "cosmic-ray.log") != 0:
+            raise RuntimeError(f"{target.name}: cosmic-ray exec failed (see {work / 'cosmic-ray.log'})")
+    finally:
+        with con:
+            con.executemany("DELETE FROM work_results WHERE job_id = ?", [(j,) for j in never_run])
+        con.close()
+    _record_time(work, time.monotonic() - started, f"survivors ({len(again)})")
+    res = _collect(target, outcomes, db, _recorded_time(work) or 0.0, baseline)
+    say(f"{target.name}: score {100 * res['score']:.1f}% ({res['killed']} killed, {res['survived']} survived)")
     return res
 
 
@@ -327,22 +500,17 @@ def _classify(target: Target, source: str, items: list, settings: dict, equivale
     """job id -> Outcome: "pending" (to run), "out-of-scope" or "equivalent" (with the reason)."""
     lines = source.splitlines()
     ast_tree = ast.parse(source)
-    keep = re.compile("|".join(f"(?:{k})$" for k in settings.get("operators", [".*"])))
+    keep = kept_operators(settings)
     ann = _annotation_spans(ast_tree)
     funcs = _function_spans(ast_tree, target.functions) if target.functions else None
     if target.functions and not funcs:
         raise RuntimeError(f"{target.name}: none of the functions {target.functions} is in {target.module}")
-    per_line: dict[tuple[int, str], list[tuple[int, int]]] = {}
-    for item in items:  # the k-th match of an operator on a line, counted left to right
-        m = item.mutations[0]
-        per_line.setdefault((m.start_pos[0], m.operator_name), []).append((m.start_pos[1], m.occurrence))
+    keys = mutant_keys(target.module, source, [item.mutations[0] for item in items])
     outcomes: dict[str, Outcome] = {}
-    for item in items:
+    for item, key in zip(items, keys):
         m = item.mutations[0]
-        line_no, col = m.start_pos
+        line_no = m.start_pos[0]
         text = lines[line_no - 1]
-        k = sorted(per_line[(line_no, m.operator_name)]).index((col, m.occurrence))
-        key = mutant_key(target.module, m.operator_name, text, k)
         o = Outcome(key=key, line=line_no, status="pending")
         if not keep.match(short_name(m.operator_name)):
             o.status, o.reason = "out-of-scope", "operator not kept"
@@ -410,32 +578,69 @@ def report_only(target: Target, settings: dict, equivalents: dict[str, str]) -> 
     source = (work / "tree" / target.module).read_text()
     with use_db(str(db), WorkDB.Mode.open) as wdb:
         outcomes = _classify(target, source, list(wdb.work_items), settings, equivalents)
-    return _collect(target, outcomes, db, db.stat().st_mtime - (work / "cosmic-ray.toml").stat().st_mtime, 0.0)
+    return _collect(target, outcomes, db, _recorded_time(work), 0.0)
 
 
 # ---- report -----------------------------------------------------------------------------------
 
+def _previous_report(path: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """The table rows and survivor sections of the report at ``path``, by target name."""
+    rows: dict[str, str] = {}
+    sections: dict[str, list[str]] = {}
+    if not path.exists():
+        return rows, sections
+    current = None
+    for line in path.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 9 and cells[0] not in ("target", "**all**") and not cells[0].startswith("-"):
+            rows[cells[0]] = line
+        if line.startswith("## "):
+            current = None
+        elif line.startswith("### "):
+            current = line[4:].strip()
+            sections[current] = []
+        if current is not None and not line.startswith("### "):
+            sections[current].append(line)
+    return rows, sections
+
+
 def write_report(results: list[dict], errors: dict[str, str], path: Path, equivalents: dict[str, str],
-                 wall: float, jobs: int) -> None:
-    how = ("Written by `tools/mutate.py --report-only` from each target's last session (its time is that "
-           "session's). " if jobs == 0 else
-           f"Written by `make mutate` (tools/mutate.py, cosmic-ray; {jobs} job(s), {wall / 60:.0f} min wall). ")
+                 wall: float, jobs: int, targets: list[Target] | None = None) -> None:
+    """The report of ``results``. The rows (and survivors) of the other ``targets`` are kept
+    from the report already at ``path``, so a run of some targets updates their rows only."""
+    done = {r["target"].name for r in results} | set(errors)
+    old_rows, old_sections = _previous_report(path)
+    kept = [t.name for t in (targets or []) if t.name not in done and t.name in old_rows]
+    how = ("Written by `tools/mutate.py` (cosmic-ray) from each target's last session; a run of some targets "
+           "keeps the other targets' rows from the previous report. The time is the wall time of the "
+           "target's runs (its run plus any re-runs of its survivors; — where none was recorded). ")
     out = ["# Mutation testing results", "", how +
            "Score = killed / (killed + survived); timeouts count as killed; equivalent mutants "
            "(mutation/equivalent.txt) and out-of-scope ones (see docs/mutation-testing.md) are left out.", "",
            "| target | module | tests | killed | survived | equivalent | incompetent | score | time |",
            "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in results:
-        t, c = r["target"], r["counts"]
-        out.append(f"| {t.name} | {t.module} | {len(t.tests)} | {r['killed']} | {r['survived']} | "
-                   f"{c.get('equivalent', 0)} | {c.get('incompetent', 0)} | {100 * r['score']:.1f}% | "
-                   f"{r['seconds']:.0f}s |")
+    by_name = {r["target"].name: r for r in results}
+    total_k = total_s = 0
+    for name in [t.name for t in (targets or [])] + [n for n in by_name if n not in {t.name for t in targets or []}]:
+        if name in by_name:
+            r = by_name[name]
+            t, c = r["target"], r["counts"]
+            seconds = "—" if r["seconds"] is None else f"{r['seconds']:.0f}s"
+            out.append(f"| {t.name} | {t.module} | {len(t.tests)} | {r['killed']} | {r['survived']} | "
+                       f"{c.get('equivalent', 0)} | {c.get('incompetent', 0)} | {100 * r['score']:.1f}% | {seconds} |")
+            total_k, total_s = total_k + r["killed"], total_s + r["survived"]
+        elif name in kept:
+            out.append(old_rows[name])
+            cells = [c.strip() for c in old_rows[name].strip().strip("|").split("|")]
+            total_k, total_s = total_k + int(cells[3]), total_s + int(cells[4])
     for name, err in errors.items():
         out.append(f"| {name} | — | — | — | — | — | — | error | — |")
-    total_k = sum(r["killed"] for r in results)
-    total_s = sum(r["survived"] for r in results)
     if total_k + total_s:
         out.append(f"| **all** | | | {total_k} | {total_s} | | | {100 * total_k / (total_k + total_s):.1f}% | |")
+    unrun = [(r["target"].name, r["counts"]["pending"]) for r in results if r["counts"].get("pending")]
+    if unrun:
+        out += ["", "Not run (a stopped session; its score counts the mutants run): "
+                + ", ".join(f"{name} {n} mutants" for name, n in unrun) + "."]
     if errors:
         out += ["", "## Errors", ""]
         for name, err in errors.items():
@@ -443,15 +648,16 @@ def write_report(results: list[dict], errors: dict[str, str], path: Path, equiva
     out += ["", "## Survivors", "",
             "Each survivor is a real gap (add a test that kills it) or an equivalent mutant (copy its key "
             "line into mutation/equivalent.txt and append ` -- <one-line reason>`).", ""]
-    for r in results:
-        if not r["survivors"]:
-            continue
-        out += [f"### {r['target'].name}", ""]
-        for o in r["survivors"]:
-            out += [f"- line {o.line}: `{o.key}`", "", "```diff", *_diff_body(o.diff), "```", ""]
+    for name in [t.name for t in (targets or [])] + [n for n in by_name if n not in {t.name for t in targets or []}]:
+        if name in by_name and by_name[name]["survivors"]:
+            out += [f"### {name}", ""]
+            for o in by_name[name]["survivors"]:
+                out += [f"- line {o.line}: `{o.key}`", "", "```diff", *_diff_body(o.diff), "```", ""]
+        elif name in kept and any(ln.strip() for ln in old_sections.get(name, [])):
+            out += [f"### {name}", *old_sections[name]]
     ran = {r["target"].module for r in results}
-    stale = [k for k in equivalents if k.split(" | ")[0] in ran and not any(k in {_norm(x) for x in r["equivalents_used"]}
-                                                                          for r in results)]
+    used = {_norm(x) for r in results for x in r["equivalents_used"]}
+    stale = [k for k in equivalents if split_key(k)[0] in ran and k not in used]
     if stale:
         out += ["## Stale equivalents", "", "These entries of mutation/equivalent.txt matched no mutant "
                 "(the line changed): re-check them.", ""] + [f"- `{k}`" for k in stale] + [""]
@@ -478,10 +684,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="list the targets and exit")
     ap.add_argument("--dry-run", action="store_true", help="count the mutants of each target, run nothing")
     ap.add_argument("--config", type=Path, default=CONFIG, help="targets file (default mutation/targets.toml)")
+    ap.add_argument("--survivors", action="store_true",
+                    help="run the survivors of the targets' last sessions again, against today's tests "
+                         "(the module must be unchanged since)")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the targets' last sessions (no test runs; today's equivalents)")
     args = ap.parse_args(argv)
     settings, targets = load_config(args.config)
+    every_target = list(targets)
     if args.targets:
         chosen = [t for t in targets if any(t.name == n or (n.endswith("*") and t.name.startswith(n[:-1]))
                                             for n in args.targets)]
@@ -505,6 +715,8 @@ def main(argv: list[str] | None = None) -> int:
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         if args.report_only:
             futures = {pool.submit(report_only, t, settings, equivalents): t for t in targets}
+        elif args.survivors:
+            futures = {pool.submit(rerun_survivors, t, settings, equivalents, say): t for t in targets}
         else:
             futures = {pool.submit(run_target, t, settings, equivalents, say, args.dry_run): t for t in targets}
         for fut in concurrent.futures.as_completed(futures):
@@ -520,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{r['target'].name:24} " + ", ".join(f"{k} {v}" for k, v in sorted(r["counts"].items())))
         return 1 if errors else 0
     write_report(ordered, errors, args.report, equivalents, time.monotonic() - started,
-                 0 if args.report_only else args.jobs)
+                 0 if args.report_only else args.jobs, every_target)
     say(f"report written to {args.report}")
     floor = float(settings.get("fail-under", 0))
     low = [r["target"].name for r in ordered if 100 * r["score"] < floor]

@@ -2,9 +2,10 @@
 
 ``make mutate`` is slow and not part of ``make test``; these checks are: every target's
 module and test files exist (wherever tests/ puts them), the modules issue 21 names are
-all targets, every equivalent mutant has a reason and still names a line of its module,
-and our two operators (deleting a ``raise``, deleting a call made for its effect) mutate
-as documented.
+all targets, every equivalent mutant has a reason and still names a line of the definition
+its key names (and, with the mutate extra, a mutant cosmic-ray makes of today's code), a
+mutant's key names its enclosing definition, and our two operators (deleting a ``raise``,
+deleting a call made for its effect) mutate as documented.
 """
 from __future__ import annotations
 
@@ -56,30 +57,105 @@ def test_a_test_file_moved_under_tests_is_found_by_name():
         tool.resolve_test("tests/test_no_such_file.py", "here")
 
 
-def test_every_equivalent_mutant_has_a_reason_and_a_line():
+def test_every_equivalent_mutant_has_a_reason_and_a_line_in_its_definition():
+    import ast
+
     equivalents = tool.load_equivalents()
     _, targets = tool.load_config()
     modules = {t.module for t in targets}
+    assert len(equivalents) >= 60
     for key, reason in equivalents.items():
-        fields = key.split(" | ")  # the line itself may hold " | "
-        module, operator, line, occurrence = fields[0], fields[1], " | ".join(fields[2:-1]), fields[-1]
+        module, definition, operator, line, occurrence = tool.split_key(key)
         assert module in modules, key
         assert len(reason) > 20, key
         assert occurrence.startswith("#") and occurrence[1:].isdigit(), key
-        text = [" ".join(ln.split()) for ln in (ROOT / module).read_text().splitlines()]
-        assert line in text, f"stale equivalent (the line changed): {key}"
+        source = (ROOT / module).read_text()
+        defs = tool.definitions(ast.parse(source))
+        where = [n for n, ln in enumerate(source.splitlines(), 1) if " ".join(ln.split()) == line]
+        assert where, f"stale equivalent (the line changed): {key}"
+        assert definition in {tool.enclosing_definition(defs, n) for n in where}, \
+            f"stale equivalent (the line is no longer in {definition}): {key}"
 
 
-def test_equivalents_file_needs_a_reason(tmp_path):
+@pytest.mark.mutate
+def test_every_equivalent_mutant_is_a_mutant_of_todays_code():
+    """Each listed key is the key of a mutant cosmic-ray makes of the module as it is now
+    (the same operators, the same numbering on the line): an entry whose mutant is gone
+    would silently excuse nothing, or, worse, a different mutant after an edit."""
+    settings, _ = tool.load_config()
+    equivalents = tool.load_equivalents()
+    by_module: dict[str, set[str]] = {}
+    for key in equivalents:
+        by_module.setdefault(tool.split_key(key)[0], set()).add(key)
+    for module, keys in sorted(by_module.items()):
+        made = {" ".join(k.split()) for k in tool.current_mutants(module, settings)}
+        assert keys - made == set(), f"{module}: listed equivalents that are no mutant of today's code"
+
+
+def test_a_key_names_the_innermost_definition_decorators_included():
+    import ast
+    src = ("import dataclasses\n"                      # 1
+           "X = 1 + 2\n"                               # 2
+           "@dataclasses.dataclass(frozen=True)\n"     # 3
+           "class A:\n"                                # 4
+           "    kind = 'a'\n"                          # 5
+           "    def f(self):\n"                        # 6
+           "        def g():\n"                        # 7
+           "            return 1 + 2\n"                # 8
+           "        return g() + 2\n"                  # 9
+           "@dataclasses.dataclass(frozen=True)\n"     # 10
+           "class B:\n"                                # 11
+           "    def f(self):\n"                        # 12
+           "        return 1 + 2\n")                   # 13
+    defs = tool.definitions(ast.parse(src))
+    assert [tool.enclosing_definition(defs, n) for n in (2, 3, 5, 6, 8, 9, 10, 13)] == \
+        ["<module>", "A", "A", "A.f", "A.f.g", "A.f", "B", "B.f"]
+
+    class M:  # a mutation as cosmic-ray describes it
+        def __init__(self, line, col, occurrence, operator="core/ReplaceBinaryOperator_Add_Sub"):
+            self.start_pos, self.occurrence, self.operator_name = (line, col), occurrence, operator
+
+    keys = tool.mutant_keys("m.py", src, [M(8, 21, 1), M(13, 17, 3), M(2, 6, 0), M(3, 0, 0, "core/RemoveDecorator"),
+                                          M(10, 0, 1, "core/RemoveDecorator")])
+    assert keys == ["m.py::A.f.g | ReplaceBinaryOperator_Add_Sub | return 1 + 2 | #0",
+                    "m.py::B.f | ReplaceBinaryOperator_Add_Sub | return 1 + 2 | #0",
+                    "m.py::<module> | ReplaceBinaryOperator_Add_Sub | X = 1 + 2 | #0",
+                    "m.py::A | RemoveDecorator | @dataclasses.dataclass(frozen=True) | #0",
+                    "m.py::B | RemoveDecorator | @dataclasses.dataclass(frozen=True) | #0"]
+    assert tool.split_key("m.py::A.f | NumberReplacer | a | b | #1") == ("m.py", "A.f", "NumberReplacer", "a | b", "#1")
+    with pytest.raises(ValueError, match="not a mutant key"):
+        tool.split_key("m.py | NumberReplacer | x = 1 | #0")  # the form before definitions
+
+
+@pytest.mark.mutate
+def test_the_same_line_in_two_definitions_gives_two_keys():
+    """What the definition in the key is for: a line that recurs in a module (here a frozen
+    dataclass decorator on two action classes) is a mutant of each, told apart by name."""
+    settings, _ = tool.load_config()
+    keys = tool.current_mutants("src/zkbluff/games/proof_or_bluff/rules.py", settings)
+    decorators = {k for k in keys if " | RemoveDecorator | @dataclass(frozen=True) | " in k}
+    assert {"src/zkbluff/games/proof_or_bluff/rules.py::Accept | RemoveDecorator | @dataclass(frozen=True) | #0",
+            "src/zkbluff/games/proof_or_bluff/rules.py::Challenge | RemoveDecorator | @dataclass(frozen=True) | #0"} <= decorators
+    assert len(keys) == len(set(keys))
+
+
+def test_equivalents_file_needs_a_definition_a_reason_and_no_repeats(tmp_path):
     bad = tmp_path / "eq.txt"
-    bad.write_text("src/x.py | NumberReplacer | x = 1 | #0\n")
-    with pytest.raises(SystemExit, match="expected 'module"):
+    bad.write_text("src/x.py::f | NumberReplacer | x = 1 | #0\n")
+    with pytest.raises(SystemExit, match="expected 'module::definition"):
         tool.load_equivalents(bad)
-    bad.write_text("src/x.py | NumberReplacer | x = 1 | #0 --   \n")
+    bad.write_text("src/x.py | NumberReplacer | x = 1 | #0 -- the form before definitions were named\n")
+    with pytest.raises(SystemExit, match="expected 'module::definition"):
+        tool.load_equivalents(bad)
+    bad.write_text("src/x.py::f | NumberReplacer | x = 1 | #0 --   \n")
     with pytest.raises(SystemExit, match="needs a one-line reason"):
         tool.load_equivalents(bad)
-    bad.write_text("# a comment\n\nsrc/x.py  |  NumberReplacer | x = 1 | #0 -- the value is never read again here\n")
-    assert tool.load_equivalents(bad) == {"src/x.py | NumberReplacer | x = 1 | #0": "the value is never read again here"}
+    twice = "src/x.py::f | NumberReplacer | x = 1 | #0 -- the value is never read again here\n"
+    bad.write_text(twice + twice.replace("the value", "this value"))
+    with pytest.raises(SystemExit, match="listed twice"):
+        tool.load_equivalents(bad)
+    bad.write_text("# a comment\n\nsrc/x.py::f  |  NumberReplacer | x = 1 | #0 -- the value is never read again here\n")
+    assert tool.load_equivalents(bad) == {"src/x.py::f | NumberReplacer | x = 1 | #0": "the value is never read again here"}
 
 
 def test_scope_skips_annotations_and_keeps_named_functions():

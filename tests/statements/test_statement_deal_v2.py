@@ -21,6 +21,8 @@ from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
 from zkbluff.statements import all_statements, get_statement
 from zkbluff.statements.deal import deal_native, deal_plan, deal_v2_inputs, deck_order
 
+from order_gadget_helpers import digits_circuit
+
 DEALS = {k: s for k, s in all_statements().items() if s.name == "card.deal.v2"}
 DEAL77 = get_statement("card.deal.v2@deck=52,hands=7-7,board=0,entropies=2")
 DEAL22 = get_statement("card.deal.v2@deck=52,hands=2-2,board=5,entropies=2")
@@ -45,15 +47,6 @@ def wire(system, name):
 
 
 # ---------------------------------------------------------------- the order gadgets
-
-def digits_circuit(radices):
-    def synth(cs, inp):
-        h = cs.public("h", inp and inp["h"])
-        outs = [cs.public(f"j{d}", inp and inp[f"j{d}"]) for d in range(len(radices))]
-        for d, j in enumerate(mixed_radix_digits(cs, h, radices)):
-            cs.enforce_equal(j, outs[d], f"out_{d}")
-    return synth
-
 
 @settings(max_examples=40)
 @given(fr, st.lists(st.integers(1, 60), min_size=1, max_size=12))

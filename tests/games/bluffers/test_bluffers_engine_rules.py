@@ -4,26 +4,16 @@ drawn table card, the timer's move and the shed that must follow it, the reveal'
 every refusal names why and leaves the state unchanged."""
 from __future__ import annotations
 
-import copy
-
-import pytest
-
-from zkbluff.errors import IllegalMove
 from zkbluff.games.bluffers.rules import (
     NO_SEAT, AutoMove, CallBluff, CommitSeed, DealHands, Disconnect, DrawTableCard, LeaveTable, OpenPlay, Phase,
     Play, Reconnect, ShedCard, Share, TableRules, Timeout, check_invariants,
 )
 
+from rules_guard_helpers import refused_matching
+
 
 def commit(seat: int) -> CommitSeed:
     return CommitSeed(1000 + seat)
-
-
-def unchanged(rules: TableRules, seat, action, why: str) -> None:
-    before = copy.deepcopy(rules.__dict__)
-    with pytest.raises(IllegalMove, match=why):
-        rules.apply(seat, action)
-    assert rules.__dict__ == before
 
 
 def committed(n: int = 2) -> TableRules:
@@ -43,10 +33,10 @@ def dealt(n: int = 2, card: int = 0) -> TableRules:
 def test_seats_commit_their_seeds_in_order_and_a_copied_seed_commitment_is_refused():
     rules = TableRules(3)
     assert rules.to_move == 0 and rules.s.phase == Phase.COMMIT
-    unchanged(rules, 1, commit(1), "out of turn")
-    unchanged(rules, NO_SEAT, DrawTableCard(0), "out of turn")  # no card before every seed is in
+    refused_matching(rules, 1, commit(1), "out of turn")
+    refused_matching(rules, NO_SEAT, DrawTableCard(0), "out of turn")  # no card before every seed is in
     rules.apply(0, commit(0))
-    unchanged(rules, 1, CommitSeed(1000), "already made")  # seat 0's
+    refused_matching(rules, 1, CommitSeed(1000), "already made")  # seat 0's
     rules.apply(1, commit(1))
     rules.apply(2, commit(2))
     assert rules.public_state().seed_commitments == (1000, 1001, 1002)
@@ -55,14 +45,14 @@ def test_seats_commit_their_seeds_in_order_and_a_copied_seed_commitment_is_refus
 
 def test_the_deal_names_the_drawn_table_card_and_the_standing_seats():
     rules = committed(2)
-    unchanged(rules, NO_SEAT, DealHands(0, (0, 1), ("aa", "bb")), "not been drawn")
-    unchanged(rules, NO_SEAT, DrawTableCard(3), "0, 1 or 2")
-    unchanged(rules, 0, DrawTableCard(1), "out of turn")
+    refused_matching(rules, NO_SEAT, DealHands(0, (0, 1), ("aa", "bb")), "not been drawn")
+    refused_matching(rules, NO_SEAT, DrawTableCard(3), "0, 1 or 2")
+    refused_matching(rules, 0, DrawTableCard(1), "out of turn")
     rules.apply(NO_SEAT, DrawTableCard(1))
-    unchanged(rules, NO_SEAT, DrawTableCard(2), "not now")
-    unchanged(rules, NO_SEAT, DealHands(2, (0, 1), ("aa", "bb")), "drawn table card is 1")
-    unchanged(rules, NO_SEAT, DealHands(1, (1, 0), ("aa", "bb")), "standing seats")
-    unchanged(rules, NO_SEAT, DealHands(1, (0, 1), ("aa",)), "one sealed hand")
+    refused_matching(rules, NO_SEAT, DrawTableCard(2), "not now")
+    refused_matching(rules, NO_SEAT, DealHands(2, (0, 1), ("aa", "bb")), "drawn table card is 1")
+    refused_matching(rules, NO_SEAT, DealHands(1, (1, 0), ("aa", "bb")), "standing seats")
+    refused_matching(rules, NO_SEAT, DealHands(1, (0, 1), ("aa",)), "one sealed hand")
     rules.apply(NO_SEAT, DealHands(1, (0, 1), ("aa", "bb")))
     snap = rules.public_state()
     assert snap.table_card == 1 and snap.phase == Phase.TURN and rules.drawn is None
@@ -72,21 +62,21 @@ def test_the_deal_names_the_drawn_table_card_and_the_standing_seats():
 def test_the_timer_then_the_automatic_card_then_its_shed():
     rules = dealt(2)
     seat = rules.to_move
-    unchanged(rules, seat, AutoMove("timeout"), "no timeout")
-    unchanged(rules, seat, Timeout(seat), "referee's clock")
-    unchanged(rules, NO_SEAT, Timeout(1 - seat), "not the seat to play")
+    refused_matching(rules, seat, AutoMove("timeout"), "no timeout")
+    refused_matching(rules, seat, Timeout(seat), "referee's clock")
+    refused_matching(rules, NO_SEAT, Timeout(1 - seat), "not the seat to play")
     rules.apply(NO_SEAT, Timeout(seat))
     assert rules.legal_actions(seat) == [AutoMove("timeout")]
-    unchanged(rules, seat, Play(1), "time ran out")
-    unchanged(rules, NO_SEAT, Timeout(seat), "already automatic")
+    refused_matching(rules, seat, Play(1), "time ran out")
+    refused_matching(rules, NO_SEAT, Timeout(seat), "already automatic")
     rules.apply(seat, AutoMove("timeout"))
     assert rules.shed_due == seat and rules.to_move == seat and rules.legal_actions(seat) == [ShedCard()]
     assert rules.public_state().to_move == 1 - seat  # the pure rules' next player, once the shed is in
-    unchanged(rules, 1 - seat, Play(1), "owes the proof of its new hand")
-    unchanged(rules, 1 - seat, ShedCard(), "owes")
+    refused_matching(rules, 1 - seat, Play(1), "owes the proof of its new hand")
+    refused_matching(rules, 1 - seat, ShedCard(), "owes")
     rules.apply(seat, ShedCard())
     assert rules.to_move == 1 - seat and rules.public_state().hand_sizes[seat] == 4
-    unchanged(rules, 1 - seat, ShedCard(), "no automatic card")
+    refused_matching(rules, 1 - seat, ShedCard(), "no automatic card")
 
 
 def test_the_forced_call_as_an_automatic_move_needs_no_shed():
@@ -108,12 +98,12 @@ def test_a_dropped_seat_is_automatic_and_a_timeout_does_not_apply_to_it():
     rules.apply(NO_SEAT, Timeout(seat))
     rules.apply(NO_SEAT, Disconnect(seat))
     assert rules.timed_out is None and rules.legal_actions(seat) == [AutoMove("dropped")]
-    unchanged(rules, NO_SEAT, Timeout(seat), "already automatic")
+    refused_matching(rules, NO_SEAT, Timeout(seat), "already automatic")
     rules.apply(seat, AutoMove("dropped"))
     rules.apply(seat, ShedCard())
     rules.apply(NO_SEAT, Reconnect(seat))
     rules.apply(1 - seat, CallBluff())
-    unchanged(rules, seat, OpenPlay((0,), -1), "play_salt")
+    refused_matching(rules, seat, OpenPlay((0,), -1), "play_salt")
     rules.apply(seat, OpenPlay((0,), 5))
     assert rules.s.phase == Phase.PULL
 
@@ -124,5 +114,5 @@ def test_leave_table_any_time_and_a_pure_rules_action_is_not_a_table_line():
     assert rules.plays_automatically(2)
     from zkbluff.games.bluffers.rules import Deal, Reveal
     for pure in (Deal(0), Reveal((1,))):
-        unchanged(rules, NO_SEAT, pure, "not an action of the proven Bluffers table")
-    unchanged(rules, 0, Share(1), "phase")
+        refused_matching(rules, NO_SEAT, pure, "not an action of the proven Bluffers table")
+    refused_matching(rules, 0, Share(1), "phase")

@@ -3,19 +3,19 @@ and its message, every branch of the proven table's forfeit, each pinned by a te
 when the check is deleted, inverted or moved by one. Pure rules, no proofs."""
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 
 import pytest
 
 from repo_root import REPO_ROOT
-from zkbluff.errors import IllegalMove
 from zkbluff.field import r as FIELD_R
 from zkbluff.games.bluffers.rules import (
     CHAMBERS, DRAW_ROUND_TAG, FIELD_MODULUS, KING, MAX_SEATS, NO_SEAT, BluffersRules, CallBluff, CommitSeed, Deal,
     Disconnect, LeaveTable, Phase, Play, LastPlay, AutoMove, DealHands, DrawTableCard, Forfeit, OpenPlay, PullOutcome, Reconnect, Reveal, Share, ShedCard, TableRules, bullet_chamber, check_invariants, pull_fires,
 )
+
+from rules_guard_helpers import refused_matching
 
 
 def started(n: int, table_card: int = KING) -> BluffersRules:
@@ -26,12 +26,20 @@ def started(n: int, table_card: int = KING) -> BluffersRules:
     return rules
 
 
-def refused(rules, seat, action, match: str) -> None:
-    """``action`` is refused with an IllegalMove whose message matches, and nothing changes."""
-    before = copy.deepcopy(rules.__dict__)
-    with pytest.raises(IllegalMove, match=match):
-        rules.apply(seat, action)
-    assert rules.__dict__ == before
+def two_knocked_out_of_three() -> BluffersRules:
+    """Three seats; seat 0 lies (a Queen for a King), is called and is out, then seat 1 does
+    the same: seat 2 is the last one standing."""
+    rules = started(3)
+    for starter in (0, 1):
+        assert rules.to_move == starter
+        rules.apply(starter, Play(1))
+        rules.apply(rules.to_move, CallBluff())
+        rules.apply(starter, Reveal((6,)))
+        for seat in rules.public_state().contributors:
+            rules.apply(seat, Share(0))
+        if not rules.over:
+            rules.apply(NO_SEAT, Deal(KING))
+    return rules
 
 
 def pulling(n: int = 2) -> BluffersRules:
@@ -52,8 +60,8 @@ def test_the_field_modulus_is_bn254s_r():
 
 def test_a_seed_commitment_is_any_field_element_from_0_to_r_minus_1():
     rules = BluffersRules(2)
-    refused(rules, 0, CommitSeed(FIELD_MODULUS), "must be a field element, got 2188")
-    refused(rules, 0, CommitSeed(-1), "must be a field element, got -1")
+    refused_matching(rules, 0, CommitSeed(FIELD_MODULUS), "must be a field element, got 2188")
+    refused_matching(rules, 0, CommitSeed(-1), "must be a field element, got -1")
     rules.apply(0, CommitSeed(0))
     rules.apply(1, CommitSeed(FIELD_MODULUS - 1))
     assert rules.public_state().seed_commitments == (0, FIELD_MODULUS - 1)
@@ -61,8 +69,8 @@ def test_a_seed_commitment_is_any_field_element_from_0_to_r_minus_1():
 
 def test_a_share_is_any_field_element_from_0_to_r_minus_1():
     rules = pulling()
-    refused(rules, 0, Share(FIELD_MODULUS), "field element 0 <= x < r, got 2188")
-    refused(rules, 0, Share(-1), "field element 0 <= x < r, got -1")
+    refused_matching(rules, 0, Share(FIELD_MODULUS), "field element 0 <= x < r, got 2188")
+    refused_matching(rules, 0, Share(-1), "field element 0 <= x < r, got -1")
     rules.apply(0, Share(FIELD_MODULUS - 1))
     rules.apply(1, Share(0))
     assert rules.public_state().last_pull.chamber == 0
@@ -74,7 +82,7 @@ def test_a_share_is_any_field_element_from_0_to_r_minus_1():
 def test_leave_table_comes_from_a_seat_of_the_table(n):
     rules = started(n)
     for bad in (n, -1, NO_SEAT, True):
-        refused(rules, bad, LeaveTable(), rf"must be made by a seat 0\.\.{n - 1}, got {bad!r}")
+        refused_matching(rules, bad, LeaveTable(), rf"must be made by a seat 0\.\.{n - 1}, got {bad!r}")
     rules.apply(n - 1, LeaveTable())
     assert rules.public_state().left == (False,) * (n - 1) + (True,)
 
@@ -84,7 +92,7 @@ def test_leave_table_comes_from_a_seat_of_the_table(n):
 def test_the_table_names_a_seat_of_the_table_when_it_drops_or_returns(n, kind):
     rules = started(n)
     for bad in (n, -1, True):
-        refused(rules, NO_SEAT, kind(bad), rf"{kind.kind}: seat must be 0\.\.{n - 1}, got {bad!r}")
+        refused_matching(rules, NO_SEAT, kind(bad), rf"{kind.kind}: seat must be 0\.\.{n - 1}, got {bad!r}")
 
 
 # ---------------------------------------------------------------- the draw's stream
@@ -145,7 +153,7 @@ def test_a_reveal_outside_the_deck_names_the_deck_and_both_jokers():
     rules = started(2)
     rules.apply(0, Play(1))
     rules.apply(1, CallBluff())
-    refused(rules, 0, Reveal((20,)), r"card id\(s\) \[20\] are not in the 20-card deck "
+    refused_matching(rules, 0, Reveal((20,)), r"card id\(s\) \[20\] are not in the 20-card deck "
                                      r"\(0-17 Kings/Queens/Aces, jokers 18 and 19\)")
 
 
@@ -162,7 +170,7 @@ def test_a_reveal_is_a_tuple_of_integer_card_ids(cards):
     rules = started(2)
     rules.apply(0, Play(1))
     rules.apply(1, CallBluff())
-    refused(rules, 0, Reveal(cards), "cards must be a tuple of card ids")
+    refused_matching(rules, 0, Reveal(cards), "cards must be a tuple of card ids")
 
 
 def test_a_seats_own_play_is_not_marked_automatic():
@@ -199,7 +207,7 @@ def committed_table(n: int = 2) -> TableRules:
 def test_each_sealed_hand_of_a_deal_is_non_empty_hex(hands):
     rules = committed_table()
     rules.apply(NO_SEAT, DrawTableCard(KING))
-    refused(rules, NO_SEAT, DealHands(KING, (0, 1), hands), r"one sealed hand \(hex\) for each of the 2")
+    refused_matching(rules, NO_SEAT, DealHands(KING, (0, 1), hands), r"one sealed hand \(hex\) for each of the 2")
     rules.apply(NO_SEAT, DealHands(KING, (0, 1), ("00", "ff" * 40)))
 
 
@@ -210,7 +218,7 @@ def test_the_salt_of_an_opened_play_is_a_field_element():
     rules.apply(0, Play(1))
     rules.apply(1, CallBluff())
     for bad in (FIELD_MODULUS, -1, True, "1"):
-        refused(rules, 0, OpenPlay((0,), bad), f"play_salt must be a field element, got {bad!r}")
+        refused_matching(rules, 0, OpenPlay((0,), bad), f"play_salt must be a field element, got {bad!r}")
     rules.check(0, OpenPlay((0,), 0))  # check() never changes the state
     rules.apply(0, OpenPlay((0,), FIELD_MODULUS - 1))
     assert rules.public_state().phase == Phase.PULL
@@ -219,9 +227,9 @@ def test_the_salt_of_an_opened_play_is_a_field_element():
 def test_only_the_dealer_deals_and_the_turn_is_checked_before_the_draw():
     """A seat's deal is refused as out of turn, before (not after) the missing draw."""
     rules = committed_table()
-    refused(rules, 0, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
+    refused_matching(rules, 0, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
     rules.apply(NO_SEAT, DrawTableCard(KING))
-    refused(rules, 1, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
+    refused_matching(rules, 1, DealHands(KING, (0, 1), ("aa", "bb")), "deal: out of turn")
 
 
 # ---------------------------------------------------------------- the pull's order, the result's words
@@ -246,16 +254,7 @@ def test_the_shares_go_round_the_table_from_the_puller_in_seat_order(players, tr
 
 
 def test_the_result_names_the_last_one_standing_and_only_says_what_happened():
-    rules = started(3)
-    for starter in (0, 1):  # seat 0 lies and is out, then seat 1 lies and is out
-        assert rules.to_move == starter
-        rules.apply(starter, Play(1))
-        rules.apply(rules.to_move, CallBluff())
-        rules.apply(starter, Reveal((6,)))
-        for seat in rules.public_state().contributors:
-            rules.apply(seat, Share(0))
-        if not rules.over:
-            rules.apply(NO_SEAT, Deal(KING))
+    rules = two_knocked_out_of_three()
     result = rules.result()
     assert result.reason == "seat 2 is the last one standing"
     assert result.placements == (3, 2, 1) and result.scores == (1, 4, 8)
@@ -308,15 +307,7 @@ def test_the_invariant_checker_refuses_a_negative_hand_and_a_lone_seat_in_a_live
 def test_the_invariant_checker_refuses_places_out_of_knock_out_order():
     """Seat 0 then seat 1 knocked out of three: places 3, 2, 1; the same places swapped
     between the two (still 1, 2, 3 settled) are refused."""
-    rules = started(3)
-    for starter in (0, 1):
-        rules.apply(starter, Play(1))
-        rules.apply(rules.to_move, CallBluff())
-        rules.apply(starter, Reveal((6,)))
-        for seat in rules.public_state().contributors:
-            rules.apply(seat, Share(0))
-        if not rules.over:
-            rules.apply(NO_SEAT, Deal(KING))
+    rules = two_knocked_out_of_three()
     snap = rules.public_state()
     assert snap.knocked_out == (0, 1) and snap.places == (3, 2, 1)
     check_invariants(snap)

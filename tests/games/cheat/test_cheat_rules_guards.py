@@ -4,9 +4,6 @@ int is expected. Each test fails if its check is deleted, inverted or moved by o
 rules, no proofs."""
 from __future__ import annotations
 
-import copy
-import re
-
 import pytest
 
 from zkbluff.errors import IllegalMove
@@ -16,20 +13,9 @@ from zkbluff.games.cheat.rules import (
 )
 from zkbluff.games.engine.rules import NO_SEAT
 
+from rules_guard_helpers import refused, says
+
 SEVEN, EIGHT = 5, 6
-
-
-def says(message: str) -> str:
-    """A pattern for exactly ``message``."""
-    return "^" + re.escape(message) + "$"
-
-
-def refused(t: CheatRules, seat, action, message: str) -> None:
-    """``action`` is refused with exactly ``message``, and nothing changes."""
-    before = copy.deepcopy(t.__dict__)
-    with pytest.raises(IllegalMove, match=says(message)):
-        t.apply(seat, action)
-    assert t.__dict__ == before
 
 
 def dealt(n: int = 3, dealer: int = 0) -> CheatRules:

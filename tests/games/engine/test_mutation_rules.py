@@ -644,3 +644,50 @@ def test_the_claim_is_cleared_after_every_settlement():
     r.apply(0, ProveVerdict(False))  # caught at the door
     r.apply(NO_SEAT, ClassicDeal(2, None, ()))
     assert r.s.claim is None and r.s.pile == 0
+
+
+# ---------------------------------------------------------------- every game's actions are immutable
+
+import dataclasses  # noqa: E402
+import importlib  # noqa: E402
+
+from zkbluff.games.engine.rules import Action  # noqa: E402
+
+RULES_MODULES = ("proof_or_bluff", "cheat", "mind_bluff", "bluffers")
+OWN_ACTIONS = sorted(((game, cls) for game in RULES_MODULES
+                      for cls in vars(importlib.import_module(f"zkbluff.games.{game}.rules")).values()
+                      if isinstance(cls, type) and issubclass(cls, Action)
+                      and cls.__module__ == f"zkbluff.games.{game}.rules"), key=lambda gc: (gc[0], gc[1].__name__))
+
+
+def _refuses_every_write(action: Action) -> bool:
+    """Setting the kind, a field or a new attribute of ``action`` raises FrozenInstanceError."""
+    for name in ["kind", "extra", *(f.name for f in dataclasses.fields(action))]:
+        try:
+            setattr(action, name, 1)
+        except dataclasses.FrozenInstanceError:
+            continue
+        return False
+    return True
+
+
+@pytest.mark.parametrize("game, cls", OWN_ACTIONS, ids=[f"{g}:{c.__name__}" for g, c in OWN_ACTIONS])
+def test_every_action_of_every_game_is_immutable(game, cls):
+    """An action is checked, then applied, then written to the transcript: nothing may
+    change it in between. Each action class is a frozen dataclass of its own: a class that
+    only inherits Action's frozen ``__setattr__`` (its decorator removed) takes a new kind
+    or attribute, since that guard only covers Action's own instances and fields."""
+    values = {f.name: 0 for f in dataclasses.fields(cls)}
+    action = cls(**values)
+    assert _refuses_every_write(action)
+    assert action.kind == cls.kind != "" and action == cls(**values) and hash(action) == hash(cls(**values))
+
+
+def test_the_immutability_check_catches_an_action_without_its_own_decorator():
+    """The negative twin: an action class without ``@dataclass(frozen=True)`` of its own
+    (what deleting the decorator makes of a field-less action) takes writes."""
+    class Loose(Action):
+        kind = "loose"
+
+    assert not _refuses_every_write(Loose())
+    assert len(OWN_ACTIONS) >= 40 and {g for g, _ in OWN_ACTIONS} == set(RULES_MODULES)

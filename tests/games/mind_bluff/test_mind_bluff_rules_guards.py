@@ -4,9 +4,6 @@ words, the presentation pauses the events carry. Each test fails if its check is
 inverted or moved by one. Pure rules, no proofs."""
 from __future__ import annotations
 
-import copy
-import re
-
 import pytest
 
 from zkbluff.errors import IllegalMove, MalformedInput
@@ -17,19 +14,9 @@ from zkbluff.games.mind_bluff.rules import (
     Reveal, RevealEntropy, StartGame, TimeOut, action_from_data, fixed_first_player,
 )
 
+from rules_guard_helpers import refused, says
+
 P1, P2 = 0, 1
-
-
-def says(message: str) -> str:
-    return "^" + re.escape(message) + "$"
-
-
-def refused(r: MindBluffRules, seat, action, message: str) -> None:
-    """``action`` is refused with exactly ``message``, and nothing changes."""
-    before = copy.deepcopy(r.__dict__)
-    with pytest.raises(IllegalMove, match=says(message)):
-        r.apply(seat, action)
-    assert r.__dict__ == before
 
 
 def started(game: int = 1, first: int = P1, humans=(True, True)) -> MindBluffRules:
@@ -40,6 +27,12 @@ def started(game: int = 1, first: int = P1, humans=(True, True)) -> MindBluffRul
 
 def reveal(r: MindBluffRules) -> None:
     r.apply(NO_SEAT, Reveal(r.game, 30, (), (), (), "", "", ""))
+
+
+def both_consent(r: MindBluffRules) -> None:
+    """After a game (or the series): both seats agree to go on, P1 first."""
+    r.apply(P1, Consent())
+    r.apply(P2, Consent())
 
 
 def end_game(r: MindBluffRules, winner: int) -> None:
@@ -204,12 +197,10 @@ def test_a_reveal_names_the_game_it_reveals():
 def test_draw_entropy_is_a_string_named_in_forty_characters():
     r = started()
     end_game(r, P1)
-    r.apply(P1, Consent())
-    r.apply(P2, Consent())
+    both_consent(r)
     r.apply(NO_SEAT, StartGame(2, P2))
     end_game(r, P2)
-    r.apply(P1, Consent())
-    r.apply(P2, Consent())
+    both_consent(r)
     assert r.phase == Phase.DRAW
     refused(r, P1, RevealEntropy(7), "reveal_entropy: the entropy must be a string, got 7")
     long = b"x" * 60
@@ -252,8 +243,7 @@ def test_a_timed_out_seat_loses_the_series_in_words():
 def test_the_series_result_names_the_winner_and_the_games():
     r = started()
     end_game(r, P2)
-    r.apply(P1, Consent())
-    r.apply(P2, Consent())
+    both_consent(r)
     r.apply(NO_SEAT, StartGame(2, P2))
     assert r.result() is None
     end_game(r, P2)
@@ -305,8 +295,7 @@ def test_the_next_game_waits_for_the_lowest_seat_still_to_consent():
 def test_a_timeout_after_a_won_game_gives_the_games_as_scores():
     r = started()
     end_game(r, P1)
-    r.apply(P1, Consent())
-    r.apply(P2, Consent())
+    both_consent(r)
     r.apply(NO_SEAT, StartGame(2, P2))
     r.apply(NO_SEAT, TimeOut(P2))
     res = r.result()

@@ -4,7 +4,6 @@ nothing. Each test fails if its message's numbers or names drift. Pure rules, no
 from __future__ import annotations
 
 import copy
-import re
 
 import pytest
 
@@ -16,19 +15,10 @@ from zkbluff.games.proof_or_bluff.rules import (
     ProveVerdict, Timeout,
 )
 
+from rules_guard_helpers import refused, says
+
 SEVEN, EIGHT, NINE, TWO, KING = 5, 6, 7, 0, 11
 BOARD = sum(1 << c for c in (TWO, SEVEN, EIGHT, NINE, KING))  # 2c 7c 8c 9c Kc
-
-
-def says(message: str) -> str:
-    return "^" + re.escape(message) + "$"
-
-
-def refused(r, seat, action, message: str) -> None:
-    before = copy.deepcopy(r.__dict__)
-    with pytest.raises(IllegalMove, match=says(message)):
-        r.apply(seat, action)
-    assert r.__dict__ == before
 
 
 def classic(start: int = SEVEN) -> ClassicRules:
