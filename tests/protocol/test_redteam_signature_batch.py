@@ -4,11 +4,12 @@ same first bad line, ``line.signature``), never a pass. Keys are fixed seeds; th
 randomness decides nothing here (a bad set fails except with probability 2^-128)."""
 import pytest
 
-from zkbluff.errors import MalformedInput, TranscriptError
+from zkbluff.errors import MalformedInput
 from zkbluff.protocol.signing import (
     ED25519_ORDER, InvalidSignature, SignatureBatch, SigningKey, check_line_signature, check_public_key,
     sign_line,
 )
+from signature_batch_helpers import first_bad_batched, first_bad_one_by_one
 
 P = 2 ** 255 - 19
 KEYS = [SigningKey.from_secret_hex(f"{i:02x}" * 32) for i in range(7, 10)]
@@ -23,25 +24,7 @@ def _lines(count: int = 8) -> list[tuple[dict, SigningKey]]:
     return out
 
 
-def _one_by_one(items) -> int | None:
-    for event, key in items:
-        try:
-            check_line_signature(event, key.public_hex, "p")
-        except InvalidSignature:
-            return event["n"]
-    return None
-
-
-def _batched(items) -> int | None:
-    batch = SignatureBatch()
-    for event, key in items:
-        batch.add_line(event, key.public_hex, "p", event["n"])
-    try:
-        batch.verify()
-    except TranscriptError as exc:
-        assert exc.code == "line.signature"
-        return exc.line
-    return None
+_one_by_one, _batched = first_bad_one_by_one, first_bad_batched
 
 
 def _judged_alike(items, expected: int) -> None:

@@ -14,6 +14,8 @@ from zkbluff.protocol.signing import (
     ED25519_ORDER, InvalidSignature, SignatureBatch, SigningKey, check_line_signature, line_message, sign_line,
 )
 
+from signature_batch_helpers import first_bad_batched, first_bad_one_by_one
+
 signing = importlib.import_module("zkbluff.protocol.signing")
 KEYS = [SigningKey.from_secret_hex(f"{i:02x}" * 32) for i in range(1, 4)]
 
@@ -26,27 +28,7 @@ def lines(count: int = 9) -> list[tuple[dict, SigningKey]]:
     return [(line(n, KEYS[n % len(KEYS)], count=n), KEYS[n % len(KEYS)]) for n in range(2, 2 + count)]
 
 
-def one_by_one(items) -> int | None:
-    """The first bad line as check_line_signature sees it, or None."""
-    for event, key in items:
-        try:
-            check_line_signature(event, key.public_hex, "p")
-        except InvalidSignature:
-            return event["n"]
-    return None
-
-
-def batched(items) -> int | None:
-    batch = SignatureBatch()
-    for event, key in items:
-        batch.add_line(event, key.public_hex, "p", event["n"])
-    try:
-        batch.verify()
-    except TranscriptError as exc:
-        assert exc.code == "line.signature"
-        return exc.line
-    assert len(batch) == 0  # verified and forgotten
-    return None
+one_by_one, batched = first_bad_one_by_one, first_bad_batched
 
 
 def with_sig(event: dict, sig: bytes) -> dict:
