@@ -170,13 +170,14 @@ static void scalars_from_mont(u64 (*out)[4], const unsigned char *in, size_t n) 
 /* the MULX/ADX instance runs only where the CPU has both (set at import) */
 static int cpu_has_adx = 0;
 
-static PyObject *py_g1_msm(PyObject *self, PyObject *args) {
-    (void)self;
+/* One MSM entry point for both groups (g2: 0 or 1): the arguments checked, the scalars out
+ * of Montgomery form, the MSM run without the GIL on the MULX/ADX or the portable instance. */
+static PyObject *run_msm(PyObject *args, int g2) {
     Py_buffer pts, sc;
     Py_ssize_t n;
     int c = 0, portable = 0;
     if (!PyArg_ParseTuple(args, "y*y*n|ip", &pts, &sc, &n, &c, &portable)) return NULL;
-    const size_t psz = 3 * sizeof(fp);
+    const size_t psz = g2 ? 3 * sizeof(fp2) : 3 * sizeof(fp);
     PyObject *res = NULL;
     if (n < 0 || (size_t)pts.len < (size_t)n * psz || (size_t)sc.len < (size_t)n * 32) {
         PyErr_Format(PyExc_ValueError, "MSM: %zd terms need %zd bytes of points and %zd of scalars, got %zd and %zd",
@@ -190,72 +191,35 @@ static PyObject *py_g1_msm(PyObject *self, PyObject *args) {
     u64 (*ks)[4] = (u64 (*)[4])malloc(((size_t)n ? (size_t)n : 1) * 32);
     if (!ks) { PyErr_NoMemory(); goto out; }
     int rc;
-    g1_jac_c r;
+    g1_jac_c r1;
+    g2_jac_c r2;
     const unsigned char *pb = (const unsigned char *)pts.buf;
     const u64 (*kk)[4] = (const u64 (*)[4])ks;
     const int adx = cpu_has_adx && !portable;
     Py_BEGIN_ALLOW_THREADS
     scalars_from_mont(ks, (const unsigned char *)sc.buf, (size_t)n);
 #if HAVE_ADX_ASM
-    if (adx) rc = g1_msm_adx((g1_jac_adx *)&r, pb, kk, (size_t)n, c);
+    if (adx) rc = g2 ? g2_msm_adx((g2_jac_adx *)&r2, pb, kk, (size_t)n, c)
+                     : g1_msm_adx((g1_jac_adx *)&r1, pb, kk, (size_t)n, c);
     else
 #endif
-    rc = g1_msm_c(&r, pb, kk, (size_t)n, c);
+    rc = g2 ? g2_msm_c(&r2, pb, kk, (size_t)n, c) : g1_msm_c(&r1, pb, kk, (size_t)n, c);
     Py_END_ALLOW_THREADS
     (void)adx;
     free(ks);
     if (rc == MSM_ENOMEM) PyErr_NoMemory();
     else if (rc == MSM_EPOINT) PyErr_SetString(PyExc_ValueError, "MSM: a point is neither affine (z = 1) nor infinity (z = 0)");
-    else res = PyBytes_FromStringAndSize((const char *)&r, sizeof r);
+    else if (g2) res = PyBytes_FromStringAndSize((const char *)&r2, sizeof r2);
+    else res = PyBytes_FromStringAndSize((const char *)&r1, sizeof r1);
 out:
     PyBuffer_Release(&pts);
     PyBuffer_Release(&sc);
     return res;
 }
 
+static PyObject *py_g1_msm(PyObject *self, PyObject *args) { (void)self; return run_msm(args, 0); }
 
-static PyObject *py_g2_msm(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer pts, sc;
-    Py_ssize_t n;
-    int c = 0, portable = 0;
-    if (!PyArg_ParseTuple(args, "y*y*n|ip", &pts, &sc, &n, &c, &portable)) return NULL;
-    const size_t psz = 3 * sizeof(fp2);
-    PyObject *res = NULL;
-    if (n < 0 || (size_t)pts.len < (size_t)n * psz || (size_t)sc.len < (size_t)n * 32) {
-        PyErr_Format(PyExc_ValueError, "MSM: %zd terms need %zd bytes of points and %zd of scalars, got %zd and %zd",
-                     n, n * (Py_ssize_t)psz, n * 32, pts.len, sc.len);
-        goto out;
-    }
-    if (c < 0 || c > 16) {
-        PyErr_Format(PyExc_ValueError, "MSM: window of %d bits, expected 0 (automatic) to 16", c);
-        goto out;
-    }
-    u64 (*ks)[4] = (u64 (*)[4])malloc(((size_t)n ? (size_t)n : 1) * 32);
-    if (!ks) { PyErr_NoMemory(); goto out; }
-    int rc;
-    g2_jac_c r;
-    const unsigned char *pb = (const unsigned char *)pts.buf;
-    const u64 (*kk)[4] = (const u64 (*)[4])ks;
-    const int adx = cpu_has_adx && !portable;
-    Py_BEGIN_ALLOW_THREADS
-    scalars_from_mont(ks, (const unsigned char *)sc.buf, (size_t)n);
-#if HAVE_ADX_ASM
-    if (adx) rc = g2_msm_adx((g2_jac_adx *)&r, pb, kk, (size_t)n, c);
-    else
-#endif
-    rc = g2_msm_c(&r, pb, kk, (size_t)n, c);
-    Py_END_ALLOW_THREADS
-    (void)adx;
-    free(ks);
-    if (rc == MSM_ENOMEM) PyErr_NoMemory();
-    else if (rc == MSM_EPOINT) PyErr_SetString(PyExc_ValueError, "MSM: a point is neither affine (z = 1) nor infinity (z = 0)");
-    else res = PyBytes_FromStringAndSize((const char *)&r, sizeof r);
-out:
-    PyBuffer_Release(&pts);
-    PyBuffer_Release(&sc);
-    return res;
-}
+static PyObject *py_g2_msm(PyObject *self, PyObject *args) { (void)self; return run_msm(args, 1); }
 
 
 static PyObject *py_window_bits(PyObject *self, PyObject *arg) {
