@@ -299,3 +299,34 @@ class RefereeAtFault(TranscriptError):
 
     exit_code = 1
     code = "referee.fault"
+
+
+class StorageError(ZkbluffError):
+    """The host's own storage failed: a line, a secret or a result could not be written
+    (the disk full, a read-only folder), a damaged results database, a data folder another
+    process holds. Nothing unwritten was sent; the match waits and resumes once the host
+    has fixed its storage (exit 3: not the input's fault, nor a cheat)."""
+
+    exit_code = 3
+    code = "storage.failed"
+
+
+class StorageFull(StorageError):
+    """A write refused for want of space (ENOSPC, EDQUOT): the match pauses until there is room."""
+
+    exit_code = 3
+    code = "storage.full"
+
+
+class DamagedDatabase(StorageError):
+    """The results database fails SQLite's integrity check (or cannot be read at all)."""
+
+    exit_code = 3
+    code = "storage.database"
+
+
+class DataFolderLocked(StorageError):
+    """Another process already serves from this ``--data`` folder."""
+
+    exit_code = 3
+    code = "storage.locked"

@@ -3,7 +3,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import DamagedDatabase, MalformedInput
 from zkbluff.server.storage import SeatResult, SqliteResultStore, counts_online, season_of, tier_for
 
 NOV = datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc)
@@ -87,5 +87,5 @@ def test_results_survive_a_reopen_in_wal_mode(tmp_path):
     assert again.local_total("ana") == 5
     again.close()
     (tmp_path / "junk.sqlite").write_bytes(b"not a database" * 100)
-    with pytest.raises(MalformedInput, match="results database"):
+    with pytest.raises(DamagedDatabase, match="results database"):  # a storage fault of the host's (exit 3)
         SqliteResultStore(tmp_path / "junk.sqlite")

@@ -89,7 +89,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
         asyncio.run(run_server(Path(data), host, port, ready, limits=limits,
                                lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
     except KeyboardInterrupt:
-        click.echo("stopped; every unfinished match resumes at the next start")
+        pass
+    click.echo("stopped; every unfinished match resumes at the next start")  # (Ctrl-C or SIGTERM)
 
 
 @click.command("host")

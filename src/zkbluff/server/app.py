@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import random
 import time
 from dataclasses import asdict
@@ -31,16 +30,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
-from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.errors import IllegalMove, MalformedInput, StorageError, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, limit_table, new_match_id
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec, check_limits, engine_floors
 from zkbluff.games.engine.table import Table, may_act, secrets_path
-from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
+from zkbluff.protocol.transcript import parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
 from zkbluff.server.results import seat_results
 from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomState, new_room_code, \
     normalise_code
+from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, write_private_json
 from zkbluff.server.storage import ResultStore, SqliteResultStore
 
 log = logging.getLogger("zkbluff.server")
@@ -93,9 +93,7 @@ class Conn:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
+    write_private_json(path, data)  # atomic, 0600 (the parties' secrets), a typed error on a full disk
 
 
 class RoomHost:
@@ -103,7 +101,7 @@ class RoomHost:
 
     def __init__(self, server: "Server", room: Room, options: dict[str, Any], folder: Path):
         self.server, self.room, self.options, self.folder = server, room, options, folder
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         self.lock = asyncio.Lock()
         self.conns: dict[str, Conn] = {}      # public key -> its live connection
         self.spectators: set[Conn] = set()
@@ -117,6 +115,12 @@ class RoomHost:
         #: a bot's answer in a calling window: (when, at which line, seat, intent)
         self.bot_call: Optional[tuple[float, int, int, Any]] = None
         self.rng = random.Random()
+        #: the storage fault that paused the match (its table dropped: rebuilt from disk when
+        #: the host's storage takes writes again, :meth:`recover`), and when to try next
+        self.stalled: Optional[StorageError] = None
+        #: the results database refused this match's result (retried by the clock)
+        self.record_failed: Optional[StorageError] = None
+        self.retry_at = 0.0
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -219,10 +223,12 @@ class RoomHost:
         dealer = Dealer(spec, server.prover(), clock=server.clock)
         seats: list[Any] = [self.bot_seats[i] if i in self.bot_seats else RemoteSeat(i, *self.joins[i])
                             for i in range(len(self.room.members))]
-        writer = TranscriptWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
+        writer = DurableWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
         table = Table(referee, dealer, seats, writer, self.persist)
         try:
             table.start(self.match_id)
+        except StorageError:
+            raise  # the joins stand: the match starts once the host's storage takes writes (recover)
         except ZkbluffError:
             self.joins = {}  # a join that does not open its commitments: every seat joins again
             self._seat_bots(spec)
@@ -300,6 +306,8 @@ class RoomHost:
         parties' secrets; a match whose header was never written waits for its joins again."""
         spec = self.spec()
         path = self.transcript
+        if cut_torn_tail(path):  # a last line cut short (power loss, a full disk) was never sent: written again
+            log.warning("room %s: a torn last line of %s was cut back", self.room.code, path.name)
         events = list(parse_chain(read_lines(path))) if path.exists() and path.stat().st_size else []
         if not events:
             self.joins, self.bot_seats, self.bots = {}, {}, {}
@@ -340,27 +348,71 @@ class RoomHost:
             dealer.receive(e, restoring=True)
             for i, s in self.bot_seats.items():
                 s.receive(e, restoring=e["n"] <= saved[i])
-        self.table = Table(referee, dealer, seats, TranscriptWriter(path, events=events), self.persist)
+        self.table = Table(referee, dealer, seats, DurableWriter(path, events=events), self.persist)
         self.table.advance()
         self.play_bots()
 
-    def finish(self) -> Optional[dict[str, Any]]:
-        """Record a finished match's placements and points (once); the result message."""
+    def finish(self, retry: bool = False) -> Optional[dict[str, Any]]:
+        """Record a finished match's placements and points (once); the result message. A
+        results database that refuses the record does not hold the result back: the seats
+        get it (``"recorded": false``, the match is whole in its transcript) and the clock
+        retries the record (``retry``) until it lands."""
         table = self.table
         if table is None or not table.view.complete or self.match_id in self.recorded:
             return None
+        if self.record_failed is not None and not retry:
+            return None  # the result was sent; the clock retries the record
         result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None and self.match_id is not None
         bots = [m.is_bot for m in self.room.members]
         rows = seat_results(result, table.header, bots)
-        self.server.store.record(self.match_id, self.room.game, datetime.now(timezone.utc), rows)
+        message = {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
+                   "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
+                   "summary": table.spec.summary(result, table.header["seats"]),
+                   "online": sum(not b for b in bots) >= 2}
+        first = self.record_failed is None
+        try:
+            self.server.store.record(self.match_id, self.room.game, datetime.now(timezone.utc), rows)
+        except StorageError as exc:
+            self.record_failed, self.retry_at = exc, self.server.clock() + self.server.retry_every
+            log.error("room %s: match %s not recorded (retrying every %.0f s): %s", self.room.code, self.match_id,
+                      self.server.retry_every, exc)
+            self.room.state = RoomState.FINISHED
+            return {**message, "recorded": False, "notice": str(exc)[:300]} if first else None
+        if not first:
+            log.warning("room %s: match %s recorded after %s", self.room.code, self.match_id, self.record_failed)
+        self.record_failed = None
         self.recorded.add(self.match_id)
         self.room.state = RoomState.FINISHED
-        self.save()
-        return {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
-                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
-                "summary": table.spec.summary(result, table.header["seats"]),
-                "online": sum(not b for b in bots) >= 2}
+        try:
+            self.save()
+        except StorageError as exc:  # recorded; a restart finds the record there (record() is idempotent)
+            log.error("room %s: %s", self.room.code, exc)
+        return message if first else None
+
+    def stall(self, exc: StorageError) -> None:
+        """A write the host's storage refused: the match pauses. Its table is dropped (the
+        referee may hold a line the file does not), nothing more is sent, and the clock
+        rebuilds it from the files (:meth:`recover`) once the storage takes writes again."""
+        if self.stalled is None:
+            log.error("room %s: match paused: %s", self.room.code, exc)
+        self.stalled, self.table, self.bot_call = exc, None, None
+        self.retry_at = self.server.clock() + self.server.retry_every
+
+    def recover(self) -> bool:
+        """(In a worker thread.) Try the paused match again from its files, as after a
+        restart (a torn last line cut back, the parties' secrets, the bots' pending moves);
+        True once it runs again."""
+        self.retry_at = self.server.clock() + self.server.retry_every
+        try:
+            self.save()
+            self.restore()
+        except StorageError as exc:
+            self.stalled, self.table = exc, None
+            return False
+        log.warning("room %s: match resumed after a storage fault (%s)", self.room.code, self.stalled)
+        self.stalled = None
+        return True
 
     async def release(self) -> None:
         """Drop a finished, recorded match nobody is connected to from memory (its parties,
@@ -394,12 +446,15 @@ class Server:
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
                  open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0):
         self.data = Path(data)
-        (self.data / "rooms").mkdir(parents=True, exist_ok=True)
+        private_dir(self.data / "rooms")
+        private_dir(self.data)
         self.key_folder, self.backend = key_folder, backend
         self.limits = limits or TimeLimits()
         check_limits(asdict(self.limits), engine_floors(), "zkbluff serve")  # before any room exists
         self.clock = clock
         self.store = store or SqliteResultStore(self.data / "results.sqlite")
+        #: seconds between tries of a paused match (a storage fault) or of a refused record
+        self.retry_every = 1.0
         self.messages = RateLimiter(message_rate, message_burst)
         self.lookups = RateLimiter(lookup_rate, lookup_burst)
         self.tick = tick
@@ -428,7 +483,10 @@ class Server:
                 host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
                 finished = room.state is RoomState.FINISHED and host.match_id in host.recorded
                 if room.state is not RoomState.LOBBY and host.match_id and not finished:
-                    host.restore()  # (a finished match is rebuilt only when someone comes back to it)
+                    try:
+                        host.restore()  # (a finished match is rebuilt only when someone comes back to it)
+                    except StorageError as exc:  # kept, paused: the clock tries it again
+                        host.stall(exc)
                     if host.table is not None and not host.table.over:
                         resumed += 1
                     host.finish()
@@ -535,6 +593,9 @@ class Server:
             host.conns[public_key] = conn
             await host.broadcast_state()
             seat = host.seat_of(public_key)
+            if host.stalled is not None:  # told, kept connected: the match resumes when the storage does
+                await conn.send(error_reply(host.stalled, "storage"))
+                return
             if host.room.state is not RoomState.LOBBY and host.match_id is not None and seat is not None:
                 if host.table is None and host.room.state is RoomState.FINISHED:
                     await asyncio.to_thread(host.restore)
@@ -573,6 +634,9 @@ class Server:
         host.spectators.add(conn)
         await conn.send(host.state_message(conn))
         async with host.lock:
+            if host.stalled is not None:
+                await conn.send(error_reply(host.stalled, "storage"))
+                return
             if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
                 await asyncio.to_thread(host.restore)
             await host.flush()
@@ -643,6 +707,9 @@ class Server:
     async def _launch(self, host: RoomHost) -> None:
         try:
             await asyncio.to_thread(host.launch)
+        except StorageError as exc:
+            await self._stall(host, exc)
+            return
         except ZkbluffError as exc:  # a join that does not open its commitments: every seat joins again
             for conn in list(host.conns.values()):
                 seat = host.seat_of(conn.public_key)
@@ -659,19 +726,46 @@ class Server:
             raise MalformedInput("line: expected a signed line object")
         async with host.lock:
             seat = host.seat_of(conn.public_key)
+            if host.stalled is not None:
+                raise type(host.stalled)(str(host.stalled))
             if host.table is None:
                 raise IllegalMove("line: no match is being played at this table")
             if line.get("seat") != seat:
                 raise IllegalMove(f"line: this connection holds seat {seat}; it cannot act for seat "
                                   f"{line.get('seat')!r:.10}")
             t = time.perf_counter()
-            n_proofs = host.table.view.n_proofs
+            table = host.table
+            n_proofs = table.view.n_proofs
             try:
                 await asyncio.to_thread(host.submit, line)
+            except StorageError as exc:
+                await self._stall(host, exc)
+                raise
             finally:
                 self.stats["verify_s"] += time.perf_counter() - t
-                self.stats["proofs"] += host.table.view.n_proofs - n_proofs
+                self.stats["proofs"] += table.view.n_proofs - n_proofs
                 await self._after(host)
+
+    async def _stall(self, host: RoomHost, exc: StorageError) -> None:
+        """The host's storage refused a write: the match pauses (:meth:`RoomHost.stall`) and
+        everyone at the table is told why; nothing unwritten is ever sent."""
+        host.stall(exc)
+        for c in list(host.conns.values()) + list(host.spectators):
+            await c.send(error_reply(exc, "storage"))
+
+    async def _retry(self, host: RoomHost) -> None:
+        """The clock's turn for a paused match or a refused record: try again."""
+        async with host.lock:
+            if host.stalled is not None:
+                if not await asyncio.to_thread(host.recover):
+                    return
+                # every seat reconnects, is sent what it misses and sends again the line the
+                # fault refused (the same signed line, as after a restart)
+                for c in list(host.conns.values()):
+                    await c.ws.close(1012, "the server's storage is back: reconnect")
+                await host.flush()
+            if host.record_failed is not None:
+                await asyncio.to_thread(host.finish, True)
 
     async def _after(self, host: RoomHost) -> None:
         await host.flush()
@@ -700,6 +794,8 @@ class Server:
                     log.exception("room %s: the clock's turn failed", host.room.code)
 
     async def _tick(self, host: RoomHost) -> None:
+        if (host.stalled is not None or host.record_failed is not None) and self.clock() >= host.retry_at:
+            await self._retry(host)
         table = host.table
         if table is None:
             return
@@ -712,6 +808,9 @@ class Server:
             async with host.lock:
                 try:
                     await asyncio.to_thread(host.bot_answer)
+                except StorageError as exc:
+                    await self._stall(host, exc)
+                    return
                 except ZkbluffError as exc:
                     log.error("room %s: a bot's answer refused: %s", host.room.code, exc)
                 await self._after(host)
@@ -720,6 +819,9 @@ class Server:
         async with host.lock:
             try:
                 await asyncio.to_thread(host.poll)
+            except StorageError as exc:
+                await self._stall(host, exc)
+                return
             except ZkbluffError as exc:
                 log.error("room %s: timeout refused: %s", host.room.code, exc)
             await self._after(host)
@@ -741,14 +843,33 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
         ticker = asyncio.ensure_future(server.ticker())
+        stop: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        _on_sigterm(lambda: stop.done() or stop.set_result(None))
         try:
-            await asyncio.Future()
+            await stop  # until cancelled (Ctrl-C) or SIGTERM: either way the database is checkpointed
         finally:
             ticker.cancel()
             server.close()
 
 
+def _on_sigterm(callback: Callable[[], Any]) -> None:
+    """SIGTERM (``systemctl stop``, ``docker stop``, ``kill``) stops the server as Ctrl-C
+    does, through :meth:`Server.close`: the results database's WAL is checkpointed into
+    ``results.sqlite``, so the file alone holds every result after a stop."""
+    import signal
+
+    try:
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, callback)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+        pass
+
+
 async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
                      ready: Optional[Callable[[int, int], None]] = None, **kwargs: Any) -> None:
-    """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled."""
-    await serve(Server(data, **kwargs), host, port, ready)
+    """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled. The data
+    folder is locked for this process first (a second server on it exits, exit 3)."""
+    lock = DataLock(data)
+    try:
+        await serve(Server(data, **kwargs), host, port, ready)
+    finally:
+        lock.release()

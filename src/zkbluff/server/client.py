@@ -61,14 +61,17 @@ def default_home() -> Path:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data))
-    os.replace(tmp, path)
+    """Atomic and 0600: seat.json holds the seat's identity key and hand salts."""
+    from zkbluff.server.files import write_private_json
+
+    write_private_json(path, data)
 
 
 def load_identity(home: Path) -> SigningKey:
     """This client's Ed25519 key (made on first use, kept in ``home/identity.json``)."""
-    home.mkdir(parents=True, exist_ok=True)
+    from zkbluff.server.files import private_dir
+
+    private_dir(home)  # 0700: this client's key and every table's secrets
     path = home / "identity.json"
     if path.exists():
         try:
@@ -239,7 +242,9 @@ class SeatClient:
         prover = Prover(self.key_folder, self.backend)
         saved = self._load_saved(match_id)
         self.match_id = match_id
-        self.folder.mkdir(parents=True, exist_ok=True)
+        from zkbluff.server.files import private_dir
+
+        private_dir(self.folder)
         if saved is not None:
             seat = Seat.restore(spec, saved["seat"], prover, self._stamp)
             self._last_line = saved.get("sent")

@@ -17,6 +17,8 @@ Points are computed by the server from the game's result, never sent by a client
 """
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import threading
 from abc import ABC, abstractmethod
@@ -25,12 +27,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import DamagedDatabase, MalformedInput, StorageError, StorageFull
 
 #: (tier, the season points from which it is held), lowest first — a reading, see above
 TIERS: tuple[tuple[str, int], ...] = (("Bronze", 0), ("Silver", 50), ("Gold", 150), ("Diamond", 400))
 
 MAX_NAME = 100
+
+log = logging.getLogger("zkbluff.server")
 
 
 def tier_for(points: int) -> str:
@@ -138,13 +142,49 @@ class SqliteResultStore(ResultStore):
     def __init__(self, path: Union[str, Path]):
         self.path = Path(path)
         self._lock = threading.Lock()
+        try:  # created 0600 (it names every player's key); SQLite gives its -wal and -shm the same bits
+            os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+            os.chmod(self.path, 0o600)
+        except OSError as exc:
+            raise StorageError(f"results database {self.path}: {exc.strerror or exc}") from None
         try:
             self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._error(exc, "cannot be opened") from None
+        try:
+            self._check()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.executescript(self.SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise MalformedInput(f"results database {self.path}: {exc}") from None
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise self._error(exc, "cannot be opened") from None
+        except StorageError:
+            self._db.close()
+            raise
+        for extra in ("-wal", "-shm"):
+            private = Path(f"{self.path}{extra}")
+            if private.exists():
+                os.chmod(private, 0o600)
+
+    def _error(self, exc: sqlite3.Error, what: str) -> StorageError:
+        """The typed error for a failure of SQLite's (never a traceback for the host)."""
+        text = str(exc)
+        if "full" in text:  # SQLITE_FULL: "database or disk is full"
+            return StorageFull(f"results database {self.path} {what}: {text}; free space on its disk")
+        if not isinstance(exc, sqlite3.OperationalError) and isinstance(exc, sqlite3.DatabaseError) \
+                or "malformed" in text or "not a database" in text:
+            return DamagedDatabase(f"results database {self.path} {what}: {text} (damaged: restore it from a "
+                                   f"backup, docs/hosting.md; the transcripts under rooms/ are intact)")
+        return StorageError(f"results database {self.path} {what}: {text}")
+
+    def _check(self) -> None:
+        """SQLite's own integrity check of every page, at start."""
+        rows = self._db.execute("PRAGMA integrity_check").fetchall()
+        if [tuple(r) for r in rows] != [("ok",)]:
+            found = "; ".join(str(r[0]) for r in rows[:3])
+            raise DamagedDatabase(f"results database {self.path} fails its integrity check ({found}): restore it "
+                                  f"from a backup (docs/hosting.md); the transcripts under rooms/ are intact")
 
     def record(self, match_id: str, game: str, ended: datetime, seats: Sequence[SeatResult]) -> bool:
         if not seats:
@@ -152,22 +192,32 @@ class SqliteResultStore(ResultStore):
         if len({s.player for s in seats}) != len(seats):
             raise MalformedInput("a player appears twice in one match result")
         with self._lock:
-            cur = self._db.cursor()
-            cur.execute("BEGIN IMMEDIATE")
             try:
-                if cur.execute("SELECT 1 FROM matches WHERE match_id = ?", (match_id,)).fetchone():
-                    cur.execute("ROLLBACK")
-                    return False
-                cur.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
-                            (match_id, game, ended.astimezone(timezone.utc).isoformat(), season_of(ended),
-                             int(counts_online(seats))))
-                cur.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                [(match_id, s.player, s.name, int(s.is_bot), s.place, s.points, int(s.left))
-                                 for s in seats])
-                cur.execute("COMMIT")
-            except BaseException:
+                return self._record(match_id, game, ended, seats)
+            except sqlite3.Error as exc:
+                raise self._error(exc, f"could not record match {match_id}") from None
+
+    def _record(self, match_id: str, game: str, ended: datetime, seats: Sequence[SeatResult]) -> bool:
+        cur = self._db.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            if cur.execute("SELECT 1 FROM matches WHERE match_id = ?", (match_id,)).fetchone():
                 cur.execute("ROLLBACK")
-                raise
+                return False
+            cur.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?)",
+                        (match_id, game, ended.astimezone(timezone.utc).isoformat(), season_of(ended),
+                         int(counts_online(seats))))
+            cur.executemany("INSERT INTO placements VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            [(match_id, s.player, s.name, int(s.is_bot), s.place, s.points, int(s.left))
+                             for s in seats])
+            cur.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                try:
+                    cur.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            raise
         return True
 
     def leaderboard(self, season: Optional[str] = None, game: Optional[str] = None,
@@ -183,7 +233,10 @@ class SqliteResultStore(ResultStore):
                f"COUNT(*) FROM placements p JOIN matches m USING (match_id) WHERE {' AND '.join(where)} "
                f"GROUP BY p.player ORDER BY pts DESC, p.player LIMIT ?")
         with self._lock:
-            rows = self._db.execute(sql, (*args, int(limit))).fetchall()
+            try:
+                rows = self._db.execute(sql, (*args, int(limit))).fetchall()
+            except sqlite3.Error as exc:
+                raise self._error(exc, "could not be read") from None
         out, rank, last = [], 0, None
         for i, (player, name, points, matches) in enumerate(rows, start=1):
             if points != last:  # equal points share a rank
@@ -198,5 +251,11 @@ class SqliteResultStore(ResultStore):
         return int(row[0])
 
     def close(self) -> None:
+        """Checkpoint the WAL into the database file and close: after a stop the
+        ``.sqlite`` file alone holds every result (a copy of it is a whole backup)."""
         with self._lock:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                log.error("results database %s: checkpoint at close failed: %s", self.path, exc)
             self._db.close()
