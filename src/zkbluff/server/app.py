@@ -844,22 +844,32 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
             ready(sockets[0].getsockname()[1], resumed)
         ticker = asyncio.ensure_future(server.ticker())
         stop: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        _on_sigterm(lambda: stop.done() or stop.set_result(None))
+
+        def stopping() -> None:
+            if not stop.done():
+                stop.set_result(None)
+
+        _on_sigterm(stopping)
         try:
             await stop  # until cancelled (Ctrl-C) or SIGTERM: either way the database is checkpointed
         finally:
+            _on_sigterm(None)
             ticker.cancel()
             server.close()
 
 
-def _on_sigterm(callback: Callable[[], Any]) -> None:
+def _on_sigterm(callback: Optional[Callable[[], Any]]) -> None:
     """SIGTERM (``systemctl stop``, ``docker stop``, ``kill``) stops the server as Ctrl-C
     does, through :meth:`Server.close`: the results database's WAL is checkpointed into
     ``results.sqlite``, so the file alone holds every result after a stop."""
     import signal
 
     try:
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, callback)
+        loop = asyncio.get_running_loop()
+        if callback is None:  # served: SIGTERM is the process's own again
+            loop.remove_signal_handler(signal.SIGTERM)
+        else:
+            loop.add_signal_handler(signal.SIGTERM, callback)
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
         pass
 
