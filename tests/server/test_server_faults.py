@@ -329,3 +329,79 @@ def test_a_storage_fault_is_a_typed_error_with_its_exit_code():
     assert issubclass(StorageFull, StorageError) and StorageFull("x").exit_code == 3
     assert DataFolderLocked("x").code == "storage.locked"
     time.time()  # (no clock is read by these checks)
+
+
+# ---- 1. a full disk under a live match (in-process server, real proofs, a tmpfs data folder)
+
+@pytest.fixture
+def match_disk(tmp_path):
+    where = tmp_path / "mdisk"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(where)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must be able to mount a small tmpfs: {done.stderr.strip()}")
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode})")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+async def _full_mid_match(match_keys, tmp_path, disk):
+    import asyncio
+
+    from zkbluff.server.app import Server, serve
+    from zkbluff.server.client import SeatClient, bot_policy
+
+    server = Server(disk / "data", key_folder=match_keys)
+    server.retry_every = 0.5
+    port = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 30)}"
+    said = []
+    client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(11), said.append, key_folder=match_keys,
+                        add_bots=("house 1",))
+    hosting = asyncio.ensure_future(client.host("proof-or-bluff", {"mode": "casual"}))
+
+    def lines_on_disk(host):
+        return host.transcript.read_bytes().count(b"\n") if host.match_id and host.transcript.exists() else 0
+
+    for _ in range(6000):
+        hosts = list(server.rooms.values())
+        if hosts and lines_on_disk(hosts[0]) >= 4:
+            break
+        await asyncio.sleep(0.01)
+    host = hosts[0]
+    filler = fill(disk)
+    seen_stall = False
+    for _ in range(300):  # 3 s with a full disk: the client never holds a line the file lacks
+        await asyncio.sleep(0.01)
+        copy = client.writer.events if client.writer is not None else []
+        assert len(copy) <= lines_on_disk(host)
+        seen_stall = seen_stall or host.stalled is not None
+        assert not hosting.done()
+    assert seen_stall and isinstance(host.stalled, StorageFull)
+    assert any("StorageFull" in text for text in said)  # the client was told why
+    filler.unlink()  # space returns: the match resumes from its files and ends
+    report = await asyncio.wait_for(hosting, 240)
+    assert report["verified"]["complete"] and host.stalled is None
+    assert host.transcript.read_text() == (tmp_path / "ann" / "tables" / report["code"] /
+                                           f"{report['matchId']}.jsonl").read_text()
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    again = Server(disk / "data", key_folder=match_keys)  # and the room loads after a restart
+    again.load()
+    assert report["code"] in again.rooms
+    again.close()
+
+
+@pytest.mark.slow
+def test_disk_full_mid_match_pauses_and_resumes_with_nothing_unwritten_sent(match_keys, tmp_path, match_disk):
+    import asyncio
+
+    asyncio.run(asyncio.wait_for(_full_mid_match(match_keys, tmp_path, match_disk), 400))
