@@ -76,7 +76,8 @@ def deal_line(tab, inputs=None, action=None):
 @pytest.fixture(scope="module")
 def classic_paused(match_keys):
     tab = paused_table(CLASSIC, match_keys)
-    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat"]
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat",
+                                                         "entropy.open", "entropy.open"]  # commit, then open
     return tab
 
 
@@ -192,8 +193,8 @@ def test_each_seats_entropy_line_is_checked_on_its_own(entropy_paused):
         (0, lambda d: d.update(commitment="12x"), MalformedInput, "'commitment' must be a decimal string"),
         (0, lambda d: d.update(handKeyCommitment="ab"), MalformedInput, "'handKeyCommitment' must be 64"),
         (0, lambda d: d.update(channelKey="AB" * 32), MalformedInput, "'channelKey' must be 64 lowercase hex"),
-        (0, lambda d: d.update(sealed=""), MalformedInput, "'sealed' must be"),
-        (0, lambda d: d.pop("sealed"), MalformedInput, "entropy.seat: fields"),
+        (0, lambda d: d.update(sealed="ab"), MalformedInput, "entropy.seat: fields"),  # no opening beside it
+        (0, lambda d: d.pop("channelKey"), MalformedInput, "entropy.seat: fields"),
     ]
     for seat, change, err, match in cases:
         ref = replay(tab)
@@ -206,7 +207,7 @@ def test_each_seats_entropy_line_is_checked_on_its_own(entropy_paused):
         second = tab.seats[0]._line(0, "entropy.seat", seat_line(tab, 0)["data"])
         ref.apply(sign_line(tab.seats[0].key, {**second, "n": 4, "prev": ref.head}))
     ref.apply(sign_line(tab.seats[1].key, {**seat_line(tab, 1), "n": 4, "prev": ref.head}))
-    assert sorted(ref.ledger.deal.seats) == [0, 1] and ref.deal_ready
+    assert sorted(ref.ledger.deal.seats) == [0, 1] and not ref.deal_ready  # committed; the openings are owed
 
 
 def test_a_seats_entropy_line_in_another_seats_name_is_refused(entropy_paused):
