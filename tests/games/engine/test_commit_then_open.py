@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import pytest
 
-from zkbluff.errors import EarlyOpening, TranscriptError
+from zkbluff.errors import EarlyOpening, LateEntropy, TranscriptError
 from zkbluff.games.cheat.moves import Proceed
 from zkbluff.games.cheat.rules import deal_order
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
@@ -41,12 +41,15 @@ class PlantedSeat(Seat):
     def __init__(self, *args: Any, accomplice: Dealer, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.accomplice, self.hold, self.ground_with = accomplice, False, None  # type: Optional[list[int]]
+        self.withhold_opening = False
         self.known_when_committing: Optional[dict[str, Any]] = None
 
     def deal_line(self) -> Optional[dict[str, Any]]:
         if self.hold or self.view is None:
             return None
         pub = self.view.ledger.deal
+        if self.withhold_opening and self.seat in pub.seats:
+            return None  # committed; it sends no opening
         if pub.dealer is not None and self.seat not in pub.seats and self.known_when_committing is None:
             known = {s: o for s, o in (self.accomplice.state or {}).get("seats", {}).items() if "entropy" in o}
             self.known_when_committing = dict(known)
@@ -72,12 +75,21 @@ class PlantedSeat(Seat):
                 return
 
 
-def planted_table(keys: Any, path: Any = None) -> tuple[Table, PlantedSeat]:
+class Clock:
+    def __init__(self, t: float = 1000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def planted_table(keys: Any, path: Any = None, clock: Any = None) -> tuple[Table, PlantedSeat]:
     spec = spec_for("cheat", OPTIONS)
-    dealer = Dealer(spec, Prover(keys))
-    seats = [Seat(spec, i, f"s{i}", Prover(keys)) for i in range(PLANTED)]
-    planted = PlantedSeat(spec, PLANTED, f"s{PLANTED}", Prover(keys), accomplice=dealer)
-    tab = Table(RefereeParty(spec, prover=Prover(keys)), dealer, [*seats, planted], TranscriptWriter(path))
+    dealer = Dealer(spec, Prover(keys), clock=clock)
+    seats = [Seat(spec, i, f"s{i}", Prover(keys), clock=clock) for i in range(PLANTED)]
+    planted = PlantedSeat(spec, PLANTED, f"s{PLANTED}", Prover(keys), clock=clock, accomplice=dealer)
+    referee = RefereeParty(spec, prover=Prover(keys), **({} if clock is None else {"clock": clock}))
+    tab = Table(referee, dealer, [*seats, planted], TranscriptWriter(path))
     return tab, planted
 
 
@@ -164,3 +176,45 @@ def test_an_opening_before_the_last_commitment_is_refused_offline_with_its_reaso
     # twin: the same prefix without the early opening verifies (a match not yet finished)
     path.write_text("".join(canonical(e) + "\n" for e in tab.writer.events))
     verify_transcript(path)
+
+
+def test_a_seat_that_commits_and_withholds_its_opening_forfeits_after_the_open_deadline(match_keys, seed_secrets,
+                                                                                      tmp_path):
+    """The open deadline runs from the last commitment's stamp for the header's entropy window:
+    the withholding seat forfeits before any card (it places last), and verify agrees."""
+    seed_secrets(2030)
+    clock = Clock()
+    path = tmp_path / "withheld.jsonl"
+    tab, planted = planted_table(match_keys, path, clock)
+    planted.withhold_opening = True
+    tab.start()
+    kinds = [e["action"] for e in tab.writer.events]
+    assert kinds == ["header", "entropy.dealer"] + ["entropy.seat"] * 3 + ["entropy.open"] * 2
+    last_commit = tab.writer.events[4]
+    window = tab.view.header["limits"]["entropy"]
+    clock.t = last_commit["at"] + window
+    assert tab.poll() is None  # not before the open deadline
+    clock.t += 0.5
+    line = tab.poll()
+    assert line["action"] == "entropy.forfeit"
+    assert line["data"] == {"seats": [PLANTED], "since": last_commit["n"], "deadline": last_commit["at"] + window}
+    assert tab.over and "deal" not in [e["action"] for e in tab.writer.events]
+    report = verify_transcript(path)
+    assert report["result"].placements == (1, 1, 2)
+
+
+def test_an_opening_after_the_open_deadline_is_refused(match_keys, seed_secrets):
+    seed_secrets(2031)
+    clock = Clock()
+    tab, planted = planted_table(match_keys, clock=clock)
+    planted.withhold_opening = True
+    tab.start()
+    last_commit = tab.writer.events[4]
+    clock.t = last_commit["at"] + tab.view.header["limits"]["entropy"] + 1
+    planted.withhold_opening = False
+    late = planted.deal_line()
+    assert late["action"] == "entropy.open"
+    before = list(tab.writer.events)
+    with pytest.raises(LateEntropy, match="after the deadline"):
+        tab.referee.receive(late)
+    assert tab.writer.events == before
