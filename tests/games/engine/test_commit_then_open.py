@@ -16,6 +16,7 @@ from typing import Any, Optional
 import pytest
 
 from zkbluff.errors import EarlyOpening, LateEntropy, TranscriptError
+from zkbluff.games.bluffers.moves import Proceed as BluffersProceed
 from zkbluff.games.cheat.moves import Proceed
 from zkbluff.games.cheat.rules import deal_order
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat
@@ -54,7 +55,7 @@ class PlantedSeat(Seat):
             known = {s: o for s, o in (self.accomplice.state or {}).get("seats", {}).items() if "entropy" in o}
             self.known_when_committing = dict(known)
             others = [s for s in self.spec.deal.entropy_seats if s != self.seat]
-            if all(str(s) in known for s in others):
+            if all(str(s) in known for s in others) and self.spec.game == "cheat":
                 self._grind(known)
         return super().deal_line()
 
@@ -83,8 +84,9 @@ class Clock:
         return self.t
 
 
-def planted_table(keys: Any, path: Any = None, clock: Any = None) -> tuple[Table, PlantedSeat]:
-    spec = spec_for("cheat", OPTIONS)
+def planted_table(keys: Any, path: Any = None, clock: Any = None, game: str = "cheat",
+                  options: Optional[dict[str, str]] = None) -> tuple[Table, PlantedSeat]:
+    spec = spec_for(game, options or OPTIONS)
     dealer = Dealer(spec, Prover(keys), clock=clock)
     seats = [Seat(spec, i, f"s{i}", Prover(keys), clock=clock) for i in range(PLANTED)]
     planted = PlantedSeat(spec, PLANTED, f"s{PLANTED}", Prover(keys), clock=clock, accomplice=dealer)
@@ -218,3 +220,19 @@ def test_an_opening_after_the_open_deadline_is_refused(match_keys, seed_secrets)
     with pytest.raises(LateEntropy, match="after the deadline"):
         tab.referee.receive(late)
     assert tab.writer.events == before
+
+
+def test_bluffers_table_card_is_fixed_before_the_dealer_knows_any_seats_entropy(match_keys, seed_secrets):
+    """Bluffers at three seats: the table card of every round comes from the same entropies
+    (``card.deal.v2@deck=3,board=1``); the planted last seat's accomplice knew none of them
+    when it committed (on the old format it knew both honest seats'), and the first ``draw``
+    line comes after every opening."""
+    seed_secrets(2032)
+    tab, planted = planted_table(match_keys, game="bluffers", options={"players": "3"})
+    tab.start()
+    while not any(e["action"] == "draw" for e in tab.writer.events) and not tab.over:
+        tab.move(tab.to_move, BluffersProceed())
+    assert planted.known_when_committing == {}
+    kinds = [e["action"] for e in tab.writer.events]
+    assert kinds[:8] == ["header", "entropy.dealer"] + ["entropy.seat"] * 3 + ["entropy.open"] * 3
+    assert kinds.index("draw") > 7
