@@ -519,7 +519,7 @@ def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_pause
         ref.apply(timeout(at=deadline + 1))
     due = ref.timeout_clock(0, "idle", deadline + 1)
     assert due == {"since": ref.next_line - 1, "limit": "idle", "seconds": idle, "deadline": deadline,
-                   "lastSigned": [3, line_hash(canonical(tab.writer.events[2]))]}  # seat 0's entropy line
+                   "lastSigned": [5, line_hash(canonical(tab.writer.events[4]))]}  # seat 0's entropy opening
     with pytest.raises(EarlyTimeout, match=f"declared at {deadline}, not after its deadline {deadline}"):
         ref.apply(timeout(at=deadline, clock=due))
     with pytest.raises(IllegalMove, match="seat 1 is not the seat to move"):
