@@ -14,6 +14,6 @@ class GrindingDealer(Dealer):
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
         super().receive(event, restoring)
         assert self.view is not None and self.state is not None
-        if event["action"] == "entropy.seat" and self.view.deal_ready:
+        if event["action"] in ("entropy.seat", "entropy.open") and self.view.deal_ready:  # the last opening
             fresh = EntropySecret.fresh()
             self.state = {**self.state, "entropy": str(fresh.entropy), "salt": str(fresh.salt)}

@@ -46,6 +46,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "line.malformed": "a line's data not exactly its action's fields and types (or a proof list of the wrong length)",
     "deal.order": "a deal line out of the commit order (a seat's entropy before the dealer's commitment, twice)",
     "deal.late": "a seat's entropy stamped after the deadline the dealer's commitment set",
+    "deal.open-early": "a seat's entropy opening (sealed to the dealer) before every contributor's commitment is on "
+                       "the transcript: an opening then would let the dealer hand it to a seat still to commit",
     "rules.illegal": "an action the game's rules refuse at that point (out of turn, an illegal claim, a card not held)",
     "commitment.mismatch": "an opening (a reveal, a sealed hand, an entropy) that does not open its commitment",
     "deal.complaint": "a complaint about the dealer that its own evidence does not support",
@@ -179,6 +181,15 @@ class LateEntropy(OutOfOrder):
 
     exit_code = 1
     code = "deal.late"
+
+
+class EarlyOpening(OutOfOrder):
+    """An opening of a committed draw (a seat's sealed entropy) sent before every
+    contributor's commitment is recorded: whoever it reached could pass it to a contributor
+    still to commit, which could then choose its own value (commit, then open)."""
+
+    exit_code = 1
+    code = "deal.open-early"
 
 
 class EarlyTimeout(OutOfOrder):

@@ -46,10 +46,11 @@ def _a_match_waiting_for_a_seat(tmp_path, clock):
     for i, s in enumerate(seats):
         host.seat_join(i, {"type": "seat-join", "join": s.join(), "toDealer": s.to_dealer()})
     host.launch()
-    for s in seats:  # each seat's entropy, a second apart
-        _follow(seats, host.table)
-        clock.now += 1.0
-        host.submit(s.deal_line())
+    for _ in range(2):  # each seat's entropy commitment, then (all committed) its opening, a second apart
+        for s in seats:
+            _follow(seats, host.table)
+            clock.now += 1.0
+            host.submit(s.deal_line())
     _follow(seats, host.table)
     assert host.table.view.deal_ready and host.table.to_move is not None
     return server, host, seats

@@ -173,8 +173,13 @@ def test_a_second_entropy_line_under_the_same_key_is_refused(tmp_path):
     with pytest.raises(OutOfOrder, match="already recorded"):
         host.submit(second)
     assert table.writer.events == before and seats[0].deal_line() is None
-    host.submit(seats[1].deal_line())  # the other seat's entropy: the deal follows
-    assert table.view.deal_ready and table.writer.events[-1]["action"] != "entropy.seat"
+    host.submit(seats[1].deal_line())  # the other seat's entropy: every seat has committed
+    assert not table.view.deal_ready
+    for s in seats:  # then each seat's opening (sealed to the dealer): the deal follows
+        for e in table.writer.events[s.view.next_line - 1:]:
+            s.receive(e)
+        host.submit(s.deal_line())
+    assert table.view.deal_ready and table.writer.events[-1]["action"] not in ("entropy.seat", "entropy.open")
     server.close()
 
 

@@ -676,6 +676,15 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
             c.add(f"a seat's entropy line before the dealer's commitment (lines {d + 1} and {s + 1} swapped, "
                   f"re-chained, each re-signed by its own party)", ["DealOrder"], lines, "invalid", d + 1,
                   "deal.order")
+    if "entropy.open" in kinds and "entropy.seat" in kinds:
+        last, first_open = max(i for i, k in enumerate(kinds) if k == "entropy.seat"), kinds.index("entropy.open")
+        if first_open == last + 1:  # commit, then open: an opening moved before the last commitment
+            swapped = events[:last] + [events[first_open], events[last]] + events[first_open + 1:]
+            lines = rechain(swapped, last, B.key_for)[:first_open + 1] + B.lines[first_open + 1:]
+            c.add(f"a seat's entropy opening before the last seat's commitment (lines {last + 1} and "
+                  f"{first_open + 1} swapped, re-chained, each re-signed by its own party): the dealer could have "
+                  f"handed it to the seat still to commit", ["DealOrder"], lines, "invalid", last + 1,
+                  "deal.open-early")
     return c.tests
 
 

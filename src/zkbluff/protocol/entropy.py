@@ -12,7 +12,14 @@ The order (docs/timeouts-and-complaints.md says what each step rests on):
    the dealer the opening ``(e_i, s_i)`` and the hand key. A seat's entropy after the
    deadline is refused (:class:`LateEntropy`); a seat that has not sent one by then
    forfeits, before any card is dealt. Seats never see each other's entropies (sealed),
-   so no seat can grind either.
+   so no seat can grind either — *provided the dealer opens nothing before every seat has
+   committed*: a dealer that opened each as it arrived could hand the honest entropies to a
+   planted seat still to commit. A match therefore sends the commitment and the sealed
+   opening on two lines (``games/engine/proven_deal.py``: ``entropy.seat``, then, once every
+   seat's is recorded, ``entropy.open``; an earlier opening is refused with
+   :class:`~zkbluff.errors.EarlyOpening`); here a :class:`SeatEntropy` still holds both,
+   and the dealer must call :func:`open_seat_entropy` only once :func:`close_entropy_phase`
+   is complete (docs/fairness-draws.md).
 3. The deal proof (``card.deal.v2``) takes the commitments as public inputs in
    *contributor order*: the dealer first, then the entropy seats in seat order. Every
    seat checks those publics against the recorded commitments

@@ -187,8 +187,10 @@ def test_a_two_seat_match_to_the_end_with_real_proofs(two_seat):
     assert report["complete"] and report["over"] and report["result"] == result
     assert sorted(result.placements) == [1, 2] and sorted(result.scores) == [1, 5]
     kinds = [e["action"] for e in tab.writer.events]
-    # the dealer commits its entropy first, then every seat its own, then the revolver seeds
-    assert kinds[:6] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat", "commit_seed", "commit_seed"]
+    # the dealer commits its entropy first, then every seat its own, then each opens it (sealed to the dealer)
+    # once every seat has committed, then the revolver seeds
+    assert kinds[:8] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat", "entropy.open", "entropy.open",
+                         "commit_seed", "commit_seed"]
     assert kinds[-1] == "end"
     assert kinds.count("draw") == kinds.count("deal") >= 1
     snap = tab.rules.public_state()
@@ -390,12 +392,12 @@ def test_cli_demo_rules_and_verify(tmp_path):
     res = CliRunner().invoke(main, ["transcript", "verify", str(out)])
     assert res.exit_code == 0 and "OK: bluffers (players 2)" in res.output
     lines = out.read_text().splitlines()
-    bad = json.loads(lines[4])
-    assert bad["action"] == "commit_seed"  # after the dealer's and both seats' entropy lines
+    bad = json.loads(lines[6])
+    assert bad["action"] == "commit_seed"  # after the dealer's and both seats' entropy lines and openings
     bad["data"] = {"commitment": 5}
-    (tmp_path / "bad.jsonl").write_text("\n".join(lines[:4] + [json.dumps(bad)]) + "\n")
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines[:6] + [json.dumps(bad)]) + "\n")
     res = CliRunner().invoke(main, ["transcript", "verify", str(tmp_path / "bad.jsonl")])
-    assert res.exit_code in (1, 2) and "line 5" in res.output
+    assert res.exit_code in (1, 2) and "line 7" in res.output
     res = CliRunner().invoke(main, ["rules", "bluffers"])
     assert res.exit_code == 0 and "Calls bluff" in res.output and "2 to 4 players" in res.output
     res = CliRunner().invoke(main, ["demo", "bluffers", "--players", "5", "--out", str(tmp_path / "x.jsonl")])

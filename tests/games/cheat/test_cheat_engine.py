@@ -52,11 +52,12 @@ def test_a_whole_table_to_the_end_with_real_proofs(n, tmp_path, seed_secrets):
     assert tab.over and tab.view.complete
     ks = kinds(tab)
     assert ks[1] == "entropy.dealer" and ks[2:2 + n] == ["entropy.seat"] * n  # the dealer commits first
+    assert ks[2 + n:2 + 2 * n] == ["entropy.open"] * n  # then every seat opens, after the last commitment
     # the seeded entropy fixes the deal: this table has a window nobody calls, a call, and a
     # call that catches a lie (a pick_up), so every kind of line is checked below
     assert ks.count("deal") == 3 and "close_window" in ks and "call" in ks and "pick_up" in ks
-    # every line after the header, the dealer's and seats' entropies and the first deal was checked
-    assert len(checks) == len(ks) - (1 + 1 + n + 1) and checks[0] == n + 4
+    # every line after the header, the dealer's and seats' entropies and openings and the first deal was checked
+    assert len(checks) == len(ks) - (1 + 1 + 2 * n + 1) and checks[0] == 2 * n + 4
     s = tab.rules.s
     assert len(s.hand_penalties) == 3 and sum(x == 0 for x in s.hand_penalties[0]) >= 1
     report = verify_transcript(path)
@@ -401,8 +402,8 @@ def test_the_dealer_commits_first_and_a_malformed_entropy_line_is_refused():
     assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer"] and not tab.view.deal_ready
     seat = tab.seats[0]
     kind, good = spec.deal.seat_line(seat.deal_secrets, 0, tab.view.ledger, tab.match_id, 0.0)
-    assert kind == "entropy.seat" and set(good) == {"commitment", "handKeyCommitment", "sealed", "channelKey",
-                                                    "pileKey"}
+    assert kind == "entropy.seat" and set(good) == {"commitment", "handKeyCommitment", "channelKey",
+                                                    "pileKey"}  # no opening: it comes after every commitment
     at = tab.view.next_line
     for bad, why in (({"commitment": str(r)}, "field element"), ({"pileKey": "zz" * 32}, "64 lowercase hex"),
                      ({"commitment": "-1"}, "decimal string")):

@@ -76,7 +76,8 @@ def deal_line(tab, inputs=None, action=None):
 @pytest.fixture(scope="module")
 def classic_paused(match_keys):
     tab = paused_table(CLASSIC, match_keys)
-    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat"]
+    assert [e["action"] for e in tab.writer.events] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat",
+                                                         "entropy.open", "entropy.open"]  # commit, then open
     return tab
 
 
@@ -192,8 +193,8 @@ def test_each_seats_entropy_line_is_checked_on_its_own(entropy_paused):
         (0, lambda d: d.update(commitment="12x"), MalformedInput, "'commitment' must be a decimal string"),
         (0, lambda d: d.update(handKeyCommitment="ab"), MalformedInput, "'handKeyCommitment' must be 64"),
         (0, lambda d: d.update(channelKey="AB" * 32), MalformedInput, "'channelKey' must be 64 lowercase hex"),
-        (0, lambda d: d.update(sealed=""), MalformedInput, "'sealed' must be"),
-        (0, lambda d: d.pop("sealed"), MalformedInput, "entropy.seat: fields"),
+        (0, lambda d: d.update(sealed="ab"), MalformedInput, "entropy.seat: fields"),  # no opening beside it
+        (0, lambda d: d.pop("channelKey"), MalformedInput, "entropy.seat: fields"),
     ]
     for seat, change, err, match in cases:
         ref = replay(tab)
@@ -206,7 +207,7 @@ def test_each_seats_entropy_line_is_checked_on_its_own(entropy_paused):
         second = tab.seats[0]._line(0, "entropy.seat", seat_line(tab, 0)["data"])
         ref.apply(sign_line(tab.seats[0].key, {**second, "n": 4, "prev": ref.head}))
     ref.apply(sign_line(tab.seats[1].key, {**seat_line(tab, 1), "n": 4, "prev": ref.head}))
-    assert sorted(ref.ledger.deal.seats) == [0, 1] and ref.deal_ready
+    assert sorted(ref.ledger.deal.seats) == [0, 1] and not ref.deal_ready  # committed; the openings are owed
 
 
 def test_a_seats_entropy_line_in_another_seats_name_is_refused(entropy_paused):
@@ -518,7 +519,7 @@ def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_pause
         ref.apply(timeout(at=deadline + 1))
     due = ref.timeout_clock(0, "idle", deadline + 1)
     assert due == {"since": ref.next_line - 1, "limit": "idle", "seconds": idle, "deadline": deadline,
-                   "lastSigned": [3, line_hash(canonical(tab.writer.events[2]))]}  # seat 0's entropy line
+                   "lastSigned": [5, line_hash(canonical(tab.writer.events[4]))]}  # seat 0's entropy opening
     with pytest.raises(EarlyTimeout, match=f"declared at {deadline}, not after its deadline {deadline}"):
         ref.apply(timeout(at=deadline, clock=due))
     with pytest.raises(IllegalMove, match="seat 1 is not the seat to move"):

@@ -137,8 +137,9 @@ def test_a_three_seat_game_with_a_separate_dealer_deals_in_proof(show, match_key
     path = tmp_path / "m.jsonl"
     tab = open_match(ShowSpec.game, transcript=path, key_folder=match_keys)
     events = [json.loads(x) for x in path.read_text().splitlines()]
-    assert [e["action"] for e in events][:6] == ["header", "entropy.dealer"] + ["entropy.seat"] * 3 + ["deal"]
-    pub = dict(zip(tab.spec.deal.statement.public, map(int, events[5]["proofs"][0]["public"])))
+    assert [e["action"] for e in events][:9] == ["header", "entropy.dealer"] + ["entropy.seat"] * 3 + \
+        ["entropy.open"] * 3 + ["deal"]  # commit, then open: every commitment before any opening
+    pub = dict(zip(tab.spec.deal.statement.public, map(int, events[8]["proofs"][0]["public"])))
     assert [pub[f"entropy{k}_commitment"] for k in range(4)] == \
         [int(events[1]["data"]["commitment"])] + [int(e["data"]["commitment"]) for e in events[2:5]]
     hands = [s.private["hand"] for s in tab.seats]
@@ -149,5 +150,5 @@ def test_a_three_seat_game_with_a_separate_dealer_deals_in_proof(show, match_key
     assert report["complete"] and report["proofs"] == 1 and '"reveal"' not in path.read_text()
     # the negative twin: each seat's own check of the proof's entropy input
     with pytest.raises(IllegalMove, match="entropy2_commitment"):
-        tab.spec.deal.seat_open(tab.seats[1].deal_secrets, 1, tab.match_id, 6, events[5]["data"]["sealed_hands"][1],
+        tab.spec.deal.seat_open(tab.seats[1].deal_secrets, 1, tab.match_id, 9, events[8]["data"]["sealed_hands"][1],
                                 {**pub, "entropy2_commitment": pub["entropy2_commitment"] + 1})

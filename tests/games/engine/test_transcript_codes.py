@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from zkbluff.cli import main
 from zkbluff.errors import (
-    TRANSCRIPT_CODES, CommitmentMismatch, DealerAtFault, EarlyTimeout, IllegalMove, InvalidProof, LateEntropy,
-    MalformedInput, OutOfOrder, TranscriptError, UnfoundedComplaint, UntrustedKey,
+    TRANSCRIPT_CODES, CommitmentMismatch, DealerAtFault, EarlyOpening, EarlyTimeout, IllegalMove, InvalidProof,
+    LateEntropy, MalformedInput, OutOfOrder, TranscriptError, UnfoundedComplaint, UntrustedKey,
 )
 from zkbluff.protocol.signing import InvalidSignature
 from zkbluff.protocol.transcript import GENESIS, canonical, line_hash, parse_chain, secret_fields
@@ -60,7 +60,7 @@ def test_secret_names_are_the_protocols_and_the_statements_private_inputs():
 
 def test_the_typed_errors_carry_a_default_code_and_a_raise_site_may_name_a_finer_one():
     defaults = {IllegalMove: "rules.illegal", CommitmentMismatch: "commitment.mismatch", OutOfOrder: "deal.order",
-                LateEntropy: "deal.late", EarlyTimeout: "timeout.early", UnfoundedComplaint: "deal.complaint",
+                LateEntropy: "deal.late", EarlyOpening: "deal.open-early", EarlyTimeout: "timeout.early", UnfoundedComplaint: "deal.complaint",
                 InvalidProof: "proof.invalid", InvalidSignature: "line.signature", DealerAtFault: "deal.fault"}
     for cls, code in defaults.items():
         assert cls("x").code == code and code in TRANSCRIPT_CODES

@@ -162,8 +162,10 @@ def test_a_finished_transcript_holds_no_secret_and_verifies_from_the_proofs_alon
         rec.take(tab)
     events = [json.loads(x) for x in path.read_text().splitlines()]
     kinds = [e["action"] for e in events]
-    # the commit order: the dealer's commitment first, then each seat's, then the first deal
-    assert kinds[:5] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat", "deal"]
+    # the commit order: the dealer's commitment first, then each seat's, then each seat's opening (sealed to
+    # the dealer, after the last commitment), then the first deal
+    assert kinds[:7] == ["header", "entropy.dealer", "entropy.seat", "entropy.seat", "entropy.open", "entropy.open",
+                         "deal"]
     assert kinds[-1] == "end" and "reveal" not in kinds
     checked = scan(path, rec)
     assert checked >= 12
@@ -353,7 +355,7 @@ def test_a_dealer_who_never_sends_a_hand_is_at_fault(match_keys, tmp_path):
     clock = Clock()
     path = tmp_path / "m.jsonl"
     tab = make_table(match_keys, clock=clock, limits=TimeLimits(deal=20), dealer_cls=SilentDealer, path=path)
-    assert tab.writer.events[-1]["action"] == "entropy.seat" and not tab.over
+    assert tab.writer.events[-1]["action"] == "entropy.open" and not tab.over
     clock.t += 20
     assert tab.poll() is None  # not before its deadline
     clock.t += 0.5

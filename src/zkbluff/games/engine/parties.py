@@ -214,6 +214,11 @@ class Seat(_Party):
                 self.view = None
                 raise CommitmentMismatch(f"seat {self.seat}: the header is for {got[0]} {got[1]}; this seat joined "
                                          f"{joined[0]} {joined[1]}")
+            try:  # its own commitments in the header's deal, as it sent them (commit, then open)
+                self.spec.deal.check_seat_header(self.view.header.get("deal"), self.seat, self.deal_secrets)
+            except CommitmentMismatch:
+                self.view = None
+                raise
             return
         if restoring:
             return

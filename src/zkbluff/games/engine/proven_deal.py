@@ -10,12 +10,19 @@ match. The order is written in the transcript, before any card is dealt:
    dealer does not choose how long the seats get).
 2. ``entropy.seat`` (each seat's own line, stamped by the deadline): its commitment
    ``Poseidon(e_i, s_i)`` (null for the dealer's own seat, which contributes no entropy),
-   the SHA-256 commitment of a fresh *hand key*, its X25519 channel key, and sealed to the
-   dealer (AES-256-GCM under the X25519 channel key, bound to the match and the dealer's
-   line) the opening and the hand key. Refused before the dealer's line (``OutOfOrder``)
-   and after the deadline (``LateEntropy``).
-3. ``entropy.forfeit`` (the referee's line, after the deadline): the seats that sent
-   nothing forfeit before any card is dealt; the match ends.
+   the SHA-256 commitment of a fresh *hand key* and its X25519 channel key; no opening.
+   Refused before the dealer's line (``OutOfOrder``) and after the deadline (``LateEntropy``).
+3. ``entropy.open`` (each seat's own line, once *every* seat's ``entropy.seat`` is recorded,
+   stamped by the open deadline: the last commitment's stamp plus the same window): sealed to
+   the dealer (AES-256-GCM under the X25519 channel key, bound to the match and the dealer's
+   line) the opening and the hand key. An opening before the last commitment is refused
+   (:class:`~zkbluff.errors.EarlyOpening`, ``deal.open-early``): sent then, the dealer could
+   hand the honest seats' entropies to a planted seat still to commit, which would re-draw its
+   own until it is dealt a hand it chose. Commit, then open: when the first opening is sent
+   every entropy is already fixed (docs/fairness-draws.md says who can learn what, when).
+4. ``entropy.forfeit`` (the referee's line, after a deadline): the seats that sent no
+   commitment (or, after all committed, no opening) forfeit before any card is dealt; the
+   match ends.
 
 Then each deal action (any action with a ``sealed_hands`` field) carries a ``card.deal.v2``
 proof whose publics the table pins: ``entropy{k}_commitment`` (contributor 0 the dealer,
@@ -64,7 +71,8 @@ from typing import Any, ClassVar, Mapping, Optional, Sequence
 from Crypto.PublicKey import ECC
 
 from zkbluff.errors import (
-    CommitmentMismatch, EarlyTimeout, IllegalMove, LateEntropy, MalformedInput, OutOfOrder, UnfoundedComplaint,
+    CommitmentMismatch, EarlyOpening, EarlyTimeout, IllegalMove, LateEntropy, MalformedInput, OutOfOrder,
+    UnfoundedComplaint,
 )
 from zkbluff.games.engine.rules import Result
 from zkbluff.games.engine.spec import DealScheme, ProofDemand, Role
@@ -84,6 +92,7 @@ TRUST = ("zk dealer: the house deals and could see every hand, but cannot choose
 
 DEALER_LINE, SEAT_LINE, FORFEIT_LINE, COMPLAINT_LINE = "entropy.dealer", "entropy.seat", "entropy.forfeit", "complaint"
 DEAL_TIMEOUT_LINE = "deal.timeout"
+OPEN_LINE = "entropy.open"
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,7 @@ class DealPublic:
 
     dealer: Optional[dict[str, Any]] = None  # {"line", "at", "commitment", "deadline", "channelKey"}
     seats: Mapping[int, dict[str, Any]] = field(default_factory=dict)  # seat -> {"line", "at", "commitment", ...}
+    opened: Mapping[int, dict[str, Any]] = field(default_factory=dict)  # seat -> {"line", "at", "sealed"}
     forfeited: tuple[int, ...] = ()
     deals: tuple[DealtHands, ...] = ()
     fault: Optional[str] = None
@@ -176,12 +186,14 @@ class ProvenDeal(DealScheme):
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
     line_roles: ClassVar[Mapping[str, Role]] = {DEALER_LINE: Role.DEALER, SEAT_LINE: Role.SEAT,
-                                                FORFEIT_LINE: Role.REFEREE, COMPLAINT_LINE: Role.SEAT,
+                                                OPEN_LINE: Role.SEAT, FORFEIT_LINE: Role.REFEREE,
+                                                COMPLAINT_LINE: Role.SEAT,
                                                 DEAL_TIMEOUT_LINE: Role.REFEREE}
     #: the data fields of each of the deal's own lines (exactly these)
     line_fields: Mapping[str, frozenset[str]] = {
         DEALER_LINE: frozenset({"commitment", "deadline", "channelKey"}),
-        SEAT_LINE: frozenset({"commitment", "handKeyCommitment", "sealed", "channelKey"}),
+        SEAT_LINE: frozenset({"commitment", "handKeyCommitment", "channelKey"}),
+        OPEN_LINE: frozenset({"sealed"}),
         FORFEIT_LINE: frozenset({"seats", "since", "deadline"}),
         COMPLAINT_LINE: frozenset({"line", "sealed", "handKey"}),
         DEAL_TIMEOUT_LINE: frozenset({"since", "deadline"})}
@@ -273,27 +285,31 @@ class ProvenDeal(DealScheme):
 
     def seat_line(self, secrets: Mapping[str, Any], seat: int, ledger: Any, match_id: str,
                   at: float) -> Optional[tuple[str, dict[str, Any]]]:
-        """The seat's ``entropy.seat`` line once the dealer's commitment is recorded and
-        before the seat sent one; None otherwise."""
+        """The seat's ``entropy.seat`` line (its commitments, no opening) once the dealer's
+        commitment is recorded and before the seat sent one; its ``entropy.open`` line (the
+        opening sealed to the dealer) once *every* seat's commitment is recorded, never
+        before; None otherwise."""
         pub: DealPublic = ledger.deal
-        if pub.dealer is None or seat in pub.seats or pub.forfeited or pub.fault:
+        if pub.dealer is None or pub.forfeited or pub.fault:
             return None
-        d = pub.dealer
-        own_x = x25519_from_seed(secrets["x25519"])
-        key = channel_key(own_x, bytes.fromhex(d["channelKey"]), match_id, seat)
         hand_key = bytes.fromhex(secrets["handKey"])
-        commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
+        if seat not in pub.seats:
+            own = None if seat == self.dealer_seat else str(self._own(secrets).commitment)
+            data: dict[str, Any] = {"commitment": own, "handKeyCommitment": hand_key_commitment(hand_key),
+                                    "channelKey": x25519_public(secrets["x25519"])}
+            for name in self.seat_keys:
+                data[f"{name}Key"] = x25519_public(secrets[f"{name}X25519"])
+            return SEAT_LINE, data
+        if not self.committed(pub) or seat in pub.opened:
+            return None  # commit, then open: nothing leaves this seat before the last commitment
+        d = pub.dealer
+        key = channel_key(x25519_from_seed(secrets["x25519"]), bytes.fromhex(d["channelKey"]), match_id, seat)
         if seat == self.dealer_seat:  # the dealer's own seat: a hand key, no entropy
             sealed = seal(key, match_id, d["line"], {"handKey": hand_key.hex()})
-            data = {"commitment": None, "handKeyCommitment": hand_key_commitment(hand_key), "sealed": sealed}
         else:
-            msg = seat_entropy(seat, self._own(secrets), hand_key, key, match_id, commit_line, at)
-            data = {"commitment": str(msg.commitment), "handKeyCommitment": msg.hand_key_commitment,
-                    "sealed": msg.sealed}
-        data["channelKey"] = x25519_public(secrets["x25519"])
-        for name in self.seat_keys:
-            data[f"{name}Key"] = x25519_public(secrets[f"{name}X25519"])
-        return SEAT_LINE, data
+            commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
+            sealed = seat_entropy(seat, self._own(secrets), hand_key, key, match_id, commit_line, at).sealed
+        return OPEN_LINE, {"sealed": sealed}
 
     def seat_open(self, secrets: Mapping[str, Any], seat: int, match_id: str, line: int, sealed: str,
                   publics: Mapping[str, int], hand: Optional[int] = None) -> tuple[int, int]:
@@ -337,11 +353,12 @@ class ProvenDeal(DealScheme):
                              "channelKey": x25519_public(dealer["x25519"])}
 
     def dealer_receive(self, dealer: dict[str, Any], ledger: Any, event: Mapping[str, Any]) -> dict[str, Any]:
-        """The dealer opens a seat's sealed entropy (and hand key) from its recorded line."""
-        if event.get("action") != SEAT_LINE:
+        """The dealer opens a seat's sealed entropy (and hand key) from its recorded
+        ``entropy.open`` line (the table records none before every commitment)."""
+        if event.get("action") != OPEN_LINE:
             return dealer
         seat = event["seat"]
-        rec = ledger.deal.seats[seat]
+        rec = {**ledger.deal.seats[seat], "sealed": ledger.deal.opened[seat]["sealed"]}
         d = ledger.deal.dealer
         key = channel_key(x25519_from_seed(dealer["x25519"]), bytes.fromhex(rec["channelKey"]), dealer["matchId"], seat)
         if seat == self.dealer_seat:
@@ -385,10 +402,21 @@ class ProvenDeal(DealScheme):
         return masks, board, inputs, sealed
 
     # ---------------------------------------------------------------- the table (referee side)
+    def committed(self, pub: DealPublic) -> bool:
+        """Every seat's ``entropy.seat`` (its commitment) is recorded: openings may come."""
+        return pub.dealer is not None and len(pub.seats) == self.n_seats
+
+    def open_due(self, pub: DealPublic, header: Mapping[str, Any]) -> tuple[int, float]:
+        """``(line, deadline)`` of the openings: from the last commitment's line, its stamp
+        plus the header's entropy window (every seat gets the whole window to open)."""
+        last = max(pub.seats.values(), key=lambda rec: rec["line"])
+        return last["line"], float(last["at"]) + entropy_window(header)
+
     def ready(self, ledger: Any) -> bool:
-        """Every seat's entropy line is recorded, nobody forfeited, no fault: cards may be dealt."""
+        """Every seat's commitment and then its opening is recorded, nobody forfeited, no
+        fault: cards may be dealt."""
         pub: DealPublic = ledger.deal
-        return pub.dealer is not None and len(pub.seats) == self.n_seats and not pub.forfeited and not pub.fault
+        return self.committed(pub) and len(pub.opened) == self.n_seats and not pub.forfeited and not pub.fault
 
     def demand(self, ledger: Any, round_no: int, board: int, sealed_hands: tuple[str, ...],
                shape: Optional[DealShape] = None, seats: Optional[tuple[int, ...]] = None) -> ProofDemand:
@@ -462,25 +490,41 @@ class ProvenDeal(DealScheme):
                                                       if seat == self.dealer_seat else "an entropy commitment is due"))
             rec = {"line": n, "at": at, "commitment": commitment,
                    "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
-                   "sealed": _hex(d, "sealed", "entropy.seat"), "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
+                   "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
             for name in self.seat_keys:
                 rec[f"{name}Key"] = _hex(d, f"{name}Key", "entropy.seat", 32)
             ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
+        elif kind == OPEN_LINE:
+            assert seat is not None
+            d = _fields(data, self.line_fields[OPEN_LINE], "entropy.open")
+            at = stamp(event, "entropy.open")
+            sealed = _hex(d, "sealed", "entropy.open")
+            if seat not in pub.seats:
+                raise EarlyOpening(f"seat {seat}: an opening before its own commitment (entropy.seat) is refused")
+            if not self.committed(pub):
+                waiting = [s for s in range(self.n_seats) if s not in pub.seats]
+                raise EarlyOpening(f"seat {seat}: an opening before every commitment is refused (seats {waiting} "
+                                   "have not committed; whoever saw it could hand it to one of them)")
+            if seat in pub.opened:
+                raise OutOfOrder(f"seat {seat}: its opening is already recorded (line {pub.opened[seat]['line']})")
+            deadline = self.open_due(pub, header)[1]
+            if at > deadline:
+                raise LateEntropy(f"seat {seat}: opening stamped {at}, after the deadline {deadline}")
+            ledger.deal = replace(pub, opened={**pub.opened, seat: {"line": n, "at": at, "sealed": sealed}})
         elif kind == FORFEIT_LINE:
             d = _fields(data, self.line_fields[FORFEIT_LINE], "entropy.forfeit")
             at = stamp(event, "entropy.forfeit")
             if pub.dealer is None:
                 raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
-            missing = [s for s in range(self.n_seats) if s not in pub.seats]
-            if d["since"] != pub.dealer["line"] or d["deadline"] != pub.dealer["deadline"]:
+            since, deadline, missing = self._forfeit_due(pub, header)
+            if d["since"] != since or d["deadline"] != deadline:
                 raise MalformedInput(f"entropy.forfeit: it relies on line {d['since']!r} and deadline "
-                                     f"{d['deadline']!r}; the dealer's commitment is line {pub.dealer['line']} "
-                                     f"with deadline {pub.dealer['deadline']}")
-            if at <= pub.dealer["deadline"]:
-                raise EarlyTimeout(f"entropy.forfeit: declared at {at}, not after the deadline {pub.dealer['deadline']}")
+                                     f"{d['deadline']!r}; the transcript gives line {since} with deadline {deadline}")
+            if at <= deadline:
+                raise EarlyTimeout(f"entropy.forfeit: declared at {at}, not after the deadline {deadline}")
             if not missing or d["seats"] != missing:
                 raise IllegalMove(f"entropy.forfeit: names seats {d['seats']!r}; the seats without an entropy line "
-                                  f"are {missing}")
+                                  f"(or, once all committed, an opening) are {missing}")
             ledger.deal = replace(pub, forfeited=tuple(missing))
         elif kind == COMPLAINT_LINE:
             assert seat is not None
@@ -514,6 +558,17 @@ class ProvenDeal(DealScheme):
             ledger.deal = replace(pub, fault=f"{what} by the deadline {due[1]}", fault_line=n)
         else:  # pragma: no cover - the referee only routes this scheme's kinds here
             raise MalformedInput(f"unknown deal line {kind!r}")
+
+    def _forfeit_due(self, pub: DealPublic, header: Mapping[str, Any]) -> tuple[int, float, list[int]]:
+        """``(since, deadline, seats)`` of the entropy phase's forfeit: the dealer's line and
+        deadline and the seats with no commitment; once all committed, the last commitment's
+        line, the open deadline and the seats with no opening."""
+        assert pub.dealer is not None
+        if not self.committed(pub):
+            return (pub.dealer["line"], float(pub.dealer["deadline"]),
+                    [s for s in range(self.n_seats) if s not in pub.seats])
+        since, deadline = self.open_due(pub, header)
+        return since, deadline, [s for s in range(self.n_seats) if s not in pub.opened]
 
     def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
         """The match's end decided by the deal: a forfeit in the entropy phase (the seats
@@ -553,7 +608,7 @@ class ProvenDeal(DealScheme):
         if pub.forfeited or pub.fault:
             return None
         if pub.dealer is not None and not self.ready(view.ledger):
-            return float(pub.dealer["deadline"])
+            return self._forfeit_due(pub, view.header)[1]
         due = self.dealer_due(view)
         return None if due is None else due[1]
 
@@ -565,8 +620,8 @@ class ProvenDeal(DealScheme):
         if deadline is None or now <= deadline:
             return None
         if pub.dealer is not None and not self.ready(view.ledger):
-            return FORFEIT_LINE, {"seats": [s for s in range(self.n_seats) if s not in pub.seats],
-                                  "since": pub.dealer["line"], "deadline": deadline}
+            since, _, missing = self._forfeit_due(pub, view.header)
+            return FORFEIT_LINE, {"seats": missing, "since": since, "deadline": deadline}
         due = self.dealer_due(view)
         assert due is not None
         return DEAL_TIMEOUT_LINE, {"since": due[0], "deadline": due[1]}
@@ -578,8 +633,10 @@ def describe_line(kind: str, data: Mapping[str, Any], who: str, names: Sequence[
     if kind == DEALER_LINE:
         return "The dealer commits to its entropy first (it cannot re-draw it later)."
     if kind == SEAT_LINE:
-        return (f"{who} commits to its entropy, sealed to the dealer." if data.get("commitment") is not None
-                else f"{who} sends its hand key (the dealer's seat).")
+        return (f"{who} commits to its entropy." if data.get("commitment") is not None
+                else f"{who} commits to its hand key (the dealer's seat).")
+    if kind == OPEN_LINE:
+        return f"{who} opens its commitment to the dealer (sealed), now that every seat has committed."
     if kind == FORFEIT_LINE:
         return f"{', '.join(names[s] for s in data['seats'])} sent no entropy in time: forfeit before any card."
     if kind == COMPLAINT_LINE:
@@ -609,6 +666,6 @@ def starting_draw(ledger: Any, modulus: int) -> int:
     return int.from_bytes(digest, "big") % modulus
 
 
-__all__ = ["ProvenDeal", "DealPublic", "DealShape", "DealtHands", "SCHEME", "TRUST", "starting_draw", "entropy_window",
+__all__ = ["ProvenDeal", "DealPublic", "DealShape", "DealtHands", "SCHEME", "OPEN_LINE", "TRUST", "starting_draw", "entropy_window",
            "describe_line", "x25519_from_seed", "x25519_public",
            "UnfoundedComplaint"]

@@ -145,6 +145,11 @@ class DealScheme(ABC):
     def check_header(self, deal: Any, n_seats: int) -> None:
         """Raise :class:`MalformedInput` unless ``deal`` is a well-formed header ``deal``."""
 
+    def check_seat_header(self, deal: Any, seat: int, secrets: Mapping[str, Any]) -> None:
+        """A seat's own check of the header's ``deal`` on receipt: what it committed to in its
+        join is there as its own (raise :class:`~zkbluff.errors.CommitmentMismatch` if not), so
+        the header the house signed stands for the seat's commitment. Nothing by default."""
+
     def closing_data(self, dealer: Mapping[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import secrets as pysecrets
 from typing import Any, ClassVar, Mapping, Optional
 
-from zkbluff.errors import IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
 from zkbluff.games.mind_bluff import text
@@ -71,6 +71,13 @@ class DrawCommitments(DealScheme):
 
     def check_header(self, deal: Any, n_seats: int) -> None:
         self.commitments(deal, n_seats)
+
+    def check_seat_header(self, deal: Any, seat: int, secrets: Mapping[str, Any]) -> None:
+        """The header lists this seat's own draw commitment (commit, then open: a referee
+        that wrote another would make the seat's true reveal fail and time it out)."""
+        if self.commitments(deal, len(deal["entropyCommitments"]))[seat] != commit_entropy(secrets["entropy"]):
+            raise CommitmentMismatch(f"seat {seat}: the header's draw commitment for this seat is not the one "
+                                     "it sent in its join")
 
     def observe(self, ledger: Any, line: int, action: Action, publics: list[dict[str, int]]) -> None:
         """An accepted seal answer (its key opened the box to the commitment: the referee's

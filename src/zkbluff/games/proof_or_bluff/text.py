@@ -175,8 +175,10 @@ class _Text:
         if kind == "entropy.dealer":
             return "the dealer commits to its entropy (first: it cannot re-draw it later)"
         if kind == "entropy.seat":
-            return (f"{verb(who, 'commits')} to its entropy, sealed to the dealer" if d.get("commitment") is not None
-                    else f"{verb(who, 'sends')} its hand key (the dealer's seat)")
+            return (f"{verb(who, 'commits')} to its entropy" if d.get("commitment") is not None
+                    else f"{verb(who, 'commits')} to its hand key (the dealer's seat)")
+        if kind == "entropy.open":
+            return f"{verb(who, 'opens')} its commitment to the dealer (sealed), after every seat committed"
         if kind == "entropy.forfeit":
             return f"seat(s) {', '.join(names[s] for s in d['seats'])} sent no entropy in time: forfeit"
         if kind == "complaint":
