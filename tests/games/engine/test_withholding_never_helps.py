@@ -67,7 +67,7 @@ def test_attack_last_seat_withholds_a_firing_share_to_save_the_puller():
     assert snap.alive == (False, False, True) and r.over
     res = r.result()
     assert res.placements == (3, 2, 1) and res.scores == (0, 4, 8)
-    assert "seat 0 forfeited" in res.reason and "share" in res.reason
+    assert "seat 0 forfeited" in res.reason
 
 
 def test_twin_the_last_share_given_fires_or_clicks_as_the_shares_say():
@@ -97,6 +97,16 @@ def test_a_middle_share_withheld_fires_too_and_the_puller_withholding_only_forfe
     check_invariants(snap)
     assert snap.fired == (False,) * 3 and snap.forfeited == (False, True, False) and snap.places[1] == 3
     assert r.result() is None and snap.phase == Phase.DEAL
+
+
+def test_a_withheld_share_with_only_the_puller_left_standing_gives_the_puller_the_win():
+    r = _to_pull(2)                                   # seat 1 pulls, seat 0 gives the last share
+    r.apply(1, Share(3))
+    r.apply(NO_SEAT, Forfeit(0))
+    snap = r.public_state()
+    check_invariants(snap)
+    assert r.over and snap.fired == (False, False) and r.result().placements == (2, 1)
+    assert r.result().scores == (0, 5)
 
 
 # ---------------------------------------------------------------- (b) a silent dealer with no seat
