@@ -81,7 +81,8 @@ player starts it.
   over when called, your share of a pull: only your own device can prove these), after
   the table's limit (ten minutes for the card played after your 30 seconds, a minute for
   the rest, unless the table says otherwise) you are out of the match with no points;
-  the round is void and a new one is dealt to the others.
+  the round is void and a new one is dealt to the others. If what you did not send was your
+  share of someone else's pull, that pull fires: staying silent never saves the puller.
 
 ## Winning and points
 
