@@ -118,12 +118,12 @@ def _referee_view(spec, rules, deal) -> SimpleNamespace:
 def test_attack_cheat_dealer_silent_while_its_side_trails_keeps_the_leaders_win():
     spec = CheatSpec({"players": "3", "hands": "3"})
     rules = spec.new_rules()
-    rules.penalties = [0, 7, 12]                      # after a hand: seat 0 leads
+    rules.game.penalties = [0, 7, 12]                      # after a hand: seat 0 leads
     view = _referee_view(spec, rules, DealPublic(fault="no deal (no hand sent) by the deadline 50.0", fault_line=9))
     res = Referee._deal_outcome(view)  # type: ignore[arg-type]
     assert res is not None and res.placements == (1, 2, 3) and "dealer is at fault" in res.reason
     # the twin: level scores stay level
-    rules.penalties = [5, 5, 5]
+    rules.game.penalties = [5, 5, 5]
     assert Referee._deal_outcome(view).placements == (1, 1, 1)  # type: ignore[union-attr]
 
 

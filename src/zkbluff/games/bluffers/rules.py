@@ -300,6 +300,11 @@ class BluffersRules(Rules):
         return Result(placements=places, scores=scores, reason=reason)
 
     # ---- helpers every party may use
+    def standing_places(self) -> Optional[tuple[int, ...]]:
+        """A knocked-out (or forfeited) seat keeps its settled place; every seat still
+        standing shares place 1."""
+        return tuple(1 if p is None else p for p in self.s.places)
+
     def standing(self) -> list[int]:
         return [i for i in range(self.s.n) if self.s.alive[i]]
 
