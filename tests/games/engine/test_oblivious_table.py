@@ -506,8 +506,9 @@ def test_attack_the_engine_dealer_goes_silent_while_the_house_trails_and_the_lea
     result = tab.view.result()
     assert result.placements == (1, 2) and "standing" in result.reason
     assert tab.writer.events[-1]["action"] == "end" and tab.writer.events[-1]["data"]["placements"] == [1, 2]
-    with pytest.raises(DealerAtFault):
+    with pytest.raises(DealerAtFault) as fault:
         verify_transcript(path)                                  # the dealer at fault, the end line agreed
+    assert fault.value.result == result
     events = events_of(path)
     draw = json.loads(json.dumps(events))
     draw[-1]["data"]["placements"] = [1, 1]

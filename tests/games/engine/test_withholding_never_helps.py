@@ -151,3 +151,20 @@ def test_attack_oblivious_engine_dealer_silent_while_the_house_trails():
     # the twin: a seat at fault still places last, whatever the score
     view.ledger.deal = ObliviousPublic(fault="no choose line", fault_line=30, fault_seat=0)
     assert Referee._deal_outcome(view).placements == (2, 1)  # type: ignore[union-attr]
+
+
+def test_no_share_is_opened_before_every_seed_is_committed():
+    import pytest
+
+    from zkbluff.errors import IllegalMove
+
+    r = TableRules(3)
+    r.apply(0, CommitSeed(1000))
+    r.apply(1, CommitSeed(1001))
+    before = r.public_state()
+    for seat in range(3):
+        with pytest.raises(IllegalMove):
+            r.apply(seat, Share(5))                   # seat 2's commitment is not yet on the table
+    assert r.public_state() == before
+    r.apply(2, CommitSeed(1002))
+    assert r.s.phase == Phase.DEAL and all(c is not None for c in r.s.seed_commitments)
