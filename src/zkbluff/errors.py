@@ -269,10 +269,14 @@ class UntrustedKey(ZkbluffError):
 
 class DealerAtFault(TranscriptError):
     """A transcript whose complaint line a verifier upheld: the dealer sent a seat a hand
-    that does not open its proven commitment. ``line`` is the complaint's line (exit 1)."""
+    that does not open its proven commitment. ``line`` is the complaint's line (exit 1).
+    ``result``: the match's result as the rules and the deal give it (the one its ``end``
+    line states; for a dealer that holds no seat, the standing at the fault), set by the
+    offline verifier."""
 
     exit_code = 1
     code = "deal.fault"
+    result: object = None
 
 
 class ForkedMatch(TranscriptError):

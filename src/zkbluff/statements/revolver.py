@@ -30,10 +30,13 @@ enters every revolver, knowing a bullet needs *every* standing seat's seed: the 
 the revolver does not know it, the dealer does not, and the other players would all have
 to collude with each other *and* with the owner. Steering is impossible because a share
 is a deterministic function of a commitment made before any share was seen (Poseidon is
-hiding and binding; a copied commitment cannot be opened). A seat can only withhold its
-share, which stops the match but cannot change the outcome: shares are never replaced,
-and the set of contributors (the seats standing when the pull starts, puller first) is
-fixed before any share is given. Each share is a fresh pseudorandom value for one
+hiding and binding; a copied commitment cannot be opened): every share is committed
+before any share is opened. A seat can only withhold its share, and that cannot save
+anyone from a bang: a share withheld after the pull started makes the withholder forfeit
+(out, no points) *and the pull fire* (``TableRules._forfeit`` in
+:mod:`zkbluff.games.bluffers.rules`); shares are never replaced, and the set of
+contributors (the seats standing when the pull starts, puller first) is fixed before any
+share is given. Each share is a fresh pseudorandom value for one
 (revolver, pull): it discloses nothing about any other pull, chamber or hand.
 
 Who holds the bullet's opening: nobody. There is no single opening; the bullet position

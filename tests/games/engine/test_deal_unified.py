@@ -156,11 +156,14 @@ def test_a_wrong_sealed_hand_leads_to_a_verified_complaint(match_keys, tmp_path,
     assert complaint["seat"] == VICTIM and complaint["data"]["line"] == deal["n"]
     assert complaint["data"]["sealed"] == deal["data"]["sealed_hands"][slot_of(deal["data"], VICTIM)]
     assert "the dealer is at fault" in end["data"]["reason"]
-    assert end["data"]["placements"] == [1] * tab.spec.n_seats  # the dealer holds no seat: no seat loses
+    # the dealer holds no seat: the match is settled on the standing at the fault (nobody has
+    # scored before the first deal, so no seat loses)
+    assert end["data"]["placements"] == [1] * tab.spec.n_seats
     with pytest.raises(DealerAtFault) as exc:
         verify_transcript(path)
     assert exc.value.line == complaint["n"]
-    fault = end["data"]["reason"].removeprefix("the dealer is at fault: ")
+    fault = end["data"]["reason"].removeprefix("the dealer is at fault: ").removesuffix(
+        "; settled on the standing at the fault")
     assert str(exc.value) == f"line {complaint['n']}: the dealer is at fault (complaint upheld): {fault}"
     res = CliRunner().invoke(main, ["transcript", "verify", str(path)])
     assert res.exit_code == 1 and f"line {complaint['n']}" in res.output and "dealer is at fault" in res.output

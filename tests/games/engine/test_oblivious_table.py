@@ -467,3 +467,52 @@ def test_seeded_positions_are_uniform():
     chi2 = sum((c - expected) ** 2 / expected for c in counts)
     chi2_biased = sum((c - expected) ** 2 / expected for c in biased)
     assert chi2 < chi2_critical(n - 1) < chi2_biased
+
+
+def test_attack_the_engine_dealer_goes_silent_while_the_house_trails_and_the_leader_keeps_its_win(tmp_path):
+    """Five Up Two Down (a deal every round): the engine's dealer (the house's, holding no seat) deals until the house's seat (1)
+    trails, then deals nothing. Before: every seat placed 1 (the leader's win a draw). Now
+    the match is settled on the standing at the fault, live and offline; an end line that
+    says the draw (re-signed by the referee) is refused."""
+    class Clock:
+        t = 1000.0
+
+        def __call__(self):
+            return self.t
+
+    class SilentWhenTrailing(Dealer):
+        def act(self):
+            scores = self.view.rules.s.scores
+            return None if scores[1] < scores[0] else super().act()
+
+    clock = Clock()
+    spec = spec_for(FIVE_UP, oblivious(FIVE_UP))
+    path = tmp_path / "t.jsonl"
+    tab = Table(RefereeParty(spec, prover=Prover(), limits=TimeLimits(deal=30.0), clock=clock),
+                SilentWhenTrailing(spec, Prover(), clock=clock),
+                [Seat(spec, i, f"s{i}", Prover(), clock=clock) for i in range(2)], TranscriptWriter(path))
+    tab.start()
+    agents = [spec_class(FIVE_UP).house_bot(3), spec_class(FIVE_UP).random_bot(4)]
+    for _ in range(400):
+        if tab.over or tab.to_move is None:
+            break
+        seat = tab.to_move
+        tab.move(seat, agents[seat].act(tab.observation(seat)))
+    scores = tab.view.rules.s.scores
+    assert not tab.over and scores[1] < scores[0], (scores, tab.view.result(), kinds(tab)[-8:])  # the house trails
+    clock.t += 31.0
+    line = tab.poll()
+    assert line["action"] == TIMEOUT and line["data"]["seat"] is None and tab.over
+    result = tab.view.result()
+    assert result.placements == (1, 2) and "standing" in result.reason
+    assert tab.writer.events[-1]["action"] == "end" and tab.writer.events[-1]["data"]["placements"] == [1, 2]
+    with pytest.raises(DealerAtFault) as fault:
+        verify_transcript(path)                                  # the dealer at fault, the end line agreed
+    assert fault.value.result == result
+    events = events_of(path)
+    draw = json.loads(json.dumps(events))
+    draw[-1]["data"]["placements"] = [1, 1]
+    draw[-1] = sign_line(tab.referee.key, draw[-1])
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(write(tmp_path, draw, "draw.jsonl"))
+    assert exc.value.code == "end.result"

@@ -300,6 +300,11 @@ class BluffersRules(Rules):
         return Result(placements=places, scores=scores, reason=reason)
 
     # ---- helpers every party may use
+    def standing_places(self) -> Optional[tuple[int, ...]]:
+        """A knocked-out (or forfeited) seat keeps its settled place; every seat still
+        standing shares place 1."""
+        return tuple(1 if p is None else p for p in self.s.places)
+
     def standing(self) -> list[int]:
         return [i for i in range(self.s.n) if self.s.alive[i]]
 
@@ -824,13 +829,33 @@ class TableRules(BluffersRules):
         """``seat`` is out by the clock (:class:`Forfeit`): placed as a knock-out, no points;
         before the first deal the other seats go on committing; in a round the round is
         void (the cards collected, no pull) and the next standing seat after it starts the
-        next one."""
+        next one.
+
+        A share withheld (``seat`` owes its share of a pull that it does not make) is the
+        outcome least favourable to the withholder and to anyone it could mean to help: the
+        withholder is out with no points *and the pull fires* (unless the puller is then the
+        last one standing: it wins). The last seat to give its share
+        knows from the shares on the table whether the pull fires; were the round void, it
+        could cancel a bang (the puller stays, the chamber unchanged). The puller withholding
+        its own share (the first, before any other is seen) is only out with no points, which
+        is below any bang's place and points."""
         s = self.s
+        withheld = s.phase == Phase.PULL and s.puller is not None and seat != s.puller
         s.alive[seat] = False
         s.forfeited[seat] = True
         s.places[seat] = sum(s.alive) + 1
         s.knocked_out.append(seat)
         self.timed_out = self.shed_due = None
+        if withheld and sum(s.alive) > 1:  # (the puller alone left standing wins: no bang)
+            puller = s.puller
+            assert puller is not None
+            chamber = s.chambers[puller]
+            s.chambers[puller] = chamber + 1
+            s.last_pull = PullOutcome(puller, chamber, True)
+            s.fired[puller] = True
+            s.alive[puller] = False
+            s.places[puller] = sum(s.alive) + 1
+            s.knocked_out.append(puller)
         committing = s.phase == Phase.COMMIT
         if not committing:
             s.hand_sizes = [0] * s.n

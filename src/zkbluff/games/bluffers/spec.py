@@ -25,7 +25,8 @@ The lines of a match (:class:`~zkbluff.games.bluffers.rules.TableRules`):
 6. ``forfeit`` (the referee's clock: the header's ``idle`` limit for the automatic move
    after a timeout, its ``proof`` limit for the rest): a seat that owes a line only its own
    agent can make (the automatic move and its shed, its seed, its reveal, its share) and
-   lets the limit run out is out with no points and the round is void, so a match never
+   lets the limit run out is out with no points and the round ends (a withheld share of
+   another seat's pull fires that pull: withholding never saves the puller), so a match never
    waits on a seat whose agent is gone (docs/bluffers.md, "Time limits").
 """
 from __future__ import annotations

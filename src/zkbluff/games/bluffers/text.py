@@ -81,7 +81,8 @@ player starts it.
   over when called, your share of a pull: only your own device can prove these), after
   the table's limit (ten minutes for the card played after your 30 seconds, a minute for
   the rest, unless the table says otherwise) you are out of the match with no points;
-  the round is void and a new one is dealt to the others.
+  the round is void and a new one is dealt to the others. If what you did not send was your
+  share of someone else's pull, that pull fires: staying silent never saves the puller.
 
 ## Winning and points
 
@@ -214,7 +215,7 @@ class TableText:
             return f"{names[data['seat']]}'s 30 seconds ran out."
         if kind == "forfeit":
             return (f"{names[data['seat']]} did not make a move only it can make in time: out of the match, "
-                    f"no points; the round is void.")
+                    f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
         if kind == "auto_move":
             how = "time ran out" if data["reason"] == "timeout" else "away"
             return (f"{who} ({how}): " + ("one card its own seed picks is played." if proof

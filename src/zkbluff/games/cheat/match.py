@@ -241,5 +241,10 @@ class CheatTable(Rules):
             self.next_part = 0
             self.stage = Stage.RULES
 
+    def standing_places(self) -> Optional[tuple[int, ...]]:
+        """By the penalties of the hands played out so far (lower is better)."""
+        totals = self.game.penalties
+        return tuple(1 + sum(t < mine for t in totals) for mine in totals)
+
     def result(self) -> Optional[Result]:
         return self.game.result()

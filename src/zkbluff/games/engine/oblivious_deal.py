@@ -332,12 +332,18 @@ class ObliviousDeal(DealScheme):
         view.ledger.deal = replace(view.ledger.deal, fault=f"{who} sent no {step[0]} by the deadline {deadline}",
                                    fault_line=event["n"], fault_seat=step[1], proven=step[1] is None)
 
-    def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
+    def outcome(self, ledger: Any, scores: tuple[int, ...],
+                standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:
         """A seat at fault places last; the engine's dealer at fault (it sent no deal after a
-        complete exchange): nobody does."""
+        complete exchange; it holds no seat): the match is settled on the ``standing`` at the
+        fault (no seat's standing worsened: a leader keeps its win), every seat place 1 only
+        when the rules keep no standing."""
         pub: ObliviousPublic = ledger.deal
         if pub.fault is None:
             return None
+        if pub.fault_seat is None and standing is not None:
+            return Result(tuple(standing), scores,
+                          f"the deal ended the match: {pub.fault}; settled on the standing at the fault")
         return Result(tuple(2 if s == pub.fault_seat else 1 for s in range(self.n_seats)), scores,
                       f"the deal ended the match: {pub.fault}")
 

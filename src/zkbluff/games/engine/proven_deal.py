@@ -570,15 +570,22 @@ class ProvenDeal(DealScheme):
         since, deadline = self.open_due(pub, header)
         return since, deadline, [s for s in range(self.n_seats) if s not in pub.opened]
 
-    def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
+    def outcome(self, ledger: Any, scores: tuple[int, ...],
+                standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:
         """The match's end decided by the deal: a forfeit in the entropy phase (the seats
-        that sent nothing place last) or the dealer at fault (its own seat, if any, last)."""
+        that sent nothing place last) or the dealer at fault: its own seat, if it holds one,
+        places last; a dealer that holds no seat (Cheat, Bluffers) ends the match on the
+        ``standing`` at the fault (no seat's standing worsened; a leader keeps its lead),
+        every seat place 1 only when the rules keep no standing."""
         pub: DealPublic = ledger.deal
         if pub.forfeited:
             who = ", ".join(str(s) for s in pub.forfeited)
             return Result(tuple(2 if s in pub.forfeited else 1 for s in range(self.n_seats)), scores,
                           f"seat(s) {who} sent no entropy in time: forfeit before any card was dealt")
         if pub.fault:
+            if self.dealer_seat is None and standing is not None:
+                return Result(tuple(standing), scores,
+                              f"the dealer is at fault: {pub.fault}; settled on the standing at the fault")
             return Result(tuple(2 if s == self.dealer_seat else 1 for s in range(self.n_seats)), scores,
                           f"the dealer is at fault: {pub.fault}")
         return None

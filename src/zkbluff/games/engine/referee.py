@@ -218,7 +218,8 @@ class Referee:
             return None
         scores = getattr(self.rules.public_state(), "scores", None)
         scores = tuple(scores) if isinstance(scores, (tuple, list)) else (0,) * self.spec.n_seats
-        return self.spec.deal.outcome(self.ledger, scores)
+        standing = getattr(self.rules, "standing_places", None)  # a fault of a seatless dealer settles on it
+        return self.spec.deal.outcome(self.ledger, scores, standing=standing() if callable(standing) else None)
 
     def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> dict[str, Any]:
         """The ``clock`` a timeout of ``seat`` (None: a wait nobody is to move in, such as a

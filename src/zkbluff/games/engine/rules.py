@@ -147,6 +147,13 @@ class Rules(ABC):
     def result(self) -> Optional[Result]:
         """The result once ``over``; ``None`` before."""
 
+    def standing_places(self) -> Optional[tuple[int, ...]]:
+        """The places (1 = best, ties share a place) if the match were settled on its
+        standing now: what a fault by a dealer that holds no seat settles it on (a silent
+        dealer never worsens a seat's standing, so its silence cannot turn a leader's win
+        into a draw). None: the rules keep no standing (every seat places 1)."""
+        return None
+
     # helpers for subclasses
     def _expect_turn(self, seat: Optional[int], what: str) -> None:
         if self.over:

@@ -171,8 +171,11 @@ class DealScheme(ABC):
         rules and last stamp); raise, changing nothing."""
         raise NotImplementedError
 
-    def outcome(self, ledger: Any, scores: tuple[int, ...]) -> Optional[Result]:
-        """An end the deal decides (a forfeit before the deal, the dealer at fault), or None."""
+    def outcome(self, ledger: Any, scores: tuple[int, ...],
+                standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:
+        """An end the deal decides (a forfeit before the deal, the dealer at fault), or None.
+        ``standing``: the rules' :meth:`~zkbluff.games.engine.rules.Rules.standing_places`
+        (a fault of a dealer that holds no seat settles the match on it)."""
         return None
 
     def observe(self, ledger: Any, line: int, action: Action, publics: list[dict[str, int]]) -> None:

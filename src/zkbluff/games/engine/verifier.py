@@ -180,7 +180,9 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
     referee.batch.verify()
     fault = referee.spec.deal.fault(referee.ledger)
     if fault is not None:  # a whole, well-formed transcript whose complaint a verifier upholds
-        raise DealerAtFault(f"the dealer is at fault (complaint upheld): {fault[1]}", line=fault[0])
+        err = DealerAtFault(f"the dealer is at fault (complaint upheld): {fault[1]}", line=fault[0])
+        err.result = referee.result()  # the result stands as the end line states it (checked above)
+        raise err
     fault = referee.spec.fault(referee.ledger)
     if fault is not None:  # a seat's answer showed the referee's complaint false
         raise RefereeAtFault(f"the referee is at fault (its complaint answered): {fault[1]}", line=fault[0])

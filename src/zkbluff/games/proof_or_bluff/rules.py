@@ -256,6 +256,11 @@ class _ProofOrBluffRules(Rules):
         placements = (1, 1) if s.winner is None else tuple(1 if i == s.winner else 2 for i in range(2))
         return Result(placements, tuple(s.scores), s.end_reason)
 
+    def standing_places(self) -> Optional[tuple[int, ...]]:
+        """By the points so far (higher is better; level points share place 1)."""
+        scores = self.s.scores
+        return tuple(1 + sum(t > mine for t in scores) for mine in scores)
+
     # ---- the method API (tests and the arena): each is one typed action
     def accept(self, seat: int) -> None:
         self.apply(seat, Accept())
