@@ -260,7 +260,10 @@ def test_private_keys_folder_errors(tmp_path, vks):
     (tmp_path / "bad.vk.json").write_text("{not json")
     with pytest.raises(MalformedInput, match="bad.vk.json"):
         TrustContext().with_private_keys(tmp_path)
-    (tmp_path / "bad.vk.json").write_text(json.dumps({"protocol": "plonk"}))
+    (tmp_path / "bad.vk.json").write_text(json.dumps({"protocol": "plonk"}))  # every field is checked first
+    with pytest.raises(MalformedInput, match="bad.vk.json: verification key: fields \\['protocol'\\]"):
+        TrustContext().with_private_keys(tmp_path)
+    (tmp_path / "bad.vk.json").write_text(json.dumps({**vks[0].to_json(), "protocol": "plonk"}))
     with pytest.raises(MalformedInput, match="bad.vk.json: verification key: expected protocol 'groth16'"):
         TrustContext().with_private_keys(tmp_path)
 

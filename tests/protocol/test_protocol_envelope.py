@@ -1,4 +1,6 @@
 """The proof envelope: made and checked in one place; batch verification names the line."""
+import copy
+
 import pytest
 
 from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput, TranscriptError
@@ -145,3 +147,40 @@ def test_a_failing_batch_names_the_earliest_bad_line_whatever_its_key(claim):
     with pytest.raises(TranscriptError) as exc:
         twin.verify()
     assert exc.value.line == 6
+
+
+@pytest.mark.parametrize("field", ["protocol", "curve"])
+def test_attack_an_envelope_whose_proof_lacks_protocol_or_curve_is_malformed(claim, field):
+    """Issue 26.6: a proof with no ``protocol`` field was read as groth16. Every field of the
+    proof is required before any point is decoded: typed MalformedInput, proof.malformed."""
+    stmt, pk, _ = claim
+    obj = copy.deepcopy(proof_at(stmt, pk, 4))
+    del obj["proof"][field]
+    with pytest.raises(MalformedInput, match=f"proof: fields .*expected") as err:
+        Envelope.from_json(obj)
+    assert err.value.code == "proof.malformed"
+    with pytest.raises(MalformedInput):
+        check(stmt, pk, obj)
+
+
+@pytest.mark.parametrize("field,value", [("protocol", "plonk"), ("curve", "bls12381"), ("protocol", None)])
+def test_an_envelope_with_another_protocol_or_curve_is_malformed(claim, field, value):
+    stmt, pk, _ = claim
+    obj = copy.deepcopy(proof_at(stmt, pk, 4))
+    obj["proof"][field] = value
+    with pytest.raises(MalformedInput, match=f"expected {field}") as err:
+        Envelope.from_json(obj)
+    assert err.value.code == "proof.malformed"
+
+
+def test_an_envelope_with_an_extra_proof_field_is_malformed_and_the_complete_one_reads(claim):
+    """The negative twin: the complete proof (protocol groth16, curve bn128) reads back and
+    checks; one unknown field more is refused."""
+    stmt, pk, _ = claim
+    obj = copy.deepcopy(proof_at(stmt, pk, 4))
+    assert obj["proof"]["protocol"] == "groth16" and obj["proof"]["curve"] == "bn128"
+    assert Envelope.from_json(obj).to_json() == obj
+    check(stmt, pk, obj)
+    obj["proof"]["pi_z"] = obj["proof"]["pi_a"]
+    with pytest.raises(MalformedInput, match="proof: fields"):
+        Envelope.from_json(obj)

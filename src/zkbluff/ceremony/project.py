@@ -49,18 +49,29 @@ COMMAND = "zkbluff ceremony project"
 
 
 def registry_dir() -> Path:
-    """The committed registry (``.r1cs`` files, manifest, pinned keys): ``./circuits`` when
-    the current folder is a checkout that has one, else the source checkout's
-    ``circuits/``, else the copy an install carries inside the package
-    (``zkbluff/registry/``). Everything that reads the registry finds it here."""
+    """The registry whose manifest pins the keys every party trusts and proves with: the one
+    that belongs to *this* package, never a folder found where the command runs (a house
+    that ships a ``circuits/`` beside its transcript does not choose the trust root). It is
+    the source checkout's ``circuits/`` when the package is imported from a checkout
+    (``<checkout>/src/zkbluff``), else the copy an install carries inside the package
+    (``zkbluff/registry/``, setup.py). Another registry is trusted only when passed
+    explicitly (``folder=``, ``--keys DIR``, ``--dir``)."""
+    package = Path(__file__).resolve().parents[1]
+    if package.parent.name == "src":
+        checkout = package.parents[1] / "circuits"
+        if (checkout / "manifest.json").exists():
+            return checkout
+    return package / "registry"
+
+
+def working_registry_dir() -> Path:
+    """The registry ``zkbluff circuits build``/``check`` write and compare (a lock-file check,
+    never a trust root): ``./circuits`` when the current folder is a checkout that has one,
+    else :func:`registry_dir`. Nothing that verifies or proves reads it."""
     here = Path.cwd() / "circuits"
     if (here / "manifest.json").exists():
         return here
-    package = Path(__file__).resolve().parents[1]
-    checkout = package.parents[1] / "circuits"
-    if (checkout / "manifest.json").exists():
-        return checkout
-    return package / "registry"
+    return registry_dir()
 
 
 def file_stem(key_id: str) -> str:

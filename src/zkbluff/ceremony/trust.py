@@ -4,8 +4,10 @@ A Groth16 proof is only as good as its key: whoever knows the setup's secrets (t
 alpha, beta, delta - tau alone is enough) can make a valid proof of anything. So a
 verifier accepts a key only if
 
-(a) it is a **pinned project key** (``circuits/manifest.json`` ``keys``: made by the
-    project ceremony that ``zkbluff ceremony verify`` re-checks), or
+(a) it is a **pinned project key** (the ``keys`` of the manifest of the registry this
+    package carries, :func:`~zkbluff.ceremony.project.registry_dir`: never a
+    ``circuits/`` found in the folder the command runs in; made by the project ceremony
+    that ``zkbluff ceremony verify`` re-checks), or
 (b) it is a **per-match key** whose ceremony record verifies and includes a
     contribution, signed by the seat's key, from every seat of the match
     (:mod:`zkbluff.ceremony.match`; sound if any one seat was honest), or

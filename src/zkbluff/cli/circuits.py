@@ -9,9 +9,11 @@ from zkbluff.cli.common import read_json, typed_errors, write_json
 
 
 def _circuits_folder():
-    from zkbluff.statements.keys import registry_dir
+    """The folder build/check work on: the current checkout's circuits/ (a lock-file check:
+    never the trust root, which is zkbluff.ceremony.project.registry_dir's alone)."""
+    from zkbluff.ceremony.project import working_registry_dir
 
-    return registry_dir()
+    return working_registry_dir()
 
 
 @click.group("circuits")

@@ -16,6 +16,18 @@ from zkbluff.errors import MalformedInput
 from zkbluff.field import r
 
 
+#: the fields of snarkjs's verification_key.json (``vk_alphabeta_12``, a cached pairing
+#: snarkjs adds, is allowed and ignored)
+VK_FIELDS = frozenset({"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"})
+VK_OPTIONAL = frozenset({"vk_alphabeta_12"})
+#: the fields of snarkjs's proof.json
+PROOF_FIELDS = frozenset({"pi_a", "pi_b", "pi_c", "protocol", "curve"})
+CURVES = ("bn128", "bn254", "alt_bn128")
+#: the most public inputs a key may declare: far above any registered statement's, low
+#: enough that a hostile key is refused (or decoded) in well under a second
+MAX_PUBLIC = 4096
+
+
 @dataclass(frozen=True)
 class VerifyingKey:
     """``[alpha]_1, [beta]_2, [gamma]_2, [delta]_2`` and ``ic[i] = [(beta A_i + alpha B_i
@@ -44,28 +56,40 @@ class VerifyingKey:
         }
 
     @classmethod
-    def from_json(cls, obj: Any, backend: Optional[Backend] = None) -> "VerifyingKey":
+    def from_json(cls, obj: Any, backend: Optional[Backend] = None,
+                  n_public: Optional[int] = None) -> "VerifyingKey":
+        """snarkjs's ``verification_key.json``. Every field, the counts and the size are
+        checked before any point is decoded (a key with 300,000 IC points is refused at
+        once, not after seconds of decoding): exactly the fields snarkjs writes,
+        ``protocol`` groth16, a bn128 ``curve``, ``nPublic`` an int with ``len(IC) ==
+        nPublic + 1``, at most :data:`MAX_PUBLIC` public inputs, and ``n_public`` (when
+        the caller knows the statement's count) equal to ``nPublic``."""
         if not isinstance(obj, dict):
             raise MalformedInput(f"verification key: expected a JSON object, got {type(obj).__name__}")
-        if obj.get("protocol") != "groth16":
-            raise MalformedInput(f"verification key: expected protocol 'groth16', got {obj.get('protocol')!r}")
-        if obj.get("curve") not in ("bn128", "bn254", "alt_bn128"):
-            raise MalformedInput(f"verification key: expected curve 'bn128', got {obj.get('curve')!r}")
-        try:
-            ic_json = obj["IC"]
-            if not isinstance(ic_json, list) or not ic_json:
-                raise MalformedInput("verification key: IC must be a non-empty list")
-            vk = cls(
-                alpha_g1=g1_from_json(obj["vk_alpha_1"], "vk_alpha_1"),
-                beta_g2=g2_from_json(obj["vk_beta_2"], "vk_beta_2", backend=backend),
-                gamma_g2=g2_from_json(obj["vk_gamma_2"], "vk_gamma_2", backend=backend),
-                delta_g2=g2_from_json(obj["vk_delta_2"], "vk_delta_2", backend=backend),
-                ic=tuple(g1_from_json(P, f"IC[{i}]", allow_infinity=True) for i, P in enumerate(ic_json)),
-            )
-        except KeyError as exc:
-            raise MalformedInput(f"verification key: missing field {exc}") from None
-        if "nPublic" in obj and obj["nPublic"] != vk.n_public:
-            raise MalformedInput(f"verification key: nPublic is {obj['nPublic']} but IC has {len(vk.ic)} points")
+        missing = VK_FIELDS - set(obj)
+        extra = set(obj) - VK_FIELDS - VK_OPTIONAL
+        if missing or extra:
+            raise MalformedInput(f"verification key: fields {sorted(obj)[:12]}, expected {sorted(VK_FIELDS)}"
+                                 f" (missing {sorted(missing)}, unknown {sorted(extra)[:12]})")
+        if obj["protocol"] != "groth16":
+            raise MalformedInput(f"verification key: expected protocol 'groth16', got {obj['protocol']!r}")
+        if obj["curve"] not in CURVES:
+            raise MalformedInput(f"verification key: expected curve 'bn128', got {obj['curve']!r}")
+        declared, ic_json = obj["nPublic"], obj["IC"]
+        if isinstance(declared, bool) or not isinstance(declared, int) or not 0 <= declared <= MAX_PUBLIC:
+            raise MalformedInput(f"verification key: nPublic must be an int in [0, {MAX_PUBLIC}], got {declared!r}")
+        if n_public is not None and declared != n_public:
+            raise MalformedInput(f"verification key: nPublic is {declared}, the statement has {n_public} public inputs")
+        if not isinstance(ic_json, list) or len(ic_json) != declared + 1:
+            got = len(ic_json) if isinstance(ic_json, list) else type(ic_json).__name__
+            raise MalformedInput(f"verification key: IC must list nPublic + 1 = {declared + 1} points, got {got}")
+        vk = cls(
+            alpha_g1=g1_from_json(obj["vk_alpha_1"], "vk_alpha_1"),
+            beta_g2=g2_from_json(obj["vk_beta_2"], "vk_beta_2", backend=backend),
+            gamma_g2=g2_from_json(obj["vk_gamma_2"], "vk_gamma_2", backend=backend),
+            delta_g2=g2_from_json(obj["vk_delta_2"], "vk_delta_2", backend=backend),
+            ic=tuple(g1_from_json(P, f"IC[{i}]", allow_infinity=True) for i, P in enumerate(ic_json)),
+        )
         return vk
 
     def fingerprint(self) -> str:
@@ -94,13 +118,14 @@ class Proof:
     def from_json(cls, obj: Any, backend: Optional[Backend] = None) -> "Proof":
         if not isinstance(obj, dict):
             raise MalformedInput(f"proof: expected a JSON object, got {type(obj).__name__}")
-        if obj.get("protocol", "groth16") != "groth16":
-            raise MalformedInput(f"proof: expected protocol 'groth16', got {obj.get('protocol')!r}")
-        try:
-            return cls(g1_from_json(obj["pi_a"], "pi_a"), g2_from_json(obj["pi_b"], "pi_b", backend=backend),
-                       g1_from_json(obj["pi_c"], "pi_c"))
-        except KeyError as exc:
-            raise MalformedInput(f"proof: missing field {exc}") from None
+        if set(obj) != PROOF_FIELDS:
+            raise MalformedInput(f"proof: fields {sorted(obj)[:12]}, expected {sorted(PROOF_FIELDS)}")
+        if obj["protocol"] != "groth16":
+            raise MalformedInput(f"proof: expected protocol 'groth16', got {obj['protocol']!r}")
+        if obj["curve"] not in CURVES:
+            raise MalformedInput(f"proof: expected curve 'bn128', got {obj['curve']!r}")
+        return cls(g1_from_json(obj["pi_a"], "pi_a"), g2_from_json(obj["pi_b"], "pi_b", backend=backend),
+                   g1_from_json(obj["pi_c"], "pi_c"))
 
 
 def public_to_json(values: Sequence[int]) -> list[str]:

@@ -365,3 +365,50 @@ def test_a_line_too_big_to_read_is_named(count_game, tmp_path):
     lines[0] = lines[0][:-1] + ',"x":' + "1" * 5000 + "}"
     err = refused(write(tmp_path, lines))
     assert type(err) is MalformedInput and err.line == 1 and err.code == "line.json"
+
+
+# ---------------------------------------------------------------- header keys: size and fields before decoding
+
+def _resign_header(tab, events):
+    """The header re-signed by the referee, the chain re-linked after it."""
+    events = [sign_line(tab.referee.key, {k: v for k, v in events[0].items() if k != "sig"}), *events[1:]]
+    return _resign(events, _key_of(tab), 1)
+
+
+@pytest.mark.parametrize("bloat", ["ic", "npublic"])
+def test_attack_a_header_key_with_300000_ic_points_is_refused_before_decoding(proved_match, match_keys, tmp_path,
+                                                                              monkeypatch, bloat):
+    """Issue 26.6: a header verification key with 300,000 IC points was decoded (~8 s)
+    before nPublic refused it. Now its counts (and the statement's public count) are
+    checked first: header.malformed on line 1, no point decoded."""
+    from zkbluff.groth16 import keys as keys_module
+
+    tab, events = proved_match
+    forged = json.loads(json.dumps(events))
+    key_id = sorted(forged[0]["data"]["keys"])[0]
+    vk = forged[0]["data"]["keys"][key_id]
+    vk["IC"] = vk["IC"][:1] * 300_000
+    if bloat == "npublic":
+        vk["nPublic"] = 299_999
+    path = write(tmp_path, _resign_header(tab, forged), "bloated.jsonl")
+    decoded = []
+    real = keys_module.g1_from_json
+    monkeypatch.setattr(keys_module, "g1_from_json", lambda *a, **k: decoded.append(1) or real(*a, **k))
+    err = refused(path, keys_dir=match_keys)
+    assert isinstance(err, MalformedInput) and err.code == "header.malformed", err
+    assert decoded == []
+
+
+def test_a_header_key_of_another_public_count_is_refused_and_the_honest_header_reads(proved_match, match_keys,
+                                                                                     tmp_path):
+    """A well-formed key with one public input more than its statement's: refused as the
+    header's fault before decoding; the negative twin, the honest transcript, verifies."""
+    tab, events = proved_match
+    forged = json.loads(json.dumps(events))
+    key_id = sorted(forged[0]["data"]["keys"])[0]
+    vk = forged[0]["data"]["keys"][key_id]
+    vk["IC"], vk["nPublic"] = vk["IC"] + vk["IC"][:1], vk["nPublic"] + 1
+    err = refused(write(tmp_path, _resign_header(tab, forged), "wide.jsonl"), keys_dir=match_keys)
+    assert isinstance(err, MalformedInput) and err.code == "header.malformed" and "public inputs" in str(err)
+    honest = write(tmp_path, [canonical(e) for e in events], "honest.jsonl")
+    assert verify_transcript(honest, keys_dir=match_keys)

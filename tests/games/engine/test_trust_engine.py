@@ -278,3 +278,80 @@ def test_play_with_a_private_key_folder_says_so_and_needs_it_to_verify(house_mat
     assert ok.exit_code == 0 and "private" in ok.output, ok.output
     bad = CliRunner().invoke(main, ["transcript", "verify", str(out)])
     assert bad.exit_code == 1 and "untrusted key" in bad.output
+
+
+def _plant_house_registry(cwd, keys):
+    """What the house ships beside match.jsonl: a ``circuits/`` whose manifest pins its own
+    claim key (the real registry copied, the claim pin and vk.json replaced)."""
+    from zkbluff.ceremony.project import registry_dir
+
+    planted = cwd / "circuits"
+    shutil.copytree(registry_dir(), planted, ignore=shutil.ignore_patterns("*.r1cs", "*.ptau"))
+    house_vk = json.loads((keys / f"{file_stem(CLAIM_ID)}.vk.json").read_text())
+    (planted / "keys" / f"{file_stem(CLAIM_ID)}.vk.json").write_text(json.dumps(house_vk))
+    manifest = json.loads((planted / "manifest.json").read_text())
+    from zkbluff.groth16.keys import VerifyingKey
+
+    manifest["keys"][CLAIM_ID]["vk_fingerprint"] = VerifyingKey.from_json(house_vk).fingerprint()
+    (planted / "manifest.json").write_text(json.dumps(manifest))
+    return planted
+
+
+def test_attack_manifest_in_the_current_folder_does_not_vouch_for_the_house_key(house_match, tmp_path, monkeypatch):
+    """Issue 26.1: a house ships match.jsonl beside a circuits/ pinning its trapdoored claim
+    key; `transcript verify` run there must still refuse the forged proof."""
+    path, keys, claim_fp = house_match
+    shutil.copy(path, tmp_path / "match.jsonl")
+    _plant_house_registry(tmp_path, keys)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(TranscriptError, match=rf"line 1: untrusted key for {CLAIM_ID}: {claim_fp[:16]}"):
+        verify_transcript(tmp_path / "match.jsonl")
+    res = CliRunner().invoke(main, ["transcript", "verify", "match.jsonl"])
+    assert res.exit_code == 1 and "untrusted key" in res.output and "OK" not in res.output, res.output
+    # the twin: the same folder given deliberately is trusted, and said loudly
+    ok = CliRunner().invoke(main, ["transcript", "verify", "match.jsonl", "--keys", str(keys)])
+    assert ok.exit_code == 0 and "WARNING" in ok.output and "PRIVATE" in ok.output, ok.output
+
+
+def test_attack_manifest_in_the_current_folder_is_not_the_provers_trust_root(house_match, tmp_path, monkeypatch):
+    """Issue 26.1: a player's prover (play/join) in the house's folder trusts and proves
+    with the package's pinned keys, not the planted manifest's."""
+    from zkbluff.ceremony.project import pinned_keys, registry_dir
+    from zkbluff.ceremony.trust import TrustContext
+    from zkbluff.games.engine.parties import Prover
+    from zkbluff.statements import keys as statement_keys
+
+    _, keys, claim_fp = house_match
+    real = pinned_keys()[CLAIM_ID]["vk_fingerprint"]
+    assert real != claim_fp
+    planted = _plant_house_registry(tmp_path, keys)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(statement_keys, "_LOADED", {})  # a fresh process in that folder
+    assert registry_dir().resolve() != planted.resolve()
+    assert TrustContext.default().pinned[CLAIM_ID] == real
+    assert Prover().trust().pinned[CLAIM_ID] == real
+    assert Prover().key(CLAIM_ID).vk.fingerprint() == real
+    # the twin: the planted folder, passed explicitly, is what it says
+    assert TrustContext.default(planted).pinned[CLAIM_ID] == claim_fp
+
+
+def test_attack_play_in_the_house_folder_writes_the_pinned_keys(house_match, tmp_path, monkeypatch):
+    """`play` run in the house's folder: its header carries the package's pinned claim key
+    and verifies with no --keys (away from that folder too)."""
+    from zkbluff.ceremony.project import pinned_keys
+    from zkbluff.statements import keys as statement_keys
+
+    _, keys, claim_fp = house_match
+    _plant_house_registry(tmp_path, keys)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(statement_keys, "_LOADED", {})
+    res = CliRunner().invoke(main, ["play", "--mode", "casual", "--deal", "dealer", "--seed", "1", "--out", "p.jsonl"],
+                             input="")
+    assert res.exit_code == 2, res.output
+    header = json.loads((tmp_path / "p.jsonl").read_text().splitlines()[0])
+    from zkbluff.groth16.keys import VerifyingKey
+
+    fp = VerifyingKey.from_json(header["data"]["keys"][CLAIM_ID]).fingerprint()
+    assert fp == pinned_keys()[CLAIM_ID]["vk_fingerprint"] != claim_fp
+    monkeypatch.chdir(keys.parent)
+    assert CliRunner().invoke(main, ["transcript", "verify", str(tmp_path / "p.jsonl")]).exit_code == 0

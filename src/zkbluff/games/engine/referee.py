@@ -138,7 +138,7 @@ class Referee:
         if not isinstance(keys, dict) or set(keys) != set(self.spec.statements()):
             raise MalformedInput(f"header: expected keys for {sorted(self.spec.statements())}", code=HEADER)
         try:
-            self.vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
+            self.vks = {k: VerifyingKey.from_json(v, n_public=len(get_statement(k).public)) for k, v in keys.items()}
         except MalformedInput as exc:
             exc.code = HEADER
             raise
