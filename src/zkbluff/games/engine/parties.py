@@ -7,6 +7,7 @@ today; a network server passes the same messages over a socket.
 """
 from __future__ import annotations
 
+import json
 import secrets as pysecrets
 import time
 from dataclasses import asdict, dataclass
@@ -200,8 +201,34 @@ class Seat(_Party):
         return {"type": "deal-secrets", "seat": self.seat, "to": "dealer",
                 "body": self.spec.deal.seat_to_dealer(self.seat, self.deal_secrets)}
 
+    def check_own(self, event: Mapping[str, Any]) -> None:
+        """Raise :class:`CommitmentMismatch`, changing nothing, if ``event`` is a move in this
+        seat's name that this seat did not make: none is pending at its number, or it is not
+        the line this seat signed there (its action, data and proofs; a resend re-stamps only).
+        Cheap and before any party takes the line: the table asks it of every seat it hosts
+        before the referee checks and writes (refused means unchanged)."""
+        if self.view is None or event.get("seat") != self.seat or event.get("action") in self._not_moves():
+            return
+        pending = self._pending
+        if pending is None or pending[0] != event.get("n"):
+            raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, "
+                                     f"but this seat did not make it")
+        made = self.signed
+        if made is not None and made.get("n") == event.get("n"):
+            mine, got = json.loads(json.dumps(made)), json.loads(json.dumps(dict(event)))
+            if any(mine.get(k) != got.get(k) for k in ("prev", "action", "data", "proofs")):
+                raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, but "
+                                         f"this seat did not make it (it made {mine.get('action')} there)")
+
+    def _not_moves(self) -> set[Any]:
+        """Line kinds that are no seat's move (the header, deal lines, the end, the closing)."""
+        return {"header", END, self.spec.deal.closing, *self.spec.deal.line_roles}
+
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
-        """Follow a public line; open what it carries for this seat."""
+        """Follow a public line; open what it carries for this seat. A move in its name that
+        it did not make is refused before its view takes it (:meth:`check_own`)."""
+        if not restoring:
+            self.check_own(event)
         first = self.view is None
         action, publics = self._follow(event)
         if first:
@@ -223,9 +250,7 @@ class Seat(_Party):
             return
         pending, self._pending = self._pending, None
         if event["seat"] == self.seat:
-            if pending is None or pending[0] != event["n"]:
-                raise CommitmentMismatch(f"seat {self.seat}: line {event['n']} is in this seat's name, "
-                                         f"but this seat did not make it")
+            assert pending is not None  # check_own: the move it made at this number
             self.private = {**self.private, **pending[1]}
         assert self.view is not None
         # lines others made; and the seat's own lines too where the spec asks (a value its own

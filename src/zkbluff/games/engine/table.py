@@ -100,11 +100,15 @@ class Table:
         return header
 
     def publish(self, line: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
-        """The referee checks the line (raising, with nothing written, if it is refused);
-        then it is written and sent to every other party."""
+        """Every check first, then the write: each seat hosted here refuses a move in its name
+        that it did not make (:meth:`Seat.check_own`), the referee checks the line; a refused
+        line raises with nothing written, sent or persisted. Then it is written and sent to
+        every other party."""
         import time
 
         line = wire(line)
+        for seat in self.seats:
+            seat.check_own(line)
         t = time.perf_counter()
         self.referee.receive(line)
         verify_s = time.perf_counter() - t
