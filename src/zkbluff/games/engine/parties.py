@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import make_envelope
-from zkbluff.protocol.signing import SigningKey, sign_line
+from zkbluff.protocol.signing import SigningKey, check_line_signature, sign_line
 from zkbluff.protocol.transcript import GENESIS
 from zkbluff.statements import get_statement
 from zkbluff.statements.keys import load_keys
@@ -208,6 +208,10 @@ class Seat(_Party):
         Cheap and before any party takes the line: the table asks it of every seat it hosts
         before the referee checks and writes (refused means unchanged)."""
         if self.view is None or event.get("seat") != self.seat or event.get("action") in self._not_moves():
+            return
+        try:  # a line not signed with this seat's key is not its own: the referee refuses it as such
+            check_line_signature(dict(event), self.public_key, f"seat {self.seat}")
+        except (ZkbluffError, TypeError, ValueError):
             return
         pending = self._pending
         if pending is None or pending[0] != event.get("n"):
