@@ -435,3 +435,36 @@ def test_deal_shapes():
             DealShape.from_json(bad)
     with pytest.raises(ValueError):
         DealShape(26, 26, board=1)
+
+
+# ---------------------------------------------------------------- two commits answered for one round
+
+def _seeded_chooser(mcl, seed=b"s" * 32):
+    from zkbluff.protocol.oblivious_deal import DealRandom
+    return ObliviousChooser("match-1", 0, STANDARD, seeded_keys, mcl, rng=DealRandom(seed))
+
+
+def test_attack_two_commits_answered_for_one_round_do_not_link_the_positions(mcl, standard_deal):
+    """The attack (issue 26 item 6): a chooser that keeps only its seed (it lost its
+    transcript) is shown a second dealer commit for a round it answered. Its positions and
+    OT blinders came from the seed, the match and the round only, so both answers carried
+    the same arrangement and the same blinded points: the house learned every position.
+    Now they depend on the commit answered: nothing links the two answers."""
+    d0 = standard_deal[0]
+    d1 = ObliviousDealer("match-1", 0, STANDARD, seeded_keys, mcl)  # another permutation, same round
+    first, second = wire(d0.messages["commit"]), wire(d1.commit())
+    assert first["commitments"] != second["commitments"]
+    a, b = _seeded_chooser(mcl), _seeded_chooser(mcl)
+    ca, cb = a.choose(first), b.choose(second)
+    assert a.secret_positions != b.secret_positions
+    assert (ca["dealer_positions"], ca["board_positions"]) != (cb["dealer_positions"], cb["board_positions"])
+    # the blinders: with the same b_i, B_i - B'_i = c_i (A - A') gives c_i to a dealer that knows a and a'
+    assert set(a._ot._b).isdisjoint(b._ot._b) and set(ca["ot"]["B"]).isdisjoint(cb["ot"]["B"])
+
+
+def test_the_same_commit_answered_again_from_the_seed_gives_the_same_answer(mcl, standard_deal):
+    """Twin: a seat rebuilds its side from its seed and the transcript, so the same commit
+    gets the same answer, positions and blinders alike."""
+    first = wire(standard_deal[0].messages["commit"])
+    assert _seeded_chooser(mcl).choose(first) == _seeded_chooser(mcl).choose(first)
+    assert _seeded_chooser(mcl).choose(first) != _seeded_chooser(mcl, b"t" * 32).choose(first)

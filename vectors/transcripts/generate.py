@@ -601,6 +601,21 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         c.add(f"line {k + 2}: seat {accused} does not answer within the proof limit: the referee's timeout, and it "
               f"forfeits the series", ["Valid", "SealComplaint", "Timeout"],
               forfeit + [canonical(sign(B.referee_key, end))], "valid")
+        # the referee gives no verdict at all: the other seat claims its time ran out (the series is void)
+        claimant = 1 - accused
+        stall = B.lines[:k]
+        for late, at in ((True, eat["at"] + seconds + 0.5), (False, eat["at"] + seconds)):
+            claim = sign(B.seat_keys[claimant], {"n": k + 1, "prev": sha256(stall[-1]), "seat": claimant,
+                                                 "action": "referee_timeout", "data": {}, "at": at})
+            if late:
+                c.add(f"line {k + 1}: the referee gives no verdict on the eat of line {k}; seat {claimant} claims its "
+                      f"time ran out after the proof limit: the referee is at fault (the series is void, no end line)",
+                      ["RefereeTimeout", "RefereeAtFault"], stall + [canonical(claim)], "invalid", k + 1,
+                      "referee.fault")
+            else:
+                c.add(f"line {k + 1}: seat {claimant} claims the referee's time ran out at the proof limit's "
+                      f"deadline, not after it", ["RefereeTimeout"], stall + [canonical(claim)], "invalid", k + 1,
+                      "timeout.early")
 
     # ---- a timeout (a referee's line with a clock)
     timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]

@@ -78,6 +78,17 @@ class DealRandom:
             blocks += hmac.digest(self._seed, self._counter.to_bytes(8, "big"), hashlib.sha256)
         return int.from_bytes(blocks, "big") % n
 
+    def answering(self, message: dict) -> "DealRandom":
+        """The stream for this party's answer to ``message`` (a dealer's commit): keyed by
+        the seed and the message's canonical JSON, so the same message gets the same answer
+        (a party rebuilt from its seed and the transcript) and two different messages for
+        one round get unrelated ones. Unseeded: the OS again."""
+        if self._seed is None:
+            return DealRandom()
+        body = json.dumps(message, sort_keys=True, separators=(",", ":")).encode()
+        return DealRandom(hmac.digest(self._seed, b"zkbluff:oblivious-answer:v1:" + hashlib.sha256(body).digest(),
+                                      hashlib.sha256))
+
     def shuffle(self, xs: list) -> None:
         for i in range(len(xs) - 1, 0, -1):  # Fisher–Yates
             j = self.randbelow(i + 1)
@@ -372,6 +383,7 @@ class ObliviousChooser:
         self.keys = keys or _default_keys
         self.backend = backend or get_backend()
         self._rng = rng or DealRandom()
+        self._answer: Optional[DealRandom] = None  # the stream of the commit answered (choose)
         self.state = "new"
         self.commitments: list[int] = []
         self.secret_positions: list[int] = []
@@ -388,9 +400,10 @@ class ObliviousChooser:
         self._ot: Optional[OTReceiver] = None
 
     def arrange(self) -> tuple[list[int], list[int], list[int]]:
-        """A uniformly random arrangement: (secret positions, dealer positions, board positions)."""
+        """A uniformly random arrangement: (secret positions, dealer positions, board positions),
+        drawn from the stream of the commit being answered (:meth:`DealRandom.answering`)."""
         s = self.shape
-        picked = self._rng.sample(range(s.deck), s.chooser_hand + s.dealer_hand + s.board)
+        picked = (self._answer or self._rng).sample(range(s.deck), s.chooser_hand + s.dealer_hand + s.board)
         return (picked[:s.chooser_hand], sorted(picked[s.chooser_hand:s.chooser_hand + s.dealer_hand]),
                 sorted(picked[s.chooser_hand + s.dealer_hand:]))
 
@@ -405,9 +418,12 @@ class ObliviousChooser:
         commitments = _field_list(msg["commitments"], self.shape.deck, "commitments")
         proof = _proof(msg["proof"], "permutation proof", self.backend)
         verify_permutation(self.shape, self.session, self.round_no, commitments, proof, self.keys, self.backend)
+        # positions and OT blinders from the commit answered: two commits for one round answered
+        # from one seed give unrelated arrangements and blinders (nothing links the answers)
+        rng = self._answer = self._rng.answering(commit)
         secret, dealer, board = self.arrange()
         ot = OTReceiver(ot_session(self.session, self.round_no), self.shape.deck, secret, OPENING_BYTES,
-                        self.backend, randbelow=self._rng.randbelow)
+                        self.backend, randbelow=rng.randbelow)
         request = ot.request(msg["ot"])  # validates A before use
         self._ot, self.commitments = ot, commitments
         self.secret_positions, self.dealer_positions, self.board_positions = secret, dealer, board

@@ -64,6 +64,10 @@ class RemoteSeat:
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
         return None
 
+    def check_own(self, event: Mapping[str, Any]) -> None:
+        """Nothing here: the client's own seat checks its lines (the referee checks the signature)."""
+        return None
+
     def deal_line(self) -> None:
         """Nothing here: a remote seat makes its own deal lines (its entropy, a complaint)
         in its client, which sends each as it sends its moves; the table writes it through

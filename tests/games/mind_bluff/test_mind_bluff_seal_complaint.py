@@ -53,7 +53,8 @@ def _missealed_eat(tab):
     wrong = seal_choice(RefereeSecrets.fresh().channel_public, tab.match_id, 0, 1, 1, opening, own)
     event = {k: v for k, v in line.items() if k != "sig"}
     event["data"] = {"sealed": wrong}
-    return sign_line(seat.key, event)
+    seat.signed = sign_line(seat.key, event)  # its client made this line (the table's copy of it knows)
+    return seat.signed
 
 
 # ---------------------------------------------------------------- the rules alone

@@ -7,6 +7,7 @@ today; a network server passes the same messages over a socket.
 """
 from __future__ import annotations
 
+import json
 import secrets as pysecrets
 import time
 from dataclasses import asdict, dataclass
@@ -14,14 +15,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import make_envelope
-from zkbluff.protocol.signing import SigningKey, sign_line
+from zkbluff.protocol.signing import SigningKey, check_line_signature, sign_line
 from zkbluff.protocol.transcript import GENESIS
 from zkbluff.statements import get_statement
 from zkbluff.statements.keys import load_keys
@@ -200,8 +201,38 @@ class Seat(_Party):
         return {"type": "deal-secrets", "seat": self.seat, "to": "dealer",
                 "body": self.spec.deal.seat_to_dealer(self.seat, self.deal_secrets)}
 
+    def check_own(self, event: Mapping[str, Any]) -> None:
+        """Raise :class:`CommitmentMismatch`, changing nothing, if ``event`` is a move in this
+        seat's name that this seat did not make: none is pending at its number, or it is not
+        the line this seat signed there (its action, data and proofs; a resend re-stamps only).
+        Cheap and before any party takes the line: the table asks it of every seat it hosts
+        before the referee checks and writes (refused means unchanged)."""
+        if self.view is None or event.get("seat") != self.seat or event.get("action") in self._not_moves():
+            return
+        try:  # a line not signed with this seat's key is not its own: the referee refuses it as such
+            check_line_signature(dict(event), self.public_key, f"seat {self.seat}")
+        except (ZkbluffError, TypeError, ValueError):
+            return
+        pending = self._pending
+        if pending is None or pending[0] != event.get("n"):
+            raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, "
+                                     f"but this seat did not make it")
+        made = self.signed
+        if made is not None and made.get("n") == event.get("n"):
+            mine, got = json.loads(json.dumps(made)), json.loads(json.dumps(dict(event)))
+            if any(mine.get(k) != got.get(k) for k in ("prev", "action", "data", "proofs")):
+                raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, but "
+                                         f"this seat did not make it (it made {mine.get('action')} there)")
+
+    def _not_moves(self) -> set[Any]:
+        """Line kinds that are no seat's move (the header, deal lines, the end, the closing)."""
+        return {"header", END, self.spec.deal.closing, *self.spec.deal.line_roles}
+
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
-        """Follow a public line; open what it carries for this seat."""
+        """Follow a public line; open what it carries for this seat. A move in its name that
+        it did not make is refused before its view takes it (:meth:`check_own`)."""
+        if not restoring:
+            self.check_own(event)
         first = self.view is None
         action, publics = self._follow(event)
         if first:
@@ -228,9 +259,7 @@ class Seat(_Party):
             return
         pending, self._pending = self._pending, None
         if event["seat"] == self.seat:
-            if pending is None or pending[0] != event["n"]:
-                raise CommitmentMismatch(f"seat {self.seat}: line {event['n']} is in this seat's name, "
-                                         f"but this seat did not make it")
+            assert pending is not None  # check_own: the move it made at this number
             self.private = {**self.private, **pending[1]}
         assert self.view is not None
         # lines others made; and the seat's own lines too where the spec asks (a value its own

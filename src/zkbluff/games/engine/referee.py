@@ -242,6 +242,18 @@ class Referee:
             raise EarlyTimeout(f"timeout of seat {seat}: declared at {at}, not after its deadline {expected['deadline']} "
                                f"(line {expected['since']} + {expected['seconds']} s)")
 
+    def _check_claimed_wait(self, event: Mapping[str, Any], limit: Any) -> None:
+        """A seat's claim (:meth:`GameSpec.claimed_wait`) is stamped after the last line's
+        stamp plus ``limit``, like a referee's timeout; earlier is ``timeout.early``."""
+        at = _stamp(event)
+        seconds = limit_seconds(self.header.get("limits", {}), limit)
+        if at is None or seconds is None or self.head_at is None:
+            raise MalformedInput(f"{event.get('action')}: a claim needs its stamp 'at', the header's limits.{limit} "
+                                 f"and a stamp on line {self.next_line - 1}", code="line.stamp")
+        if at <= self.head_at + seconds:
+            raise EarlyTimeout(f"{event.get('action')}: claimed at {at}, not after its deadline "
+                               f"{self.head_at + seconds} (line {self.next_line - 1} + {seconds} s)")
+
     # ---- the check
     def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         """Check one line and apply it; return its action (None for end and closing lines)
@@ -322,6 +334,9 @@ class Referee:
                 self._check_timeout_clock(event, self.rules.to_move, due[1])
             elif "clock" in event:
                 raise IllegalMove(f"{kind}: only a timeout carries a clock", code="line.malformed")
+            claimed = self.spec.claimed_wait(self.rules, action) if role is Role.SEAT else None
+            if claimed is not None:  # a seat's claim that the party waited on let its time run out
+                self._check_claimed_wait(event, claimed)
             demands = self.spec.demand(self.rules, self.ledger, seat, action)
             envelopes = event.get("proofs", [])
             if bool(demands) != ("proofs" in event):

@@ -374,6 +374,13 @@ class GameSpec(ABC):
         referee at fault (a whole transcript then fails ``referee.fault``); None by default."""
         return None
 
+    def claimed_wait(self, rules: Rules, action: Action) -> Any:
+        """The limit (a name or seconds) a seat's ``action`` claims another party let run out
+        (a game's claim that the referee stalled), or None: the claim's own stamp must then
+        be after the last line's plus that limit, as a referee's timeout is (``timeout.early``
+        otherwise). Default: no action is such a claim."""
+        return None
+
     def clock_due(self, rules: Rules) -> bool:
         """True when nobody is to move and the table waits on the referee's clock (a calling
         window any seat may answer) instead of the dealer. The default: never."""

@@ -9,6 +9,7 @@ secrets file beside it.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import CommitmentMismatch, MalformedInput
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.statements.keys import load_keys
@@ -100,11 +101,19 @@ class Table:
         return header
 
     def publish(self, line: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
-        """The referee checks the line (raising, with nothing written, if it is refused);
-        then it is written and sent to every other party."""
+        """Every check first, then the write: each seat hosted here refuses a move in its name
+        that it did not make (:meth:`Seat.check_own`), the referee checks the line; a refused
+        line raises with nothing written, sent or persisted. Then it is written and sent to
+        every other party."""
         import time
 
         line = wire(line)
+        try:
+            for seat in self.seats:
+                seat.check_own(line)
+        except CommitmentMismatch as refused:  # the referee's public reason first, where it has one
+            copy.deepcopy(self.view).apply(line)  # on a copy: a refusal changes nothing
+            raise refused
         t = time.perf_counter()
         self.referee.receive(line)
         verify_s = time.perf_counter() - t

@@ -170,6 +170,11 @@ def verify_transcript(path: Union[str, Path], trust: Optional[TrustContext] = No
                                  code=HEADER_CODE if n <= 1 else "line.malformed") from None
     assert referee is not None
     if referee.over and not referee.complete:
+        stalled = referee.spec.fault(referee.ledger)
+        if stalled is not None:  # the referee at fault ends it with no end line of its own (it stalled)
+            _earlier_bad_proof(referee, len(lines) + 1)
+            referee.batch.verify()
+            raise RefereeAtFault(f"the referee is at fault: {stalled[1]}", line=stalled[0])
         closing = referee.spec.deal.closing
         missing = (f"the {closing} line is" if referee.ended else
                    f"the end and {closing} lines are" if closing else "the end line is")

@@ -239,14 +239,30 @@ class TimeOut(Action):
     seat: int
 
 
+@dataclass(frozen=True)
+class RefereeTimeOut(Action):
+    """A seat's claim that the referee let its time run out: the table waited on it (a
+    verdict, the reveal, the next game's start) past the header's ``proof`` limit from the
+    last line's stamp (the engine checks the claim's own stamp against it:
+    ``GameSpec.claimed_wait``). The series ends void, the referee at fault, nobody's
+    standing worsened (the game in progress is abandoned). Legal exactly while the table
+    waits on the referee in a phase it must answer in (:data:`REFEREE_WAITS`)."""
+
+    kind: ClassVar[str] = "referee_timeout"
+
+
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
     StartGame, Eat, AllDone, EatVerdict, Claim, Believe, Doubt, DoubtVerdict, AllDoneVerdict, Reveal,
-    RevealEntropy, Consent, TimeOut, SealComplaint, SealAnswer)}
+    RevealEntropy, Consent, TimeOut, SealComplaint, SealAnswer, RefereeTimeOut)}
 
 #: which actions the referee (NO_SEAT) takes; all others are a seat's
 REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal, TimeOut, SealComplaint})
 #: the phases in which the table waits on a seat (a ``TimeOut`` may end the wait)
 SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME, Phase.SEAL_ANSWER})
+#: the phases in which the table waits on the referee and a seat may claim its time ran out
+#: (:class:`RefereeTimeOut`); START too while a human seat plays (with none, the room owner
+#: starts the next game when it likes, through the referee)
+REFEREE_WAITS = frozenset({Phase.EAT_VERDICT, Phase.DOUBT_VERDICT, Phase.ALL_DONE_VERDICT, Phase.REVEAL})
 
 
 def action_from_data(kind: str, data: object) -> Action:
@@ -271,6 +287,7 @@ class EventKind(str, Enum):
     ALL_DONE_RESULT = "all_done_result"  # outcome True = exactly one remained (a win)
     GAME_ENDED = "game_ended"          # seat: the winner
     TIMED_OUT = "timed_out"            # seat let its time run out: it forfeits the series
+    REFEREE_TIMED_OUT = "referee_timed_out"  # seat claimed the referee's time ran out: the series is void
     SEAL_COMPLAINT = "seal_complaint"  # the referee: seat's sealed choice does not open
     SEAL_ANSWERED = "seal_answered"    # seat showed its sealed choice opens: the referee is at fault
 
@@ -337,6 +354,7 @@ class MindBluffState:
     series_winner: Optional[int]
     timed_out: Optional[int] = None  # the seat whose time ran out (it forfeited the series)
     referee_fault: Optional[int] = None  # the seat the referee falsely accused (the series is void)
+    referee_timed_out: Optional[int] = None  # the seat that claimed the referee's time ran out (void)
 
 
 # ------------------------------------------------------------------ the engine
@@ -374,6 +392,8 @@ class MindBluffRules(Rules):
         #: once it showed it opens, the seat the referee falsely accused (the series is void)
         self.accused: Optional[int] = None
         self.referee_fault: Optional[int] = None
+        #: the seat whose claim that the referee let its time run out stands (the series is void)
+        self.referee_timed_out: Optional[int] = None
 
     # ---- contract
     @property
@@ -451,6 +471,8 @@ class MindBluffRules(Rules):
             raise IllegalMove(f"{what}: not a Mind Bluff action")
         if isinstance(action, TimeOut):
             return self._check_timeout(seat, action)
+        if isinstance(action, RefereeTimeOut):
+            return self._check_referee_timeout(seat)
         expected_by_phase: dict[Phase, type | tuple[type, ...]] = {
             Phase.START: StartGame, Phase.TURN: (Eat, AllDone), Phase.EAT_VERDICT: (EatVerdict, SealComplaint),
             Phase.SEAL_ANSWER: SealAnswer,
@@ -495,6 +517,17 @@ class MindBluffRules(Rules):
             raise IllegalMove(f"timeout: the table waits for {self._waiting()}, no seat's time runs")
         if isinstance(a.seat, bool) or a.seat != self.to_move:
             raise IllegalMove(f"timeout: seat {a.seat!r} is not the seat the table waits for ({_who(self.to_move)})")
+
+    def referee_waited(self) -> bool:
+        """Whether the table waits on the referee in a phase it must answer in."""
+        return not self.over and self.to_move is NO_SEAT and (
+            self.phase in REFEREE_WAITS or (self.phase == Phase.START and any(self.humans)))
+
+    def _check_referee_timeout(self, seat: Optional[int]) -> None:
+        if seat is NO_SEAT or isinstance(seat, bool) or seat not in range(N_SEATS):
+            raise IllegalMove(f"referee_timeout: a seat's claim, not {_who(seat)}'s")
+        if not self.referee_waited():
+            raise IllegalMove(f"referee_timeout: the table waits for {self._waiting()}, not on the referee")
 
     def _check_start(self, a: StartGame) -> None:
         g = self.game + 1
@@ -594,6 +627,13 @@ class MindBluffRules(Rules):
             self.consents = set()
             self._to_move = NO_SEAT
             self.phase = Phase.SERIES_OVER
+        elif isinstance(action, RefereeTimeOut):
+            self._log(EventKind.REFEREE_TIMED_OUT, seat)
+            self.referee_timed_out = seat
+            self.claim = None
+            self.consents = set()
+            self._to_move = NO_SEAT
+            self.phase = Phase.SERIES_OVER
         elif isinstance(action, TimeOut):
             self._log(EventKind.TIMED_OUT, action.seat)
             self.timed_out = action.seat
@@ -669,13 +709,17 @@ class MindBluffRules(Rules):
             turn=self.turn, wins=(self.wins[0], self.wins[1]), debts=(self.debts[0], self.debts[1]),
             claim=self.claim, events=tuple(self.events), games=tuple(self.games),
             consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner,
-            timed_out=self.timed_out, referee_fault=self.referee_fault)
+            timed_out=self.timed_out, referee_fault=self.referee_fault, referee_timed_out=self.referee_timed_out)
 
     def result(self) -> Optional[Result]:
         if self.over and self.referee_fault is not None:  # void: nobody won what the referee spoiled
             return Result((1, 1), (self.wins[0], self.wins[1]),
                           f"the referee is at fault: it said {SEAT_NAMES[self.referee_fault]}'s sealed choice does "
                           f"not open, and it opens; the series is void (games {self.wins[0]}–{self.wins[1]})")
+        if self.over and self.referee_timed_out is not None:  # void: the referee stalled the series
+            return Result((1, 1), (self.wins[0], self.wins[1]),
+                          f"the referee is at fault: it let its time run out ({SEAT_NAMES[self.referee_timed_out]} "
+                          f"claimed it); the series is void (games {self.wins[0]}–{self.wins[1]})")
         if not self.over or self.series_winner is None:
             return None
         w = self.series_winner

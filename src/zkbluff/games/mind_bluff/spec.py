@@ -35,8 +35,8 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, Phase, RevealEntropy, SealAnswer,
-    StartGame, TimeOut,
+    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, Phase, RefereeTimeOut, RevealEntropy,
+    SealAnswer, StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
 from zkbluff.protocol.entropy import x25519_keypair
@@ -85,6 +85,9 @@ class DrawCommitments(DealScheme):
         if isinstance(action, SealAnswer):
             ledger.referee_fault = (line, "the referee said a sealed choice does not open, and the seat's answer "
                                           "opens it to the committed choice")
+        if isinstance(action, RefereeTimeOut):
+            ledger.referee_fault = (line, "the referee let its time run out (the table waited on it past the "
+                                          "proof limit; the seat's claim is stamped after it)")
 
     @staticmethod
     def commitments(deal: Any, n_seats: int) -> tuple[str, ...]:
@@ -135,6 +138,10 @@ class MindBluffSpec(GameSpec):
     def record(self, ledger: VerdictChecker, seat: Optional[int], action: Action,
                publics: list[dict[str, int]]) -> None:
         ledger.record(seat, action, publics)
+
+    def claimed_wait(self, rules: Rules, action: Action) -> Any:
+        """A seat's :class:`RefereeTimeOut` claims the referee let the ``proof`` limit run out."""
+        return "proof" if isinstance(action, RefereeTimeOut) else None
 
     def fault(self, ledger: VerdictChecker) -> Optional[tuple[int, str]]:
         """``(line, reason)`` once a seat showed its sealed choice opens after the referee

@@ -76,6 +76,7 @@ EVENT_WORDS = {
     EventKind.TIMED_OUT: "{who} let their time run out and forfeits the series.",
     EventKind.SEAL_COMPLAINT: "The referee says {who}'s sealed choice does not open.",
     EventKind.SEAL_ANSWERED: "{who} shows the sealed choice opens: the referee is at fault.",
+    EventKind.REFEREE_TIMED_OUT: "{who} shows the referee let its time run out: the referee is at fault.",
 }
 
 END_WORDS = {
