@@ -34,11 +34,14 @@ def player_id(public_key: str) -> str:
 
 def seat_results(result: Result, header: Mapping[str, Any], bots: Sequence[bool]) -> list[SeatResult]:
     """Each seat's place and points. ``header``: the match's header data (names, keys);
-    ``bots[i]``: seat i is a house bot."""
+    ``bots[i]``: seat i is a house bot. A seat the game marks as earning no points
+    (``result.no_points``: Bluffers' Leave Table, a forfeit by the clock) gets 0 points
+    at its place."""
     names, keys = header["seats"], header["parties"]["seats"]
     n = len(names)
     if len(result.placements) != n or len(bots) != n:
         raise MalformedInput(f"result: {len(result.placements)} placements for {n} seats")
     return [SeatResult(player=f"bot:{names[i]}#{i}" if bots[i] else player_id(keys[i]), name=names[i],
-                       is_bot=bool(bots[i]), place=p, points=place_points(n, p))
+                       is_bot=bool(bots[i]), place=p,
+                       points=0 if result.no_points and result.no_points[i] else place_points(n, p))
             for i, p in enumerate(result.placements)]
