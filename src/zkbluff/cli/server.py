@@ -117,7 +117,8 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
             raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
         extra += [f"--{key}", value]
     expected = parse_expectations(expect)
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected)
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
+                        is_bot=bot_seed is not None)
     _finish(run(client.host(game, _options(game, None, extra))), as_json)
 
 
@@ -140,7 +141,8 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
     from zkbluff.server.client import SeatClient, run
     from zkbluff.server.expect import parse_expectations
 
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect))
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect),
+                        is_bot=bot_seed is not None)
     _finish(run(client.join(code)), as_json)
 
 

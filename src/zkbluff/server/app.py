@@ -34,6 +34,7 @@ from typing import Any, Callable, Mapping, Optional
 from zkbluff.errors import IllegalMove, MalformedInput, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, limit_table, new_match_id
 from zkbluff.games.engine.registry import spec_for
+from zkbluff.games.engine.rules import Result
 from zkbluff.games.engine.spec import GameSpec, check_limits, engine_floors
 from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
@@ -41,7 +42,7 @@ from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new
 from zkbluff.server.results import seat_results
 from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomState, new_room_code, \
     normalise_code
-from zkbluff.server.storage import ResultStore, SqliteResultStore
+from zkbluff.server.storage import ResultStore, SeatResult, SqliteResultStore, counts_online
 
 log = logging.getLogger("zkbluff.server")
 
@@ -92,6 +93,14 @@ class Conn:
             pass
 
 
+def _bot_client(msg: Mapping[str, Any]) -> bool:
+    """A create/join's ``bot`` field (signed with it): the client says a bot plays its seat."""
+    bot = msg.get("bot", False)
+    if not isinstance(bot, bool):
+        raise MalformedInput(f"bot: expected true or false, got {bot!r:.20}")
+    return bot
+
+
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data))
@@ -126,7 +135,8 @@ class RoomHost:
         r = self.room
         _write_json(self.folder / "room.json", {
             "code": r.code, "game": r.game, "options": self.options, "owner": r.owner,
-            "members": [{"name": m.name, "bot": m.is_bot, "publicKey": m.public_key} for m in r.members],
+            "members": [{"name": m.name, "bot": m.is_bot, "publicKey": m.public_key, "botClient": m.bot_client}
+                        for m in r.members],
             "state": r.state.value, "matchId": self.match_id, "recorded": sorted(self.recorded)})
 
     @property
@@ -149,7 +159,7 @@ class RoomHost:
         return {"type": "room", "code": r.code, "game": r.game, "title": spec.title, "options": dict(spec.options),
                 "seats": spec.n_seats, "state": r.state.value, "matchId": self.match_id,
                 "owner": to is not None and to.public_key == r.owner,
-                "members": [{"name": m.name, "bot": m.is_bot,
+                "members": [{"name": m.name, "bot": m.is_bot, "botClient": m.bot_client,
                              "connected": m.is_bot or m.public_key in self.conns} for m in r.members]}
 
     async def broadcast_state(self) -> None:
@@ -351,16 +361,28 @@ class RoomHost:
             return None
         result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None and self.match_id is not None
-        bots = [m.is_bot for m in self.room.members]
-        rows = seat_results(result, table.header, bots)
+        rows = self.seat_rows(result)
         self.server.store.record(self.match_id, self.room.game, datetime.now(timezone.utc), rows)
         self.recorded.add(self.match_id)
         self.room.state = RoomState.FINISHED
         self.save()
+        return self.result_message(result, rows)
+
+    def seat_rows(self, result: Result) -> list[SeatResult]:
+        assert self.table is not None
+        members = self.room.members
+        return seat_results(result, self.table.header, [m.is_bot for m in members],
+                            [m.bot_client for m in members])
+
+    def result_message(self, result: Result, rows: list[SeatResult]) -> dict[str, Any]:
+        """The result as sent: ``online`` (it counts on the leaderboard) when at least two
+        seats are people (:class:`~zkbluff.server.rooms.Member`: no house bot, no client
+        that said it runs a bot)."""
+        assert self.table is not None
         return {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
                 "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
-                "summary": table.spec.summary(result, table.header["seats"]),
-                "online": sum(not b for b in bots) >= 2}
+                "summary": self.table.spec.summary(result, self.table.header["seats"]),
+                "online": counts_online(rows)}
 
     async def release(self) -> None:
         """Drop a finished, recorded match nobody is connected to from memory (its parties,
@@ -421,8 +443,9 @@ class Server:
             try:
                 d = json.loads(file.read_text())
                 spec = spec_for(d["game"], d["options"])
-                room = Room(d["code"], d["game"], d["owner"], spec.n_seats, spec.n_seats,
-                            [Member(m["name"], m["bot"], m["publicKey"]) for m in d["members"]],
+                room = Room(d["code"], d["game"], d["owner"], spec.min_seats, spec.n_seats,
+                            [Member(m["name"], m["bot"], m["publicKey"], bool(m.get("botClient", False)))
+                             for m in d["members"]],
                             RoomState(d["state"]))
                 host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
                 host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
@@ -508,8 +531,8 @@ class Server:
         spec = spec_for(msg.get("game"), options)
         spec.check_limits(limit_table(spec, self.limits))  # the room's header will state these
         code = new_room_code(lambda c: c in self.rooms)
-        room = Room(code, spec.game, public_key, spec.n_seats, spec.n_seats)
-        room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+        room = Room(code, spec.game, public_key, spec.min_seats, spec.n_seats)
+        room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
         host = RoomHost(self, room, dict(spec.options), self.data / "rooms" / code)
         host.save()
         self.rooms[code] = host
@@ -525,7 +548,7 @@ class Server:
         async with host.lock:
             seat = host.seat_of(public_key)
             if seat is None:
-                host.room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+                host.room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
                 host.save()
             old = host.conns.get(public_key)
             if old is not None:  # a half-dead connection of the same client: the new one wins
@@ -557,11 +580,7 @@ class Server:
             return None
         result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None
-        rows = seat_results(result, table.header, [m.is_bot for m in host.room.members])
-        return {"type": "result", "matchId": host.match_id, "placements": list(result.placements),
-                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
-                "summary": table.spec.summary(result, table.header["seats"]),
-                "online": sum(not m.is_bot for m in host.room.members) >= 2}
+        return host.result_message(result, host.seat_rows(result))
 
     async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
         if conn.host is not None:
@@ -601,10 +620,16 @@ class Server:
     async def _start(self, conn: Conn, msg: dict[str, Any]) -> None:
         host = self._member_host(conn)
         async with host.lock:
-            if len(host.room.members) != host.spec().n_seats:
-                raise IllegalMove(f"start: this table has {host.spec().n_seats} seats, "
-                                  f"{len(host.room.members)} are filled")
-            host.room.start(conn.public_key)  # type: ignore[arg-type]
+            room = host.room
+            room.check_start(conn.public_key)  # type: ignore[arg-type]
+            # the table is what the owner filled by Start (seed 003): the game's options
+            # from the seats (Bluffers' players, Mind Bluff's human seats)
+            options = {**host.options, **host.spec().table_options(room.people())}
+            spec = spec_for(room.game, options)
+            if len(room.members) != spec.n_seats:
+                raise IllegalMove(f"start: this table has {spec.n_seats} seats, {len(room.members)} are filled")
+            room.start(conn.public_key)  # type: ignore[arg-type]
+            host.options = dict(spec.options)
             await self._begin(host)
 
     async def _again(self, conn: Conn, msg: dict[str, Any]) -> None:

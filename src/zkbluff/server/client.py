@@ -168,8 +168,12 @@ class SeatClient:
     def __init__(self, url: str, home: Path, name: str, policy: Policy, say: Say = print,
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
                  add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = (),
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, is_bot: bool = False):
         self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
+        #: a bot chooses this seat's moves (``--bot``): the client says so in its signed
+        #: create/join, and the server keeps the match off the leaderboard unless two
+        #: people play in it
+        self.is_bot = is_bot
         #: what this client's person expects of the table (``--expect``): checked at the seat
         #: message and again at the signed header, before anything is made or signed
         self.expect = tuple(expect)
@@ -471,6 +475,9 @@ class SeatClient:
         self.code = normalise_code(code)
         return await self._session()
 
+    def _kind(self) -> dict[str, Any]:
+        return {"bot": True} if self.is_bot else {}
+
     async def _session(self, create: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         from websockets.asyncio.client import connect
 
@@ -485,12 +492,12 @@ class SeatClient:
                     await conn.open()
                     delay, connected = 0.2, True
                     if self.code is None and create is not None:
-                        await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name},
-                                                  conn.challenge))
+                        await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name,
+                                                             **self._kind()}, conn.challenge))
                     else:
                         have = len(self.writer.events) if self.writer is not None else 0
                         await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
-                                                             "have": have}, conn.challenge))
+                                                             "have": have, **self._kind()}, conn.challenge))
                     done = await self._loop(conn)
                     if done:
                         return await asyncio.to_thread(self.report)
