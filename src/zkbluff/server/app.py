@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import time
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -40,8 +41,8 @@ from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
 from zkbluff.server.results import seat_results
-from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomState, new_room_code, \
-    normalise_code
+from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomLimits, RoomState, \
+    new_room_code, normalise_code
 from zkbluff.server.storage import ResultStore, SeatResult, SqliteResultStore, counts_online
 
 log = logging.getLogger("zkbluff.server")
@@ -85,6 +86,7 @@ class Conn:
         self.sent = 0          # lines of the current match this connection has been sent
         self.seated = False    # it has been sent its seat message for the current match
         self.refusals = 0
+        self.counted = False   # it holds one of its address's connections (Server.admit)
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         try:
@@ -126,6 +128,13 @@ class RoomHost:
         #: a bot's answer in a calling window: (when, at which line, seat, intent)
         self.bot_call: Optional[tuple[float, int, int, Any]] = None
         self.rng = random.Random()
+        #: since when nobody is connected (a lobby nobody comes back to expires)
+        self.idle_since: Optional[float] = server.clock()
+        #: a finished match's lines and result message, kept for spectators (released or
+        #: not, a watch never rebuilds the match): (match id, lines, result)
+        self._archive: Optional[tuple[str, list[dict[str, Any]], Optional[dict[str, Any]]]] = None
+        #: how many times this room's match was rebuilt from its transcript
+        self.restores = 0
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -351,6 +360,7 @@ class RoomHost:
             for i, s in self.bot_seats.items():
                 s.receive(e, restoring=e["n"] <= saved[i])
         self.table = Table(referee, dealer, seats, TranscriptWriter(path, events=events), self.persist)
+        self.restores += 1
         self.table.advance()
         self.play_bots()
 
@@ -384,6 +394,22 @@ class RoomHost:
                 "summary": self.table.spec.summary(result, self.table.header["seats"]),
                 "online": counts_online(rows)}
 
+    def archive(self) -> Optional[tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]:
+        """A finished, recorded match's lines and result: from the cache, else from the
+        table (rebuilt once if it was released) into the cache."""
+        if self.room.state is not RoomState.FINISHED or self.match_id is None or self.match_id not in self.recorded:
+            return None
+        if self._archive is not None and self._archive[0] == self.match_id:
+            return self._archive[1], self._archive[2]
+        if self.table is None:
+            self.restore()
+        if self.table is None or not self.table.view.complete:
+            return None
+        result = self.table.view.result()
+        assert result is not None
+        self._archive = (self.match_id, list(self.table.writer.events), self.result_message(result, self.seat_rows(result)))
+        return self._archive[1], self._archive[2]
+
     async def release(self) -> None:
         """Drop a finished, recorded match nobody is connected to from memory (its parties,
         their views, its lines): its transcript, the parties' secrets and its result are
@@ -414,7 +440,8 @@ class Server:
                  limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.time,
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
-                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0):
+                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0,
+                 room_limits: Optional[RoomLimits] = None):
         self.data = Path(data)
         (self.data / "rooms").mkdir(parents=True, exist_ok=True)
         self.key_folder, self.backend = key_folder, backend
@@ -429,6 +456,11 @@ class Server:
         #: connection that answers no ping (sent every ``ping_interval``) in ``ping_timeout``
         self.open_timeout, self.ping_interval, self.ping_timeout = open_timeout, ping_interval, ping_timeout
         self.rooms: dict[str, RoomHost] = {}
+        self.room_limits = room_limits or RoomLimits()
+        self.creates = RateLimiter(self.room_limits.create_rate, self.room_limits.create_burst, clock)
+        #: connections not yet in a room, and when each opened (the sign-in deadline)
+        self.unsigned: dict[Conn, float] = {}
+        self.per_address: dict[str, int] = {}
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
 
@@ -466,6 +498,11 @@ class Server:
         self._next_conn += 1
         peer = ws.remote_address[0] if ws.remote_address else "?"
         conn = Conn(ws, f"c{self._next_conn}", str(peer))
+        if not self.admit(conn):
+            await conn.send(error_reply(MalformedInput(
+                f"too many connections from this address (at most {self.room_limits.max_connections})")))
+            await ws.close(1013, "too many connections from this address")
+            return
         await conn.send({"type": "hello", "challenge": conn.challenge, "maxMessageBytes": MAX_MESSAGE_BYTES})
         try:
             async for raw in ws:
@@ -475,8 +512,25 @@ class Server:
         finally:
             self.detach(conn)
 
+    def admit(self, conn: Conn) -> bool:
+        """A new connection under the per-address cap (it then has until the sign-in
+        deadline to create, join or watch a room)."""
+        n = self.per_address.get(conn.address, 0)
+        if n >= self.room_limits.max_connections:
+            return False
+        self.per_address[conn.address] = n + 1
+        conn.counted = True
+        self.unsigned[conn] = self.clock()
+        return True
+
     def detach(self, conn: Conn) -> None:
         self.messages.forget(conn.ident)
+        self.unsigned.pop(conn, None)
+        if conn.counted:
+            conn.counted = False
+            self.per_address[conn.address] -= 1
+            if self.per_address[conn.address] <= 0:
+                del self.per_address[conn.address]
         host = conn.host
         if host is None:
             return
@@ -484,8 +538,34 @@ class Server:
         if conn.public_key is not None and host.conns.get(conn.public_key) is conn:
             del host.conns[conn.public_key]
             asyncio.ensure_future(host.broadcast_state())
-        if not host.conns and not host.spectators and host.table is not None:
-            asyncio.ensure_future(host.release())
+        if not host.conns and not host.spectators:
+            host.idle_since = self.clock()
+            if host.table is not None:
+                asyncio.ensure_future(host.release())
+
+    async def sweep(self) -> None:
+        """The room limits' clock (by the ticker): a connection that has not created,
+        joined or watched a room by the sign-in deadline is closed; a room still in its
+        lobby that nobody has been connected to for ``room_expiry`` seconds is removed,
+        its folder with it (nothing was played there)."""
+        now, lim = self.clock(), self.room_limits
+        for conn, opened in list(self.unsigned.items()):
+            if conn.host is not None:
+                del self.unsigned[conn]
+            elif now - opened > lim.signin_timeout:
+                del self.unsigned[conn]
+                await conn.send(error_reply(MalformedInput(
+                    f"sign-in deadline: no room created, joined or watched within {lim.signin_timeout:g} s")))
+                await conn.ws.close(1008, "sign-in deadline")
+        for code, host in list(self.rooms.items()):
+            if host.room.state is RoomState.LOBBY and not host.conns and not host.spectators \
+                    and host.idle_since is not None and now - host.idle_since > lim.room_expiry:
+                async with host.lock:
+                    if host.conns or host.spectators or host.room.state is not RoomState.LOBBY:
+                        continue
+                    del self.rooms[code]
+                    shutil.rmtree(host.folder, ignore_errors=True)
+                    log.info("room %s expired unused", code)
 
     async def on_message(self, conn: Conn, raw: Any) -> None:
         if not self.messages.allow(conn.ident):
@@ -527,6 +607,8 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("create: this connection is already in a room")
+        if not self.creates.allow(conn.address):
+            raise MalformedInput("rate limit: too many rooms created from this address; wait a moment")
         options = msg.get("options") or None
         spec = spec_for(msg.get("game"), options)
         spec.check_limits(limit_table(spec, self.limits))  # the room's header will state these
@@ -592,6 +674,15 @@ class Server:
         host.spectators.add(conn)
         await conn.send(host.state_message(conn))
         async with host.lock:
+            archived = host.archive()
+            if archived is not None:  # a finished match: its lines and result, not the match rebuilt
+                events, result = archived
+                while conn.sent < len(events):
+                    await conn.send({"type": "line", "matchId": host.match_id, "line": events[conn.sent]})
+                    conn.sent += 1
+                if result is not None:
+                    await conn.send(result)
+                return
             if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
                 await asyncio.to_thread(host.restore)
             await host.flush()
@@ -718,6 +809,10 @@ class Server:
         and leaves the clock running for every other room."""
         while True:
             await asyncio.sleep(self.tick)
+            try:
+                await self.sweep()
+            except Exception:  # the limits' sweep must not stop the referee's clock
+                log.exception("the room limits' sweep failed")
             for host in list(self.rooms.values()):
                 try:
                     await self._tick(host)

@@ -70,6 +70,33 @@ class RateLimiter:
         return len(self._buckets)
 
 
+@dataclass(frozen=True)
+class RoomLimits:
+    """What one address may hold on a server (``zkbluff serve`` options; docs/hosting.md).
+
+    ``create_rate``/``create_burst``: rooms an address may create (a token bucket: a
+    burst, then one every 1/rate seconds). ``room_expiry``: seconds a room still in its
+    lobby may stay with nobody connected before it is removed with its folder (a started
+    room is a match: kept). ``signin_timeout``: seconds a connection has to create, join
+    or watch a room before it is closed. ``max_connections``: open connections per
+    address (players behind one NAT share it: raise it for a LAN party)."""
+    create_rate: float = 1 / 30
+    create_burst: int = 5
+    room_expiry: float = 3600.0
+    signin_timeout: float = 30.0
+    max_connections: int = 16
+
+    def __post_init__(self) -> None:
+        for name in ("create_rate", "room_expiry", "signin_timeout"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                raise MalformedInput(f"room limits: {name} must be a positive number, got {v!r}")
+        for name in ("create_burst", "max_connections"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise MalformedInput(f"room limits: {name} must be an integer >= 1, got {v!r}")
+
+
 class RoomState(Enum):
     LOBBY = "lobby"
     PLAYING = "playing"
