@@ -234,3 +234,42 @@ def test_a_bot_client_mark_survives_a_restart(tmp_path):
     again.load()
     assert again.rooms[code].room.people() == [True, False]
     again.close()
+
+
+# ---------------------------------------------------------------- (9) Leave Table offered at the prompt
+
+def _turn_obs():
+    from types import SimpleNamespace
+
+    from zkbluff.games.bluffers.rules import CallBluff
+
+    state = SimpleNamespace(table_card=0, last_play=None, round=1, chambers=(0, 0))
+    return SimpleNamespace(due="turn", state=state, hand=(0, 1, 2, 3, 4), legal=(CallBluff(),), seat=0)
+
+
+def test_attack_join_offers_no_leave_table():
+    """The old prompt (what `join` shows a person) refused "leave" as bad card positions."""
+    from zkbluff.games.bluffers.rules import LeaveTable
+    from zkbluff.games.bluffers.text import TableText
+
+    asked = []
+    intent = TableText.prompt(_turn_obs(), lambda q: asked.append(q) or "leave", lambda m: None, ["ann", "bob"])
+    assert intent == LeaveTable() and "leave" in asked[0]
+
+
+def test_twin_the_prompt_still_refuses_what_is_no_move():
+    from zkbluff.games.bluffers.text import TableText
+
+    with pytest.raises(MalformedInput):
+        TableText.prompt(_turn_obs(), lambda q: "leav", lambda m: None, ["ann", "bob"])
+
+
+def test_seat_client_leave_table_is_refused_without_a_match_or_where_the_game_has_none(tmp_path):
+    from zkbluff.games.bluffers.rules import LeaveTable
+    from zkbluff.server.client import SeatClient, bot_policy
+
+    client = SeatClient("ws://x", tmp_path / "a", "a", bot_policy(1))
+    with pytest.raises(IllegalMove, match="no match"):
+        asyncio.run(client.leave_table())
+    assert spec_for("bluffers", None).leave_intent() == LeaveTable()
+    assert spec_for("proof-or-bluff", None).leave_intent() is None

@@ -174,6 +174,7 @@ class SeatClient:
         #: create/join, and the server keeps the match off the leaderboard unless two
         #: people play in it
         self.is_bot = is_bot
+        self._conn: Optional[_Connection] = None  # the live connection (Leave Table sends on it)
         #: what this client's person expects of the table (``--expect``): checked at the seat
         #: message and again at the signed header, before anything is made or signed
         self.expect = tuple(expect)
@@ -464,6 +465,20 @@ class SeatClient:
         self.moves += 1
         await self._send_line(conn, line)
 
+    async def leave_table(self) -> None:
+        """Leave the table now (Bluffers: "you earn no points from that match"; the seat
+        is played automatically to the end, its client still making what only it can).
+        Raises :class:`IllegalMove` where the game has no Leave Table or no match is on."""
+        seat, conn = self.seat, self._conn
+        if seat is None or seat.view is None or conn is None:
+            raise IllegalMove("leave table: no match is being played at this seat")
+        intent = seat.spec.leave_intent()
+        if intent is None:
+            raise IllegalMove(f"leave table: {seat.spec.title} has no Leave Table")
+        self._drop_stale_prompt(force=True)
+        self._intent = intent
+        await self._move(conn)
+
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """Create a room for ``game``, add the bots, start when full, play it to its end."""
@@ -519,6 +534,7 @@ class SeatClient:
         automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
         self._asking = None
+        self._conn = conn
         receiving = asyncio.ensure_future(conn.recv())
         try:
             while True:

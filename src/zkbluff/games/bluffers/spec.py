@@ -131,6 +131,10 @@ class BluffersSpec(GameSpec):
         """Seed: "Once at least two players are in, the room owner taps Start"."""
         return MIN_SEATS
 
+    def leave_intent(self) -> LeaveTable:
+        """Seed: "If you leave the table you earn no points from that match"."""
+        return LeaveTable()
+
     def table_options(self, people: Sequence[bool]) -> dict[str, str]:
         """The table has the seats the owner filled by Start (players, then bots)."""
         return {"players": str(len(people))}

@@ -265,6 +265,11 @@ class GameSpec(ABC):
         :attr:`n_seats`). A game whose seat count is an option lowers it (Bluffers: 2)."""
         return self.n_seats
 
+    def leave_intent(self) -> Optional[Any]:
+        """The intent by which a seat leaves the table at any time (a client's Leave
+        Table), or None where the game has none (default)."""
+        return None
+
     def table_options(self, people: Sequence[bool]) -> dict[str, str]:
         """The options a server sets when a room's owner starts it, from the seats filled
         by then: ``people[i]`` is whether seat i is played by a person (not a house bot,
