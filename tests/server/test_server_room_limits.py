@@ -203,3 +203,55 @@ def test_the_handler_refuses_a_connection_over_the_cap_before_its_hello(tmp_path
 def test_room_limits_refuse_what_is_not_a_limit(bad):
     with pytest.raises(MalformedInput):
         RoomLimits(**bad)
+
+
+# ---------------------------------------------------------------- a finished room watched again
+
+def test_attack_each_watch_of_a_finished_room_rebuilds_the_match(tmp_path, monkeypatch):
+    """The old server rebuilt a released finished match from its transcript at every
+    watch (~350 ms of server CPU each). Now once: the lines and result are kept."""
+    asyncio.run(asyncio.wait_for(_watched(tmp_path, monkeypatch), 300))
+
+
+async def _watched(tmp_path, monkeypatch):
+    from websockets.asyncio.client import connect
+
+    from test_server_next_match import STEP, WINDOW, _two_seat_room
+
+    rebuilt = []
+    original = RoomHost.restore
+
+    def counting(self):
+        rebuilt.append(self.room.code)
+        return original(self)
+
+    monkeypatch.setattr(RoomHost, "restore", counting)
+    clock, server, task, url, ann, bob, code = await _two_seat_room(tmp_path)
+    host = server.rooms[code]
+    await ann.send({"type": "start"})
+    await asyncio.gather(ann.until(lambda: ann.seat and ann.seat.view), bob.until(lambda: bob.seat and bob.seat.view))
+    await bob.until(lambda: 1 in bob.seat.view.ledger.deal.seats)
+    clock.skipped += WINDOW + 1.0
+    await asyncio.gather(ann.until(lambda: ann.results), bob.until(lambda: bob.results))
+    lines = len(host.table.writer.events)
+    for p in (ann, bob):
+        await p.ws.close()
+    while host.conns or host.table is not None:  # the release the server's detach scheduled
+        await asyncio.sleep(0.02)
+
+    async def watch():
+        ws = await connect(url)
+        await ws.recv()  # hello
+        await ws.send(json.dumps({"type": "watch", "code": code}))
+        got = []
+        while not got or got[-1]["type"] != "result":
+            got.append(json.loads(await asyncio.wait_for(ws.recv(), STEP)))
+        await ws.close()
+        return got
+
+    seen = [await watch() for _ in range(3)]
+    for got in seen:
+        assert [m["line"]["n"] for m in got if m["type"] == "line"] == list(range(1, lines + 1))
+        assert got[-1]["placements"] == [2, 1] and got[-1]["points"] == [1, 5]
+    assert rebuilt == [code]  # once, not once per watch
+    task.cancel()
