@@ -674,7 +674,7 @@ class Server:
         host.spectators.add(conn)
         await conn.send(host.state_message(conn))
         async with host.lock:
-            archived = host.archive()
+            archived = await asyncio.to_thread(host.archive)
             if archived is not None:  # a finished match: its lines and result, not the match rebuilt
                 events, result = archived
                 while conn.sent < len(events):
