@@ -273,3 +273,53 @@ def test_seat_client_leave_table_is_refused_without_a_match_or_where_the_game_ha
         asyncio.run(client.leave_table())
     assert spec_for("bluffers", None).leave_intent() == LeaveTable()
     assert spec_for("proof-or-bluff", None).leave_intent() is None
+
+
+# ---------------------------------------------------------------- the seat's own side of the options set at Start
+
+def test_attack_a_server_that_marks_p2_a_bot_skips_its_consent_and_p2s_client_refuses():
+    """A house that sets humans=P1 with a person at P2 would take P2's consent for
+    granted: P2's client refuses the table before it signs anything."""
+    from zkbluff.errors import TableMismatch
+
+    with pytest.raises(TableMismatch, match="P2"):
+        spec_for("mind-bluff", {"humans": "P1"}).check_seat_kind(1, person=True)
+    with pytest.raises(TableMismatch):
+        spec_for("mind-bluff", {"humans": "both"}).check_seat_kind(1, person=False)  # a bot asked as a person
+
+
+def test_twin_the_seats_kind_as_the_table_says_passes():
+    for humans, seat, person in (("both", 1, True), ("P1", 1, False), ("P2", 1, True), ("P1", 0, True)):
+        spec_for("mind-bluff", {"humans": humans}).check_seat_kind(seat, person)
+    spec_for("bluffers", None).check_seat_kind(0, False)  # nothing to check elsewhere
+
+
+def test_a_hosting_client_accepts_only_the_options_start_sets():
+    from zkbluff.server.client import _asked
+
+    spec = spec_for("bluffers", {"players": "4"})
+    assert _asked(spec, {"players": "2"}) == _asked(spec, {"players": "4"}) == {}
+    pob = spec_for("proof-or-bluff", None)
+    assert _asked(pob, {"mode": "casual"}) != _asked(pob, {"mode": "standard"})
+
+
+def test_host_start_with_starts_a_four_seat_room_once_two_are_in(tmp_path):
+    from zkbluff.server.client import SeatClient, bot_policy
+
+    class Sent:
+        def __init__(self):
+            self.msgs = []
+
+        async def send(self, msg):
+            self.msgs.append(msg)
+
+    room = {"type": "room", "seats": 4, "state": "lobby",
+            "members": [{"name": "a", "bot": False}, {"name": "b", "bot": False}]}
+    waiting, conn = SeatClient("ws://x", tmp_path / "a", "a", bot_policy(1)), Sent()
+    asyncio.run(waiting._owner(conn, room))
+    assert conn.msgs == []  # the twin: without --start-with it waits for every seat
+    eager, conn = SeatClient("ws://x", tmp_path / "b", "b", bot_policy(1), start_with=2), Sent()
+    asyncio.run(eager._owner(conn, {**room, "members": room["members"][:1]}))
+    assert conn.msgs == []  # one in: not yet
+    asyncio.run(eager._owner(conn, room))
+    assert conn.msgs == [{"type": "start"}]

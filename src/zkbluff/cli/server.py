@@ -111,13 +111,16 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 @click.option("--name", default="host", show_default=True, help="your name at the table")
 @click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE", help="a game option (repeatable)")
 @click.option("--add-bot", "bots", multiple=True, metavar="NAME", help="a house bot in the next free seat (repeatable)")
+@click.option("--start-with", "start_with", type=click.IntRange(min=2), default=None, metavar="N",
+              help="start once N seats are filled (players, then the --add-bot bots), not only when every seat is")
 @home_option
 @bot_option
 @expect_option
 @json_option
 @typed_errors
-def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...], home: Optional[str],
-             bot_seed: Optional[int], expect: tuple[str, ...], as_json: bool) -> None:
+def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...],
+             start_with: Optional[int], home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
+             as_json: bool) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
     from zkbluff.server.client import SeatClient, run
@@ -131,7 +134,7 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
         extra += [f"--{key}", value]
     expected = parse_expectations(expect)
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
-                        is_bot=bot_seed is not None)
+                        is_bot=bot_seed is not None, start_with=start_with)
     _finish(run(client.host(game, _options(game, None, extra))), as_json)
 
 

@@ -135,6 +135,8 @@ class BluffersSpec(GameSpec):
         """Seed: "If you leave the table you earn no points from that match"."""
         return LeaveTable()
 
+    seat_set_options: ClassVar[tuple[str, ...]] = ("players",)
+
     def table_options(self, people: Sequence[bool]) -> dict[str, str]:
         """The table has the seats the owner filled by Start (players, then bots)."""
         return {"players": str(len(people))}

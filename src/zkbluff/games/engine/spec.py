@@ -265,6 +265,16 @@ class GameSpec(ABC):
         :attr:`n_seats`). A game whose seat count is an option lowers it (Bluffers: 2)."""
         return self.n_seats
 
+    #: the options :meth:`table_options` sets at Start (a hosting client accepts a table
+    #: that differs from what it asked for only in these)
+    seat_set_options: ClassVar[tuple[str, ...]] = ()
+
+    def check_seat_kind(self, seat: int, person: bool) -> None:
+        """A seat's own check of the options the server set from the seats: raise
+        :class:`~zkbluff.errors.TableMismatch` if they treat seat ``seat`` as the other
+        kind (a person as a bot, or a bot as a person). Default: nothing to check."""
+        return None
+
     def leave_intent(self) -> Optional[Any]:
         """The intent by which a seat leaves the table at any time (a client's Leave
         Table), or None where the game has none (default)."""

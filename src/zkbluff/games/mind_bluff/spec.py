@@ -110,6 +110,18 @@ class MindBluffSpec(GameSpec):
         super().__init__(options)
         self.deal = DrawCommitments()
 
+    seat_set_options: ClassVar[tuple[str, ...]] = ("humans",)
+
+    def check_seat_kind(self, seat: int, person: bool) -> None:
+        """A person's seat must be one the table asks to consent (a server that marked it a
+        bot would take its consent for granted)."""
+        from zkbluff.errors import TableMismatch
+
+        if HUMANS[self.options["humans"]][seat] != person:
+            raise TableMismatch(f"mind-bluff: the table's humans={self.options['humans']} treats seat P{seat + 1} "
+                                f"as {'a bot' if person else 'a person'}; this seat is "
+                                f"{'a person' if person else 'a bot'}")
+
     def table_options(self, people: Sequence[bool]) -> dict[str, str]:
         """Seed: "Both human-controlled seats must consent" to the next game: over a
         server the humans are the seats people play (a bot seat consents by itself)."""
