@@ -407,7 +407,8 @@ class RoomHost:
             return None
         result = self.table.view.result()
         assert result is not None
-        self._archive = (self.match_id, list(self.table.writer.events), self.result_message(result, self.seat_rows(result)))
+        message = self.result_message(result, self.seat_rows(result))
+        self._archive = (self.match_id, list(self.table.writer.events), message)
         return self._archive[1], self._archive[2]
 
     async def release(self) -> None:
