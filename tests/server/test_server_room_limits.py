@@ -255,3 +255,13 @@ async def _watched(tmp_path, monkeypatch):
         assert got[-1]["placements"] == [2, 1] and got[-1]["points"] == [1, 5]
     assert rebuilt == [code]  # once, not once per watch
     task.cancel()
+
+
+def test_serve_refuses_a_room_limit_that_is_not_one_before_it_listens(tmp_path):
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+
+    r = CliRunner().invoke(main, ["serve", "--data", str(tmp_path / "d"), "--port", "0", "--room-expiry", "-1"])
+    assert r.exit_code == MalformedInput.exit_code and "room_expiry" in r.output
+    assert not (tmp_path / "d").exists()
