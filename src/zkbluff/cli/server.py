@@ -67,9 +67,20 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
 @click.option("--deal-limit", default=60.0, show_default=True, help="seconds the dealer has for each deal")
 @click.option("--lookups", default=2.0, show_default=True,
               help="room look-ups a second per address (bursts of 5x); raise it for many players behind one address")
+@click.option("--room-rate", default=1 / 30, show_default=True,
+              help="rooms an address may create a second, after a burst of --room-burst")
+@click.option("--room-burst", default=5, show_default=True, type=click.IntRange(min=1),
+              help="rooms an address may create at once")
+@click.option("--room-expiry", default=3600.0, show_default=True,
+              help="seconds an unstarted room with nobody in it is kept (then removed with its folder)")
+@click.option("--signin-timeout", default=30.0, show_default=True,
+              help="seconds a connection has to create, join or watch a room before it is closed")
+@click.option("--max-connections", default=16, show_default=True, type=click.IntRange(min=1),
+              help="open connections per address (players behind one NAT share it)")
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
-              deal_limit: float, lookups: float) -> None:
+              deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
+              signin_timeout: float, max_connections: int) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
     import asyncio
@@ -77,6 +88,7 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 
     from zkbluff.games.engine.parties import TimeLimits
     from zkbluff.server.app import run_server
+    from zkbluff.server.rooms import RoomLimits
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
@@ -86,7 +98,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 
     try:
         limits = TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit)
-        asyncio.run(run_server(Path(data), host, port, ready, limits=limits,
+        room_limits = RoomLimits(room_rate, room_burst, room_expiry, signin_timeout, max_connections)
+        asyncio.run(run_server(Path(data), host, port, ready, limits=limits, room_limits=room_limits,
                                lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
     except KeyboardInterrupt:
         pass
@@ -99,13 +112,16 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 @click.option("--name", default="host", show_default=True, help="your name at the table")
 @click.option("-o", "--option", "options", multiple=True, metavar="KEY=VALUE", help="a game option (repeatable)")
 @click.option("--add-bot", "bots", multiple=True, metavar="NAME", help="a house bot in the next free seat (repeatable)")
+@click.option("--start-with", "start_with", type=click.IntRange(min=2), default=None, metavar="N",
+              help="start once N seats are filled (players, then the --add-bot bots), not only when every seat is")
 @home_option
 @bot_option
 @expect_option
 @json_option
 @typed_errors
-def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...], home: Optional[str],
-             bot_seed: Optional[int], expect: tuple[str, ...], as_json: bool) -> None:
+def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...],
+             start_with: Optional[int], home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
+             as_json: bool) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
     from zkbluff.server.client import SeatClient, run
@@ -118,7 +134,8 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
             raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
         extra += [f"--{key}", value]
     expected = parse_expectations(expect)
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected)
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
+                        is_bot=bot_seed is not None, start_with=start_with)
     _finish(run(client.host(game, _options(game, None, extra))), as_json)
 
 
@@ -141,7 +158,8 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
     from zkbluff.server.client import SeatClient, run
     from zkbluff.server.expect import parse_expectations
 
-    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect))
+    client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect),
+                        is_bot=bot_seed is not None)
     _finish(run(client.join(code)), as_json)
 
 

@@ -24,6 +24,7 @@ import asyncio
 import json
 import logging
 import random
+import shutil
 import time
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -33,15 +34,16 @@ from typing import Any, Callable, Mapping, Optional
 from zkbluff.errors import IllegalMove, MalformedInput, StorageError, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, limit_table, new_match_id
 from zkbluff.games.engine.registry import spec_for
+from zkbluff.games.engine.rules import Result
 from zkbluff.games.engine.spec import GameSpec, check_limits, engine_floors
 from zkbluff.games.engine.table import Table, may_act, secrets_path
 from zkbluff.protocol.transcript import parse_chain, read_lines
 from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new_challenge
 from zkbluff.server.results import seat_results
-from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomState, new_room_code, \
-    normalise_code
+from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomLimits, RoomState, \
+    new_room_code, normalise_code
 from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, write_private_json
-from zkbluff.server.storage import ResultStore, SqliteResultStore
+from zkbluff.server.storage import ResultStore, SeatResult, SqliteResultStore, counts_online
 
 log = logging.getLogger("zkbluff.server")
 
@@ -88,12 +90,21 @@ class Conn:
         self.sent = 0          # lines of the current match this connection has been sent
         self.seated = False    # it has been sent its seat message for the current match
         self.refusals = 0
+        self.counted = False   # it holds one of its address's connections (Server.admit)
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         try:
             await asyncio.wait_for(self.ws.send(encode(msg)), timeout=10)
         except Exception:  # a vanished client: its handler cleans up
             pass
+
+
+def _bot_client(msg: Mapping[str, Any]) -> bool:
+    """A create/join's ``bot`` field (signed with it): the client says a bot plays its seat."""
+    bot = msg.get("bot", False)
+    if not isinstance(bot, bool):
+        raise MalformedInput(f"bot: expected true or false, got {bot!r:.20}")
+    return bot
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -125,6 +136,13 @@ class RoomHost:
         #: the results database refused this match's result (retried by the clock)
         self.record_failed: Optional[StorageError] = None
         self.retry_at = 0.0
+        #: since when nobody is connected (a lobby nobody comes back to expires)
+        self.idle_since: Optional[float] = server.clock()
+        #: a finished match's lines and result message, kept for spectators (released or
+        #: not, a watch never rebuilds the match): (match id, lines, result)
+        self._archive: Optional[tuple[str, list[dict[str, Any]], Optional[dict[str, Any]]]] = None
+        #: how many times this room's match was rebuilt from its transcript
+        self.restores = 0
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -134,7 +152,8 @@ class RoomHost:
         r = self.room
         _write_json(self.folder / "room.json", {
             "code": r.code, "game": r.game, "options": self.options, "owner": r.owner,
-            "members": [{"name": m.name, "bot": m.is_bot, "publicKey": m.public_key} for m in r.members],
+            "members": [{"name": m.name, "bot": m.is_bot, "publicKey": m.public_key, "botClient": m.bot_client}
+                        for m in r.members],
             "state": r.state.value, "matchId": self.match_id, "recorded": sorted(self.recorded)})
 
     @property
@@ -157,7 +176,7 @@ class RoomHost:
         return {"type": "room", "code": r.code, "game": r.game, "title": spec.title, "options": dict(spec.options),
                 "seats": spec.n_seats, "state": r.state.value, "matchId": self.match_id,
                 "owner": to is not None and to.public_key == r.owner,
-                "members": [{"name": m.name, "bot": m.is_bot,
+                "members": [{"name": m.name, "bot": m.is_bot, "botClient": m.bot_client,
                              "connected": m.is_bot or m.public_key in self.conns} for m in r.members]}
 
     async def broadcast_state(self) -> None:
@@ -353,6 +372,7 @@ class RoomHost:
             for i, s in self.bot_seats.items():
                 s.receive(e, restoring=e["n"] <= saved[i])
         self.table = Table(referee, dealer, seats, DurableWriter(path, events=events), self.persist)
+        self.restores += 1
         self.table.advance()
         self.play_bots()
 
@@ -368,12 +388,8 @@ class RoomHost:
             return None  # the result was sent; the clock retries the record
         result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None and self.match_id is not None
-        bots = [m.is_bot for m in self.room.members]
-        rows = seat_results(result, table.header, bots)
-        message = {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
-                   "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
-                   "summary": table.spec.summary(result, table.header["seats"]),
-                   "online": sum(not b for b in bots) >= 2}
+        rows = self.seat_rows(result)
+        message = self.result_message(result, rows)
         first = self.record_failed is None
         try:
             self.server.store.record(self.match_id, self.room.game, datetime.now(timezone.utc), rows)
@@ -418,6 +434,39 @@ class RoomHost:
         self.stalled = None
         return True
 
+    def seat_rows(self, result: Result) -> list[SeatResult]:
+        assert self.table is not None
+        members = self.room.members
+        return seat_results(result, self.table.header, [m.is_bot for m in members],
+                            [m.bot_client for m in members])
+
+    def result_message(self, result: Result, rows: list[SeatResult]) -> dict[str, Any]:
+        """The result as sent: ``online`` (it counts on the leaderboard) when at least two
+        seats are people (:class:`~zkbluff.server.rooms.Member`: no house bot, no client
+        that said it runs a bot)."""
+        assert self.table is not None
+        return {"type": "result", "matchId": self.match_id, "placements": list(result.placements),
+                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
+                "summary": self.table.spec.summary(result, self.table.header["seats"]),
+                "online": counts_online(rows)}
+
+    def archive(self) -> Optional[tuple[list[dict[str, Any]], Optional[dict[str, Any]]]]:
+        """A finished, recorded match's lines and result: from the cache, else from the
+        table (rebuilt once if it was released) into the cache."""
+        if self.room.state is not RoomState.FINISHED or self.match_id is None or self.match_id not in self.recorded:
+            return None
+        if self._archive is not None and self._archive[0] == self.match_id:
+            return self._archive[1], self._archive[2]
+        if self.table is None:
+            self.restore()
+        if self.table is None or not self.table.view.complete:
+            return None
+        result = self.table.view.result()
+        assert result is not None
+        message = self.result_message(result, self.seat_rows(result))
+        self._archive = (self.match_id, list(self.table.writer.events), message)
+        return self._archive[1], self._archive[2]
+
     async def release(self) -> None:
         """Drop a finished, recorded match nobody is connected to from memory (its parties,
         their views, its lines): its transcript, the parties' secrets and its result are
@@ -448,7 +497,8 @@ class Server:
                  limits: Optional[TimeLimits] = None, clock: Callable[[], float] = time.time,
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
-                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0):
+                 open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0,
+                 room_limits: Optional[RoomLimits] = None):
         self.data = Path(data)
         private_dir(self.data / "rooms")
         private_dir(self.data)
@@ -466,6 +516,11 @@ class Server:
         #: connection that answers no ping (sent every ``ping_interval``) in ``ping_timeout``
         self.open_timeout, self.ping_interval, self.ping_timeout = open_timeout, ping_interval, ping_timeout
         self.rooms: dict[str, RoomHost] = {}
+        self.room_limits = room_limits or RoomLimits()
+        self.creates = RateLimiter(self.room_limits.create_rate, self.room_limits.create_burst, clock)
+        #: connections not yet in a room, and when each opened (the sign-in deadline)
+        self.unsigned: dict[Conn, float] = {}
+        self.per_address: dict[str, int] = {}
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
 
@@ -480,8 +535,9 @@ class Server:
             try:
                 d = json.loads(file.read_text())
                 spec = spec_for(d["game"], d["options"])
-                room = Room(d["code"], d["game"], d["owner"], spec.n_seats, spec.n_seats,
-                            [Member(m["name"], m["bot"], m["publicKey"]) for m in d["members"]],
+                room = Room(d["code"], d["game"], d["owner"], spec.min_seats, spec.n_seats,
+                            [Member(m["name"], m["bot"], m["publicKey"], bool(m.get("botClient", False)))
+                             for m in d["members"]],
                             RoomState(d["state"]))
                 host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
                 host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
@@ -505,6 +561,11 @@ class Server:
         self._next_conn += 1
         peer = ws.remote_address[0] if ws.remote_address else "?"
         conn = Conn(ws, f"c{self._next_conn}", str(peer))
+        if not self.admit(conn):
+            await conn.send(error_reply(MalformedInput(
+                f"too many connections from this address (at most {self.room_limits.max_connections})")))
+            await ws.close(1013, "too many connections from this address")
+            return
         await conn.send({"type": "hello", "challenge": conn.challenge, "maxMessageBytes": MAX_MESSAGE_BYTES})
         try:
             async for raw in ws:
@@ -514,8 +575,25 @@ class Server:
         finally:
             self.detach(conn)
 
+    def admit(self, conn: Conn) -> bool:
+        """A new connection under the per-address cap (it then has until the sign-in
+        deadline to create, join or watch a room)."""
+        n = self.per_address.get(conn.address, 0)
+        if n >= self.room_limits.max_connections:
+            return False
+        self.per_address[conn.address] = n + 1
+        conn.counted = True
+        self.unsigned[conn] = self.clock()
+        return True
+
     def detach(self, conn: Conn) -> None:
         self.messages.forget(conn.ident)
+        self.unsigned.pop(conn, None)
+        if conn.counted:
+            conn.counted = False
+            self.per_address[conn.address] -= 1
+            if self.per_address[conn.address] <= 0:
+                del self.per_address[conn.address]
         host = conn.host
         if host is None:
             return
@@ -523,8 +601,34 @@ class Server:
         if conn.public_key is not None and host.conns.get(conn.public_key) is conn:
             del host.conns[conn.public_key]
             asyncio.ensure_future(host.broadcast_state())
-        if not host.conns and not host.spectators and host.table is not None:
-            asyncio.ensure_future(host.release())
+        if not host.conns and not host.spectators:
+            host.idle_since = self.clock()
+            if host.table is not None:
+                asyncio.ensure_future(host.release())
+
+    async def sweep(self) -> None:
+        """The room limits' clock (by the ticker): a connection that has not created,
+        joined or watched a room by the sign-in deadline is closed; a room still in its
+        lobby that nobody has been connected to for ``room_expiry`` seconds is removed,
+        its folder with it (nothing was played there)."""
+        now, lim = self.clock(), self.room_limits
+        for conn, opened in list(self.unsigned.items()):
+            if conn.host is not None:
+                del self.unsigned[conn]
+            elif now - opened > lim.signin_timeout:
+                del self.unsigned[conn]
+                await conn.send(error_reply(MalformedInput(
+                    f"sign-in deadline: no room created, joined or watched within {lim.signin_timeout:g} s")))
+                await conn.ws.close(1008, "sign-in deadline")
+        for code, host in list(self.rooms.items()):
+            if host.room.state is RoomState.LOBBY and not host.conns and not host.spectators \
+                    and host.idle_since is not None and now - host.idle_since > lim.room_expiry:
+                async with host.lock:
+                    if host.conns or host.spectators or host.room.state is not RoomState.LOBBY:
+                        continue
+                    del self.rooms[code]
+                    shutil.rmtree(host.folder, ignore_errors=True)
+                    log.info("room %s expired unused", code)
 
     async def on_message(self, conn: Conn, raw: Any) -> None:
         if not self.messages.allow(conn.ident):
@@ -566,12 +670,14 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("create: this connection is already in a room")
+        if not self.creates.allow(conn.address):
+            raise MalformedInput("rate limit: too many rooms created from this address; wait a moment")
         options = msg.get("options") or None
         spec = spec_for(msg.get("game"), options)
         spec.check_limits(limit_table(spec, self.limits))  # the room's header will state these
         code = new_room_code(lambda c: c in self.rooms)
-        room = Room(code, spec.game, public_key, spec.n_seats, spec.n_seats)
-        room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+        room = Room(code, spec.game, public_key, spec.min_seats, spec.n_seats)
+        room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
         host = RoomHost(self, room, dict(spec.options), self.data / "rooms" / code)
         host.save()
         self.rooms[code] = host
@@ -587,7 +693,7 @@ class Server:
         async with host.lock:
             seat = host.seat_of(public_key)
             if seat is None:
-                host.room.join(msg.get("name"), public_key)  # type: ignore[arg-type]
+                host.room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
                 host.save()
             old = host.conns.get(public_key)
             if old is not None:  # a half-dead connection of the same client: the new one wins
@@ -622,11 +728,7 @@ class Server:
             return None
         result = table.view.result()  # the deal's own end (a forfeit, a dealer at fault) or the rules'
         assert result is not None
-        rows = seat_results(result, table.header, [m.is_bot for m in host.room.members])
-        return {"type": "result", "matchId": host.match_id, "placements": list(result.placements),
-                "scores": list(result.scores), "points": [r.points for r in rows], "reason": result.reason,
-                "summary": table.spec.summary(result, table.header["seats"]),
-                "online": sum(not m.is_bot for m in host.room.members) >= 2}
+        return host.result_message(result, host.seat_rows(result))
 
     async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
         if conn.host is not None:
@@ -640,6 +742,15 @@ class Server:
         async with host.lock:
             if host.stalled is not None:
                 await conn.send(error_reply(host.stalled, "storage"))
+                return
+            archived = await asyncio.to_thread(host.archive)
+            if archived is not None:  # a finished match: its lines and result, not the match rebuilt
+                events, result = archived
+                while conn.sent < len(events):
+                    await conn.send({"type": "line", "matchId": host.match_id, "line": events[conn.sent]})
+                    conn.sent += 1
+                if result is not None:
+                    await conn.send(result)
                 return
             if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
                 await asyncio.to_thread(host.restore)
@@ -669,10 +780,16 @@ class Server:
     async def _start(self, conn: Conn, msg: dict[str, Any]) -> None:
         host = self._member_host(conn)
         async with host.lock:
-            if len(host.room.members) != host.spec().n_seats:
-                raise IllegalMove(f"start: this table has {host.spec().n_seats} seats, "
-                                  f"{len(host.room.members)} are filled")
-            host.room.start(conn.public_key)  # type: ignore[arg-type]
+            room = host.room
+            room.check_start(conn.public_key)  # type: ignore[arg-type]
+            # the table is what the owner filled by Start (seed 003): the game's options
+            # from the seats (Bluffers' players, Mind Bluff's human seats)
+            options = {**host.options, **host.spec().table_options(room.people())}
+            spec = spec_for(room.game, options)
+            if len(room.members) != spec.n_seats:
+                raise IllegalMove(f"start: this table has {spec.n_seats} seats, {len(room.members)} are filled")
+            room.start(conn.public_key)  # type: ignore[arg-type]
+            host.options = dict(spec.options)
             await self._begin(host)
 
     async def _again(self, conn: Conn, msg: dict[str, Any]) -> None:
@@ -791,6 +908,10 @@ class Server:
         and leaves the clock running for every other room."""
         while True:
             await asyncio.sleep(self.tick)
+            try:
+                await self.sweep()
+            except Exception:  # the limits' sweep must not stop the referee's clock
+                log.exception("the room limits' sweep failed")
             for host in list(self.rooms.values()):
                 try:
                     await self._tick(host)

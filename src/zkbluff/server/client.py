@@ -129,6 +129,12 @@ def prompt_policy(read_line: Optional[Callable[[], str]] = None, say: Say = prin
     return PromptPolicy(terminal, say)
 
 
+def _asked(spec: GameSpec, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a host chose, without those the server sets from the seats at Start
+    (:attr:`GameSpec.seat_set_options`: Bluffers' players, Mind Bluff's humans)."""
+    return {k: v for k, v in options.items() if k not in spec.seat_set_options}
+
+
 class _Closed(Exception):
     pass
 
@@ -171,8 +177,15 @@ class SeatClient:
     def __init__(self, url: str, home: Path, name: str, policy: Policy, say: Say = print,
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
                  add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = (),
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, is_bot: bool = False, start_with: Optional[int] = None):
         self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
+        #: a bot chooses this seat's moves (``--bot``): the client says so in its signed
+        #: create/join, and the server keeps the match off the leaderboard unless two
+        #: people play in it
+        self.is_bot = is_bot
+        #: the owner's client starts once this many seats are filled (None: every seat)
+        self.start_with = start_with
+        self._conn: Optional[_Connection] = None  # the live connection (Leave Table sends on it)
         #: what this client's person expects of the table (``--expect``): checked at the seat
         #: message and again at the signed header, before anything is made or signed
         self.expect = tuple(expect)
@@ -233,12 +246,14 @@ class SeatClient:
         if self.seat is not None and self.match_id == match_id:
             return None if self.writer and self.writer.events else self._seat_join()
         spec = spec_for(msg["game"], msg.get("options"))  # the game's own validation of its options
-        if self.wanted is not None and (spec.game, dict(spec.options)) != self.wanted:
+        if self.wanted is not None and (spec.game, _asked(spec, spec.options)) != (self.wanted[0],
+                                                                               _asked(spec, self.wanted[1])):
             raise TableMismatch(f"the server seats this client at {spec.game} {dict(spec.options)}; it asked "
                                 f"for {self.wanted[0]} {self.wanted[1]}")
         for text in describe_table(spec, self.names):
             self.say(text)
         check_table(self.expect, spec)  # before the seat makes any secret
+        spec.check_seat_kind(int(msg["seat"]), not self.is_bot)  # the options set from the seats: this one too
         prover = Prover(self.key_folder, self.backend)
         saved = self._load_saved(match_id)
         self.match_id = match_id
@@ -465,6 +480,20 @@ class SeatClient:
         self.moves += 1
         await self._send_line(conn, line)
 
+    async def leave_table(self) -> None:
+        """Leave the table now (Bluffers: "you earn no points from that match"; the seat
+        is played automatically to the end, its client still making what only it can).
+        Raises :class:`IllegalMove` where the game has no Leave Table or no match is on."""
+        seat, conn = self.seat, self._conn
+        if seat is None or seat.view is None or conn is None:
+            raise IllegalMove("leave table: no match is being played at this seat")
+        intent = seat.spec.leave_intent()
+        if intent is None:
+            raise IllegalMove(f"leave table: {seat.spec.title} has no Leave Table")
+        self._drop_stale_prompt(force=True)
+        self._intent = intent
+        await self._move(conn)
+
     # ---- the session
     async def host(self, game: str, options: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         """Create a room for ``game``, add the bots, start when full, play it to its end."""
@@ -475,6 +504,9 @@ class SeatClient:
     async def join(self, code: str) -> dict[str, Any]:
         self.code = normalise_code(code)
         return await self._session()
+
+    def _kind(self) -> dict[str, Any]:
+        return {"bot": True} if self.is_bot else {}
 
     async def _session(self, create: Optional[dict[str, Any]] = None) -> dict[str, Any]:
         from websockets.asyncio.client import connect
@@ -490,12 +522,12 @@ class SeatClient:
                     await conn.open()
                     delay, connected = 0.2, True
                     if self.code is None and create is not None:
-                        await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name},
-                                                  conn.challenge))
+                        await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name,
+                                                             **self._kind()}, conn.challenge))
                     else:
                         have = len(self.writer.events) if self.writer is not None else 0
                         await conn.send(sign_auth(self.key, {"type": "join", "code": self.code, "name": self.name,
-                                                             "have": have}, conn.challenge))
+                                                             "have": have, **self._kind()}, conn.challenge))
                     done = await self._loop(conn)
                     if done:
                         return await asyncio.to_thread(self.report)
@@ -517,6 +549,7 @@ class SeatClient:
         automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
         self._asking = None
+        self._conn = conn
         receiving = asyncio.ensure_future(conn.recv())
         try:
             while True:
@@ -622,7 +655,8 @@ class SeatClient:
         n_bots = sum(1 for m in members if m["bot"])
         if n_bots < len(self.add_bots) and len(members) < msg["seats"]:
             await conn.send({"type": "add-bot", "name": self.add_bots[n_bots]})
-        elif self.autostart and len(members) == msg["seats"] and not self.started:
+        elif self.autostart and len(members) >= min(msg["seats"], self.start_with or msg["seats"]) \
+                and not self.started and msg.get("state") == "lobby":
             self.started = True
             await conn.send({"type": "start"})
 

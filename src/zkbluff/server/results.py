@@ -32,13 +32,20 @@ def player_id(public_key: str) -> str:
     return f"key:{public_key}"
 
 
-def seat_results(result: Result, header: Mapping[str, Any], bots: Sequence[bool]) -> list[SeatResult]:
+def seat_results(result: Result, header: Mapping[str, Any], bots: Sequence[bool],
+                 bot_clients: Sequence[bool] = ()) -> list[SeatResult]:
     """Each seat's place and points. ``header``: the match's header data (names, keys);
-    ``bots[i]``: seat i is a house bot."""
+    ``bots[i]``: seat i is a house bot. A seat the game marks as earning no points
+    (``result.no_points``: Bluffers' Leave Table, a forfeit by the clock) gets 0 points
+    at its place. ``bot_clients[i]``: seat i's client said a bot plays it (its row keeps
+    the seat's key and counts as a bot: off the leaderboard, not a real player)."""
     names, keys = header["seats"], header["parties"]["seats"]
     n = len(names)
-    if len(result.placements) != n or len(bots) != n:
+    declared = list(bot_clients) or [False] * n
+    if len(result.placements) != n or len(bots) != n or len(declared) != n:
         raise MalformedInput(f"result: {len(result.placements)} placements for {n} seats")
     return [SeatResult(player=f"bot:{names[i]}#{i}" if bots[i] else player_id(keys[i]), name=names[i],
-                       is_bot=bool(bots[i]), place=p, points=place_points(n, p))
+                       is_bot=bool(bots[i] or declared[i]), place=p,
+                       points=0 if result.no_points and result.no_points[i] else place_points(n, p),
+                       left=bool(result.no_points and result.no_points[i]))
             for i, p in enumerate(result.placements)]

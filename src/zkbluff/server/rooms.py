@@ -70,6 +70,33 @@ class RateLimiter:
         return len(self._buckets)
 
 
+@dataclass(frozen=True)
+class RoomLimits:
+    """What one address may hold on a server (``zkbluff serve`` options; docs/hosting.md).
+
+    ``create_rate``/``create_burst``: rooms an address may create (a token bucket: a
+    burst, then one every 1/rate seconds). ``room_expiry``: seconds a room still in its
+    lobby may stay with nobody connected before it is removed with its folder (a started
+    room is a match: kept). ``signin_timeout``: seconds a connection has to create, join
+    or watch a room before it is closed. ``max_connections``: open connections per
+    address (players behind one NAT share it: raise it for a LAN party)."""
+    create_rate: float = 1 / 30
+    create_burst: int = 5
+    room_expiry: float = 3600.0
+    signin_timeout: float = 30.0
+    max_connections: int = 16
+
+    def __post_init__(self) -> None:
+        for name in ("create_rate", "room_expiry", "signin_timeout"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                raise MalformedInput(f"room limits: {name} must be a positive number, got {v!r}")
+        for name in ("create_burst", "max_connections"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise MalformedInput(f"room limits: {name} must be an integer >= 1, got {v!r}")
+
+
 class RoomState(Enum):
     LOBBY = "lobby"
     PLAYING = "playing"
@@ -78,9 +105,23 @@ class RoomState(Enum):
 
 @dataclass
 class Member:
+    """A seat in a room. ``is_bot``: a house bot the server runs. ``bot_client``: a
+    client that said, in its signed join, that a bot plays its seat (``join --bot``).
+
+    What the server can know: only the house bots for certain. A client's seat is a
+    person's unless the client says otherwise; an honest client running a bot says so
+    (SeatClient does, for ``host``/``join --bot``), a dishonest one can pass a bot off as a
+    person and nothing on the wire tells them apart. The leaderboard therefore counts a
+    match with at least two seats held by distinct keys whose clients did not declare a
+    bot; a host who needs more ties keys to accounts outside this server."""
     name: str
     is_bot: bool
     public_key: Optional[str] = None  # the seat's Ed25519 public key (a person's; bots: the server's)
+    bot_client: bool = False
+
+    @property
+    def is_person(self) -> bool:
+        return not self.is_bot and not self.bot_client
 
 
 @dataclass
@@ -97,14 +138,14 @@ class Room:
         if self.state is not RoomState.LOBBY:
             raise IllegalMove(f"{what}: the match has started")
 
-    def join(self, name: str, public_key: str) -> int:
+    def join(self, name: str, public_key: str, bot_client: bool = False) -> int:
         self._lobby("join")
         check_name(name)
         if any(m.public_key == public_key for m in self.members):
             raise IllegalMove("join: this key already has a seat in the room")
         if len(self.members) >= self.max_seats:
             raise IllegalMove(f"join: the table is full ({self.max_seats} seats)")
-        self.members.append(Member(name, False, public_key))
+        self.members.append(Member(name, False, public_key, bot_client))
         return len(self.members) - 1
 
     def add_bot(self, by: str, name: str) -> int:
@@ -125,11 +166,19 @@ class Room:
             raise IllegalMove(f"remove bot: seat {seat} is not a bot")
         del self.members[seat]
 
+    def people(self) -> list[bool]:
+        """Per seat: played by a person (see :class:`Member`)."""
+        return [m.is_person for m in self.members]
+
     def start(self, by: str) -> None:
+        self.check_start(by)
+        self.state = RoomState.PLAYING
+
+    def check_start(self, by: str) -> None:
+        """Raise unless ``by`` may start the room now (the owner, enough seats filled)."""
         self._lobby("start")
         if by != self.owner:
             raise IllegalMove("start: only the room owner can start the match")
         if len(self.members) < max(2, self.min_seats):
             raise IllegalMove(f"start: at least {max(2, self.min_seats)} players are needed, "
                               f"{len(self.members)} are in")
-        self.state = RoomState.PLAYING

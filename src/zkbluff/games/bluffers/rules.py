@@ -297,7 +297,8 @@ class BluffersRules(Rules):
         if any(s.forfeited):
             reason += "; " + ", ".join(f"seat {i}" for i in range(s.n) if s.forfeited[i]) + \
                 " forfeited (time ran out on a line only it could make; no points)"
-        return Result(placements=places, scores=scores, reason=reason)
+        return Result(placements=places, scores=scores, reason=reason,
+                      no_points=tuple(bool(s.left[i] or s.forfeited[i]) for i in range(s.n)))
 
     # ---- helpers every party may use
     def standing_places(self) -> Optional[tuple[int, ...]]:

@@ -32,7 +32,7 @@ The lines of a match (:class:`~zkbluff.games.bluffers.rules.TableRules`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.bluffers import bot as policies
@@ -126,6 +126,21 @@ class BluffersSpec(GameSpec):
         self.n_seats = int(self.options["players"])
         # the house deals from no seat: every seat contributes entropy (knocked out or not)
         self.deal = ProvenDeal(self.game, self.n_seats, (HAND_SIZE,) * self.n_seats, deck=DECK.size)
+
+    @property
+    def min_seats(self) -> int:
+        """Seed: "Once at least two players are in, the room owner taps Start"."""
+        return MIN_SEATS
+
+    def leave_intent(self) -> LeaveTable:
+        """Seed: "If you leave the table you earn no points from that match"."""
+        return LeaveTable()
+
+    seat_set_options: ClassVar[tuple[str, ...]] = ("players",)
+
+    def table_options(self, people: Sequence[bool]) -> dict[str, str]:
+        """The table has the seats the owner filled by Start (players, then bots)."""
+        return {"players": str(len(people))}
 
     @property
     def contributors(self) -> int:

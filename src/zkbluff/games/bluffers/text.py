@@ -241,8 +241,10 @@ class TableText:
 
     @staticmethod
     def prompt(obs, ask, say, names: Sequence[str]):
-        """On the seat's own turn, ask which cards to play or c to call; anything else due
-        from it (a reveal, a share, an automatic card) is made without asking."""
+        """On the seat's own turn, ask which cards to play, c to call, or leave to leave the
+        table (seed: no points from the match; the seat is then played automatically to
+        the end); anything else due from it (a reveal, a share, an automatic card) is made
+        without asking."""
         from zkbluff.errors import MalformedInput
         from zkbluff.games.bluffers.moves import PlayCards, Proceed
 
@@ -257,9 +259,12 @@ class TableText:
         say(f"Round {s.round}, table card {DECK.rank_names[s.table_card]}{last}; your revolver has had "
             f"{s.chambers[obs.seat]} pull(s). Your hand: {hand}")
         can_call = any(isinstance(a, CallBluff) for a in obs.legal)
-        text = ask("positions to play (e.g. 1 3)" + (", or c to call bluff" if can_call else "")).strip().lower()
+        text = ask("positions to play (e.g. 1 3)" + (", c to call bluff" if can_call else "")
+                   + ", or leave to leave the table (no points)").strip().lower()
         if text in ("c", "call") and can_call:
             return CallBluff()
+        if text in ("leave", "leave table"):
+            return LeaveTable()
         try:
             picks = [int(x) - 1 for x in text.replace(",", " ").split()]
         except ValueError:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional, TypeVar
 
 from zkbluff.errors import IllegalMove, MalformedInput
@@ -92,11 +92,15 @@ def _typed(kind: str, name: str, v: Any, annotation: Any) -> Any:
 class Result:
     """How a finished match ended. ``placements[i]`` is seat i's place (1 = first; ties
     share a place); ``scores`` are the game's own points or penalties; ``reason`` says
-    in words why it ended."""
+    in words why it ended. ``no_points[i]``: seat i earns no points from the match
+    whatever its place (a game's own rule, e.g. Bluffers' Leave Table and a forfeit by
+    the clock); empty when no seat is so marked. It is not part of equality (the place
+    and scores say the same match)."""
 
     placements: tuple[int, ...]
     scores: tuple[int, ...]
     reason: str
+    no_points: tuple[bool, ...] = field(default=(), compare=False)
 
     @property
     def winners(self) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, ClassVar, Mapping, Optional
+from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import LimitTooShort, MalformedInput
 from zkbluff.games.engine.rules import Action, Result, Rules
@@ -266,6 +266,33 @@ class GameSpec(ABC):
             if v not in self.option_values[k]:
                 raise MalformedInput(f"{self.game}: option {k} must be one of {list(self.option_values[k])}, got {v!r}")
         self.options: dict[str, str] = opts
+
+    @property
+    def min_seats(self) -> int:
+        """The fewest seats a room of this spec may start with (its options name the most:
+        :attr:`n_seats`). A game whose seat count is an option lowers it (Bluffers: 2)."""
+        return self.n_seats
+
+    #: the options :meth:`table_options` sets at Start (a hosting client accepts a table
+    #: that differs from what it asked for only in these)
+    seat_set_options: ClassVar[tuple[str, ...]] = ()
+
+    def check_seat_kind(self, seat: int, person: bool) -> None:
+        """A seat's own check of the options the server set from the seats: raise
+        :class:`~zkbluff.errors.TableMismatch` if they treat seat ``seat`` as the other
+        kind (a person as a bot, or a bot as a person). Default: nothing to check."""
+        return None
+
+    def leave_intent(self) -> Optional[Any]:
+        """The intent by which a seat leaves the table at any time (a client's Leave
+        Table), or None where the game has none (default)."""
+        return None
+
+    def table_options(self, people: Sequence[bool]) -> dict[str, str]:
+        """The options a server sets when a room's owner starts it, from the seats filled
+        by then: ``people[i]`` is whether seat i is played by a person (not a house bot,
+        not a client that says it runs a bot). Default: none (the options stand)."""
+        return {}
 
     def floors(self) -> dict[str, float]:
         """The shortest value each named limit may have at this table, in seconds: the

@@ -21,7 +21,7 @@ default ``P1``, as ``zkbluff play`` seats you as P1): only they consent to the n
 from __future__ import annotations
 
 import secrets as pysecrets
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
@@ -119,6 +119,23 @@ class MindBluffSpec(GameSpec):
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
         self.deal = DrawCommitments()
+
+    seat_set_options: ClassVar[tuple[str, ...]] = ("humans",)
+
+    def check_seat_kind(self, seat: int, person: bool) -> None:
+        """A person's seat must be one the table asks to consent (a server that marked it a
+        bot would take its consent for granted)."""
+        from zkbluff.errors import TableMismatch
+
+        if HUMANS[self.options["humans"]][seat] != person:
+            raise TableMismatch(f"mind-bluff: the table's humans={self.options['humans']} treats seat P{seat + 1} "
+                                f"as {'a bot' if person else 'a person'}; this seat is "
+                                f"{'a person' if person else 'a bot'}")
+
+    def table_options(self, people: Sequence[bool]) -> dict[str, str]:
+        """Seed: "Both human-controlled seats must consent" to the next game: over a
+        server the humans are the seats people play (a bot seat consents by itself)."""
+        return {"humans": next(k for k, v in HUMANS.items() if v == tuple(bool(p) for p in people))}
 
     # ---- the public side
     def statements(self) -> list[str]:
