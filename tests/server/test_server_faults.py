@@ -210,7 +210,7 @@ def test_a_refused_record_still_gives_the_result_and_is_retried(tmp_path):
                 RoomState.PLAYING)
     host = RoomHost(server, room, {}, tmp_path / "rooms" / "ABCDEFGH")  # type: ignore[arg-type]
     host.match_id = "m1"
-    result = SimpleNamespace(placements=[1, 2], scores=[3, 0], reason="rules")
+    result = SimpleNamespace(placements=[1, 2], scores=[3, 0], reason="rules", no_points=())
     host.table = SimpleNamespace(view=SimpleNamespace(complete=True, result=lambda: result),
                                  header={"seats": ["Ana", "Bo"], "parties": {"seats": ["a" * 64, "b" * 64]}},
                                  spec=SimpleNamespace(summary=lambda r, names: "Ana wins"))
