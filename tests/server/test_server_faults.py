@@ -24,13 +24,12 @@ NOW = __import__("datetime").datetime(2026, 12, 1, 12, 0, tzinfo=__import__("dat
 ROWS = [SeatResult("key:ana", "Ana", False, 1, 5), SeatResult("key:bo", "Bo", False, 2, 1)]
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 256 KiB tmpfs (we run as root); skipped with the reason only where it cannot be
-    mounted, and never skipped under CI=true."""
-    where = tmp_path / "disk"
+def _tmpfs(tmp_path, name, size):
+    """A tmpfs of ``size`` at ``tmp_path/name`` (we run as root), unmounted afterwards;
+    skipped with the reason only where it cannot be mounted, and never skipped under CI=true."""
+    where = tmp_path / name
     where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         if os.environ.get("CI") == "true":
@@ -41,6 +40,12 @@ def small_disk(tmp_path):
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 256 KiB tmpfs."""
+    yield from _tmpfs(tmp_path, "disk", "256k")
 
 
 def fill(disk: Path) -> Path:
@@ -335,18 +340,8 @@ def test_a_storage_fault_is_a_typed_error_with_its_exit_code():
 
 @pytest.fixture
 def match_disk(tmp_path):
-    where = tmp_path / "mdisk"
-    where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(where)],
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must be able to mount a small tmpfs: {done.stderr.strip()}")
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode})")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+    """An 8 MiB tmpfs: room for a match's first lines, not for the whole match."""
+    yield from _tmpfs(tmp_path, "mdisk", "8m")
 
 
 async def _full_mid_match(match_keys, tmp_path, disk):
