@@ -184,18 +184,22 @@ def shuffle_with(deck: Deck, H: Point, ctx: ProofContext, order: Sequence[int], 
     that goes to output ``i``). Raises ``ValueError`` unless it is a permutation of the deck."""
     if sorted(order) != list(range(len(deck))):
         raise ValueError(f"shuffle: order must be a permutation of 0..{len(deck) - 1}")
-    return _prove(deck, H, ctx, list(order), rng, backend)
+    be = backend or get_backend()
+    t = random_scalars(len(deck), rng)
+    out = reencrypt(deck, order, t, H, be)
+    secret = ShuffleSecret(tuple(order), tuple(t))
+    return out, prove_shuffle(deck, out, secret, H, ctx, rng, be), secret
 
 
-def _prove(deck: Deck, H: Point, ctx: ProofContext, order: list[int], rng: Optional[Randomness],
-           backend: Optional[Backend]) -> tuple[Deck, ShuffleProof, ShuffleSecret]:
-    """The prover for any map ``order`` (the honest callers pass a permutation; tests pass a
-    map that is not one, to see the argument refuse it)."""
+def prove_shuffle(deck: Deck, out: Deck, secret: ShuffleSecret, H: Point, ctx: ProofContext,
+                  rng: Optional[Randomness] = None, backend: Optional[Backend] = None) -> ShuffleProof:
+    """The argument that ``out`` is ``deck`` re-encrypted and permuted by ``secret``. It
+    checks nothing: the honest caller passes what it used; a false witness (a map that is no
+    permutation, an ``out`` other than the re-encryption) gives a proof the verifier refuses."""
     be = backend or get_backend()
     n = len(deck)
+    order, t = list(secret.order), list(secret.rand)
     hs, U = bases(n)
-    t = random_scalars(n, rng)
-    out = reencrypt(deck, order, t, H, be)
     rows: list[list[int]] = [[] for _ in range(n)]  # the outputs each input goes to (one each, for a permutation)
     for i, j in enumerate(order):
         rows[j].append(i)
@@ -226,7 +230,7 @@ def _prove(deck: Deck, H: Point, ctx: ProofContext, order: list[int], rng: Optio
         s_hat=tuple((wh + e * Ri) % r for wh, Ri in zip(w_hat, R)),
         s_prime=tuple((wp + e * ui) % r for wp, ui in zip(w_prime, u_out)),
     )
-    return out, proof, ShuffleSecret(tuple(order), tuple(t))
+    return proof
 
 
 def _commit_matrix(be: Backend, hs: Sequence[Point], rc: list[int],
