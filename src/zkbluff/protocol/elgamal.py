@@ -204,13 +204,23 @@ class Terms:
     def weight() -> int:
         return 1 + secrets.randbits(BATCH_WEIGHT_BITS)
 
+    @staticmethod
+    def weights(k: int) -> list[int]:
+        """``k`` random weights from one draw of the OS generator."""
+        size = BATCH_WEIGHT_BITS // 8
+        raw = secrets.token_bytes(size * k)
+        return [1 + int.from_bytes(raw[i:i + size], "big") for i in range(0, size * k, size)]
+
     def add(self, point: Point, k: int) -> None:
-        self._coeffs[point] = (self._coeffs.get(point, 0) + k) % r
+        """Add ``k point`` (coefficients are reduced mod r once, in :meth:`holds`)."""
+        coeffs = self._coeffs
+        coeffs[point] = coeffs.get(point, 0) + k
 
     def add_many(self, points: Sequence[Point], ks: Sequence[int]) -> None:
         coeffs = self._coeffs
+        get = coeffs.get
         for P, k in zip(points, ks):
-            coeffs[P] = (coeffs.get(P, 0) + k) % r
+            coeffs[P] = get(P, 0) + k
 
     def __len__(self) -> int:
         return len(self._coeffs)
@@ -220,7 +230,7 @@ class Terms:
         if not self._coeffs:
             return True
         be = backend or get_backend()
-        return be.g1_msm(list(self._coeffs), list(self._coeffs.values())) is None
+        return be.g1_msm(list(self._coeffs), [k % r for k in self._coeffs.values()]) is None
 
 
 # ---------------------------------------------------------------------------- ciphertexts
@@ -404,16 +414,14 @@ def make_shares(key: SeatKey, seat: int, h: Point, deck: Deck, cards: Sequence[i
     return out
 
 
-def add_share_terms(terms: Terms, share: Share, h: Point, A: Point, ctx: ProofContext) -> None:
-    """The share's two Chaum–Pedersen equations ``zG = T1 + e h`` and ``zA = T2 + e D``, weighted."""
+def add_share_terms(terms: Terms, share: Share, h: Point, A: Point, ctx: ProofContext,
+                    weights: Optional[Sequence[int]] = None) -> None:
+    """The share's two Chaum–Pedersen equations ``zG = T1 + e h`` and ``zA = T2 + e D``,
+    weighted (by ``weights``, two fresh random ones when not given)."""
     e = _share_challenge(ctx, share.card, h, A, share.D, share.T1, share.T2)
-    w1, w2 = Terms.weight(), Terms.weight()
-    terms.add(G, w1 * share.z)
-    terms.add(h, -w1 * e)
-    terms.add(share.T1, -w1)
-    terms.add(A, w2 * share.z)
-    terms.add(share.D, -w2 * e)
-    terms.add(share.T2, -w2)
+    w1, w2 = weights or Terms.weights(2)
+    terms.add_many((G, h, share.T1, A, share.D, share.T2),
+                   (w1 * share.z, -w1 * e, -w1, w2 * share.z, -w2 * e, -w2))
 
 
 def check_share_labels(shares: Sequence[Share], expected: Sequence[tuple[int, int]]) -> None:

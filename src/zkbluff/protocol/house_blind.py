@@ -235,8 +235,9 @@ def _add_all(terms: Terms, record: DealRecord, keys: list[Point], H: Point, deck
     final = decks[-1]
     for seat, (shares, prev) in enumerate(record.shares):
         ctx = record.ctx(seat, "shares", prev)
-        for s in shares:
-            add_share_terms(terms, s, keys[seat], final.A[s.card], ctx)
+        w = Terms.weights(2 * len(shares))
+        for i, s in enumerate(shares):
+            add_share_terms(terms, s, keys[seat], final.A[s.card], ctx, w[2 * i:2 * i + 2])
 
 
 def _diagnose(record: DealRecord, keys: list[Point], H: Point, decks: list[Deck], be: Backend) -> None:

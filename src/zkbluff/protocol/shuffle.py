@@ -317,7 +317,7 @@ def _opening_terms(t: Terms, pf: ShuffleProof, hs: Sequence[Point], U: Point, u:
     t.add(pf.t3, -w)
     t.add_many(pf.c, [-w * e * uj for uj in u])
     prev = [U] + list(pf.chain[:-1])
-    v = [Terms.weight() for _ in pf.chain]
+    v = Terms.weights(len(pf.chain))
     t.add(G, sum(vi * sh for vi, sh in zip(v, pf.s_hat)))
     t.add_many(prev, [vi * sp for vi, sp in zip(v, pf.s_prime)])
     t.add_many(pf.t_hat, [-vi for vi in v])
