@@ -171,3 +171,68 @@ def test_shuffle_json_round_trip_and_malformed_points(table):
         ShuffleProof.from_json(dict(obj, s1="f" * 64), N)  # a scalar >= r
     with pytest.raises(MalformedInput):
         Deck.from_json({"A": out.to_json()["A"], "B": ["00" * 64] * N}, N)  # the point at infinity
+
+
+#: a forger's matrices on the first three positions (identity elsewhere): outputs ``e' = N e``
+#: and the committed matrix ``M = (N^T)^-1``, whose rows sum to 1 (the sum check holds) and
+#: which sends ``u`` to ``u' = M u`` with ``sum u'_i e'_i = sum u_j e_j`` (the re-encryption
+#: check holds); only the product check — the chain — tells it is no permutation. With cards
+#: ``M_c = (c+1) G`` the outputs decrypt to cards 0, 0, 3 (``1G``, ``2G - 1G``, ``1G + 3G``).
+FORGED_N = {0: {0: 1}, 1: {0: -1, 1: 1}, 2: {0: 1, 2: 1}}
+FORGED_M = {0: {0: 1, 1: 1, 2: -1}, 1: {1: 1}, 2: {2: 1}}
+
+
+def forge_with_free_chain_commitments(deck, H, ctx):
+    """A shuffler that commits to a matrix that is no permutation (FORGED_M) and fakes the
+    commitment chain: ``ĉ_N = R G + (prod u) U`` (so the product check holds) and each ``t̂_i``
+    picked *after* the challenge so every chain equation holds. Only a challenge that hashes
+    the ``t̂_i`` stops it: this forger computes the challenge without them, as the first
+    version of the verifier did (which accepted this proof). Returns the forged deck and proof."""
+    from zkbluff.field import r
+    from zkbluff.protocol.elgamal import challenge, point_bytes, random_scalars
+    from zkbluff.protocol.shuffle import _prod, _u_seed, bases, challenge_vector
+
+    be = get_backend()
+    n = len(deck)
+    hs, U = bases(n)
+    N_rows = {i: FORGED_N.get(i, {i: 1}) for i in range(n)}
+    M_rows = {i: FORGED_M.get(i, {i: 1}) for i in range(n)}
+    t = random_scalars(n)
+    A = [be.g1_msm([deck.A[j] for j in row] + [G], [k % r for k in row.values()] + [t[i]]) for i, row in N_rows.items()]
+    B = [be.g1_msm([deck.B[j] for j in row] + [H], [k % r for k in row.values()] + [t[i]]) for i, row in N_rows.items()]
+    out = Deck(tuple(A), tuple(B))
+    rc = random_scalars(n)
+    cols = [[(i, k) for i, row in M_rows.items() for jj, k in row.items() if jj == j] for j in range(n)]
+    c = [be.g1_msm([G] + [hs[i] for i, _ in col], [rc[j]] + [k % r for _, k in col]) for j, col in enumerate(cols)]
+    u_seed = _u_seed(ctx, H, deck, out, c)
+    u = challenge_vector(u_seed, n)
+    u_out = [sum(k * u[j] for j, k in M_rows[i].items()) % r for i in range(n)]
+    R_hat = random_scalars(1)[0]
+    chain = be.g1_mul_many(G, random_scalars(n - 1)) + [be.g1_add(be.g1_mul(G, R_hat), be.g1_mul(U, _prod(u)))]
+    w1, w2, w3, w4 = random_scalars(4)
+    w_prime = random_scalars(n)
+    t1, t2 = be.g1_mul_many(G, [w1, w2])
+    t3 = be.g1_msm([G] + hs, [w3] + w_prime)
+    t4A = be.g1_msm([G] + list(out.A), [r - w4] + w_prime)
+    t4B = be.g1_msm([H] + list(out.B), [r - w4] + w_prime)
+    ts = [t1, t2, t3, t4A, t4B]
+    e = challenge(b"shuffle.c", ctx, (u_seed, b"".join(map(point_bytes, chain)), b"".join(map(point_bytes, ts))))
+    s_prime = [(wp + e * ui) % r for wp, ui in zip(w_prime, u_out)]
+    s_hat = random_scalars(n)
+    prev = [U] + chain[:-1]
+    t_hat = [be.g1_msm([G, P, C], [sh, sp, r - e]) for sh, sp, P, C in zip(s_hat, s_prime, prev, chain)]
+    proof = ShuffleProof(
+        c=tuple(c), chain=tuple(chain), t1=t1, t2=t2, t3=t3, t4A=t4A, t4B=t4B, t_hat=tuple(t_hat),
+        s1=(w1 + e * sum(rc)) % r, s2=(w2 + e * R_hat) % r,
+        s3=(w3 + e * sum(a * b for a, b in zip(rc, u))) % r,
+        s4=(w4 + e * sum(a * b for a, b in zip(t, u_out))) % r,
+        s_hat=tuple(s_hat), s_prime=tuple(s_prime))
+    return out, proof
+
+
+def test_shuffle_that_picks_its_chain_commitments_after_the_challenge_is_refused(table):
+    keys, H, deck, _out, _proof, _secret = table
+    forged, proof = forge_with_free_chain_commitments(deck, H, CTX)
+    assert decrypt_all(keys, forged)[:3] == [0, 0, 3]  # the deck the forger wants accepted
+    with pytest.raises(InvalidShuffle):
+        verify_shuffle(deck, forged, proof, H, CTX)

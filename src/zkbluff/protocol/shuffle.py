@@ -144,8 +144,13 @@ def _u_seed(ctx: ProofContext, H: Point, deck_in: Deck, deck_out: Deck, c: Seque
     return h.digest()
 
 
-def _sigma_challenge(ctx: ProofContext, u_seed: bytes, chain: Sequence[Point], ts: Sequence[Point]) -> int:
-    return challenge(b"shuffle.c", ctx, (u_seed, b"".join(map(point_bytes, chain)), b"".join(map(point_bytes, ts))))
+def _sigma_challenge(ctx: ProofContext, u_seed: bytes, chain: Sequence[Point], ts: Sequence[Point],
+                     t_hat: Sequence[Point]) -> int:
+    """The sigma protocol's challenge over every commitment it answers: the chain, ``t1..t4B``
+    *and* the ``t̂_i`` (a prover that picks ``t̂_i`` after the challenge satisfies every chain
+    equation for any chain, and the product check then proves nothing)."""
+    return challenge(b"shuffle.c", ctx, (u_seed, b"".join(map(point_bytes, chain)), b"".join(map(point_bytes, ts)),
+                                         b"".join(map(point_bytes, t_hat))))
 
 
 def _prod(xs: Sequence[int]) -> int:
@@ -220,7 +225,7 @@ def prove_shuffle(deck: Deck, out: Deck, secret: ShuffleSecret, H: Point, ctx: P
         ([H] + list(out.B), [r - w4] + w_prime),
     ]))
     ts = [t1, t2, t3, t4A, t4B]
-    e = _sigma_challenge(ctx, u_seed, chain, ts)
+    e = _sigma_challenge(ctx, u_seed, chain, ts, t_hat)
     r_bar = sum(rc) % r
     r_tilde = sum(rj * uj for rj, uj in zip(rc, u)) % r
     rho = sum(ti * ui for ti, ui in zip(t, u_out)) % r
@@ -283,7 +288,7 @@ def add_shuffle_terms(sink: Sink, deck_in: Deck, deck_out: Deck, proof: ShuffleP
     hs, U = bases(n)
     u_seed = _u_seed(ctx, H, deck_in, deck_out, proof.c)
     u = challenge_vector(u_seed, n)
-    e = _sigma_challenge(ctx, u_seed, proof.chain, [proof.t1, proof.t2, proof.t3, proof.t4A, proof.t4B])
+    e = _sigma_challenge(ctx, u_seed, proof.chain, [proof.t1, proof.t2, proof.t3, proof.t4A, proof.t4B], proof.t_hat)
     _sum_terms(sink("shuffle.permutation-sum"), proof, hs, e)
     _product_terms(sink("shuffle.permutation-product"), proof, U, _prod(u), e)
     _opening_terms(sink("shuffle.permutation-opening"), proof, hs, U, u, e)
