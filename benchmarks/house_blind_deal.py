@@ -77,9 +77,9 @@ def one_deal(layout: DealLayout, tag: str) -> tuple[list[dict[str, float]], Deal
         record.shuffles.append((deck, proof, f"s{s.seat}"))
     for s in seats:
         record.shares.append((timed(s.seat, lambda s=s: s.share_message(deck, f"h{s.seat}")), f"h{s.seat}"))  # type: ignore[arg-type]
-    shares = [sh for sh, _ in record.shares]
+    keys = [k.h for k, _ in record.keys]
     for s in seats:
-        timed(s.seat, lambda s=s: s.open_hand(deck, shares))
+        timed(s.seat, lambda s=s: s.open_hand(deck, record.shares, keys))
     return cost, record, seats
 
 

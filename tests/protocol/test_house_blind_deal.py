@@ -38,8 +38,8 @@ def bluffers4():
 
 
 def hands_of(seats, record, deck):
-    shares = [s for s, _prev in record.shares]
-    return [seat.open_hand(deck, shares) for seat in seats]
+    keys = [k.h for k, _prev in record.keys]
+    return [seat.open_hand(deck, record.shares, keys) for seat in seats]
 
 
 def copy_record(record: DealRecord) -> DealRecord:
@@ -181,10 +181,19 @@ def world(pi, leak: str = ""):
         decks.append(out)
     final = decks[-1]
     shares = [s.share_message(final, f"sh{s.seat}") for s in seats]
-    hand = seats[HONEST].open_hand(final, shares) if leak != "key" else {}
+    hand = seats[HONEST].open_hand(final, messages(shares), [a.h for a in anns]) if leak != "key" else {}
     if leak == "share":
         shares[HONEST] = shares[HONEST] + honest_own_shares(seats[HONEST], final)
     return seats, decks, shares, hand
+
+
+def messages(shares):
+    """The share lines as a record holds them: (shares, prev hash) in seat order."""
+    return [(sh, f"sh{k}") for k, sh in enumerate(shares)]
+
+
+def own_cards(seat, deck, shares, seats):
+    return seat.open_hand(deck, messages(shares), [s.announcement.h for s in seats])
 
 
 def honest_own_shares(seat, deck):
@@ -240,7 +249,7 @@ def test_coalition_of_all_seats_but_one_learns_nothing_of_the_honest_permutation
     if not leak:
         assert one[3] != two[3] and sorted(one[3]) == sorted(two[3]) == [1, 4]  # the honest hands differ
         for k in (0, 2):  # the coalition's own cards are the same in both worlds
-            assert one[0][k].open_hand(one[1][-1], one[2]) == two[0][k].open_hand(two[1][-1], two[2])
+            assert own_cards(one[0][k], one[1][-1], one[2], one[0]) == own_cards(two[0][k], two[1][-1], two[2], two[0])
     view_one, view_two = coalition_knowledge(*one[:3]), coalition_knowledge(*two[:3])
     if leak:
         assert view_one != view_two  # the check sees each planted leak
@@ -250,3 +259,38 @@ def test_coalition_of_all_seats_but_one_learns_nothing_of_the_honest_permutation
         final = len(one[1]) - 1
         assert all(card is None for k, i, card in view_one[0] if k == final and LAYOUT.owners[i] in (HONEST, UNDEALT))
         assert all(card is None for k, i, card in view_one[0] if 0 < k < final)  # no shuffled deck decrypts
+
+
+@pytest.mark.parametrize("change", [
+    {"seats": 7}, {"seats": True}, {"owners": [0, 1, True, 3]}, {"owners": [0, 9]}, {"round": "0"},
+    {"match": 5}, {"keys": "none"},
+], ids=["seven-seats", "bool-seats", "bool-owner", "owner-outside", "round-string", "match-int", "keys-string"])
+def test_malformed_deal_record_is_refused_before_any_check(bluffers4, change):
+    from zkbluff.errors import MalformedInput
+
+    _seats, record = bluffers4
+    obj = dict(record.to_json(), **change)
+    with pytest.raises(MalformedInput):
+        DealRecord.from_json(obj)
+    DealRecord.from_json(record.to_json())  # its twin
+
+
+def test_a_seat_refuses_a_wrong_share_of_its_own_card_and_names_the_sender(bluffers4):
+    """Unchecked, a share off by G opens to the card below the dealt one (the attack is
+    real: shown with the unchecked opening); the seat checks first and names seat 1."""
+    from zkbluff.protocol.elgamal import open_cards
+
+    seats, record = bluffers4
+    deck = record.shuffles[-1][0]
+    keys = [k.h for k, _ in record.keys]
+    mine = record.layout.positions_of(0)[0]
+    bad = copy_record(record)
+    k = next(i for i, s in enumerate(bad.shares[1][0]) if s.card == mine)
+    bad.shares[1][0][k] = dataclasses.replace(bad.shares[1][0][k], D=get_backend().g1_add(bad.shares[1][0][k].D, G))
+    true_card = seats[0].open_hand(deck, record.shares, keys)[mine]
+    unchecked = open_cards(seats[0].key, deck, {mine: [sh[0][[s.card for s in sh[0]].index(mine)]
+                                                       for sh in bad.shares[1:]]})
+    assert true_card > 0 and unchecked[mine] == true_card - 1  # D + G takes one G more: M_c - G = M_(c-1)
+    with pytest.raises(InvalidShare) as err:
+        seats[0].open_hand(deck, bad.shares, keys)
+    assert (err.value.check, err.value.seat, err.value.card) == ("share.proof", 1, mine)

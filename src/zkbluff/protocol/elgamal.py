@@ -23,7 +23,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Optional, Protocol, Sequence
+from typing import Iterable, Mapping, Optional, Protocol, Sequence
 
 from zkbluff.curve import G1_GENERATOR, Backend, G1Affine, g1_is_on_curve, get_backend
 from zkbluff.errors import InvalidShare, MalformedInput
@@ -465,16 +465,20 @@ class ShareContexts(Protocol):
     def __call__(self, seat: int) -> ProofContext: ...
 
 
-def open_card(key: SeatKey, deck: Deck, card: int, shares: Sequence[Share],
-              backend: Optional[Backend] = None) -> int:
-    """The card at position ``card``, from the other seats' (verified) shares and this seat's
-    own key: ``B - sum D - xA``, looked up among the deck's card points. Raises
-    :class:`InvalidShare` (``share.opening``) when it is no card (cannot happen once every
-    shuffle and share verified)."""
+def open_cards(key: SeatKey, deck: Deck, shares_at: Mapping[int, Sequence[Share]],
+               backend: Optional[Backend] = None) -> dict[int, int]:
+    """The cards at the positions of ``shares_at`` (position → the other seats' verified shares
+    of it), with this seat's own key: ``B - xA - sum D`` for each, in one batched MSM call,
+    looked up among the deck's card points. Raises :class:`InvalidShare` (``share.opening``)
+    for a position that opens to no card (cannot happen once every shuffle and share verified)."""
     be = backend or get_backend()
-    own = be.g1_mul(deck.A[card], key.x)
-    total = be.g1_msm([deck.B[card], own] + [s.D for s in shares], [1] + [r - 1] * (len(shares) + 1))
-    found = card_lookup(len(deck)).get(total) if total is not None else None
-    if found is None:
-        raise InvalidShare(f"position {card} does not open to a card", card=card, check="share.opening")
-    return found
+    positions = list(shares_at)
+    groups = [([deck.B[i], deck.A[i]] + [s.D for s in shares_at[i]], [1, r - key.x] + [r - 1] * len(shares_at[i]))
+              for i in positions]
+    lookup = card_lookup(len(deck))
+    out = {}
+    for i, M in zip(positions, be.g1_msm_many(groups) if groups else []):
+        if M not in lookup:
+            raise InvalidShare(f"position {i} does not open to a card", card=i, check="share.opening")
+        out[i] = lookup[M]
+    return out

@@ -42,7 +42,7 @@ from zkbluff.protocol.elgamal import (
     initial_deck,
     joint_key,
     make_shares,
-    open_card,
+    open_cards,
     verify_key,
     verify_shares,
 )
@@ -62,6 +62,8 @@ class DealLayout:
     owners: tuple[int, ...]
 
     def __post_init__(self) -> None:
+        if not _small_int(self.n_seats) or not all(_small_int(o, UNDEALT) for o in self.owners):
+            raise MalformedInput("house-blind deal: seats and owners must be integers")
         if not 2 <= self.n_seats <= MAX_SEATS:
             raise MalformedInput(f"house-blind deal: got {self.n_seats} seats, expected 2 to {MAX_SEATS}")
         if not self.owners or any(o not in (BOARD, UNDEALT) and not 0 <= o < self.n_seats for o in self.owners):
@@ -123,16 +125,23 @@ class DealRecord:
         if not isinstance(obj, dict):
             raise MalformedInput("deal record: expected an object")
         try:
-            layout = DealLayout(obj["seats"], tuple(obj["owners"]))
+            match, round_no, seats, owners = obj["match"], obj["round"], obj["seats"], obj["owners"]
+            if not isinstance(match, str) or not _small_int(round_no) or not isinstance(owners, list):
+                raise MalformedInput("deal record: expected a match string, a round number and a list of owners")
+            layout = DealLayout(seats, tuple(owners))
             n = layout.deck
             return cls(
-                obj["match"], obj["round"], layout,
+                match, round_no, layout,
                 [(KeyAnnouncement.from_json(k["key"]), _prev(k)) for k in obj["keys"]],
                 [(Deck.from_json(s["deck"], n), ShuffleProof.from_json(s["proof"], n), _prev(s)) for s in obj["shuffles"]],
                 [([Share.from_json(x) for x in s["shares"]], _prev(s)) for s in obj["shares"]],
             )
         except (KeyError, TypeError) as exc:
             raise MalformedInput(f"deal record: missing or mistyped field {exc}") from None
+
+
+def _small_int(v: object, low: int = 0) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and low <= v < 4096
 
 
 def _prev(obj: dict) -> str:
@@ -177,13 +186,28 @@ class HouseBlindSeat:
         return make_shares(self.key, self.seat, self.announcement.h, deck, self.layout.shared_by(self.seat),
                            self.ctx("shares", prev_hash), self.rng, self.be)
 
-    def open_hand(self, deck: Deck, shares: Sequence[Sequence[Share]]) -> dict[int, int]:
-        """This seat's cards ``{position: card}`` from every other seat's (verified) shares."""
-        by_pos: dict[int, list[Share]] = {}
-        for seat_shares in shares:
+    def open_hand(self, deck: Deck, shares: Sequence[tuple[Sequence[Share], str]],
+                  keys: Sequence[Point]) -> dict[int, int]:
+        """This seat's cards ``{position: card}`` from every seat's share message (``(shares,
+        prev_hash)`` in seat order, as in :class:`DealRecord`) and the seats' keys. The shares of
+        its own positions are checked first (one MSM): a wrong one raises :class:`InvalidShare`
+        naming the seat that sent it — the seat's complaint, which anyone re-checks from the
+        public share line. (Unchecked, a share off by ``jG`` would open to another card: the
+        card points are consecutive multiples of ``G``.)"""
+        mine: dict[int, list[Share]] = {i: [] for i in self.layout.positions_of(self.seat)}
+        terms = Terms()
+        for seat, (seat_shares, prev) in enumerate(shares):
+            ctx = step_context(self.match_id, self.round_no, seat, "shares", prev)
             for s in seat_shares:
-                by_pos.setdefault(s.card, []).append(s)
-        return {i: open_card(self.key, deck, i, by_pos.get(i, []), self.be) for i in self.layout.positions_of(self.seat)}
+                if s.card in mine and s.seat == seat != self.seat:
+                    mine[s.card].append(s)
+                    add_share_terms(terms, s, keys[seat], deck.A[s.card], ctx)
+        if not terms.holds(self.be):
+            for seat, (seat_shares, prev) in enumerate(shares):
+                own = [s for s in seat_shares if s.card in mine and s.seat == seat]
+                verify_shares(own, keys, deck, [(seat, s.card) for s in own],
+                              lambda k, prev=prev: step_context(self.match_id, self.round_no, k, "shares", prev), self.be)
+        return open_cards(self.key, deck, mine, self.be)
 
 
 def expected_shares(layout: DealLayout, seat: int) -> list[tuple[int, int]]:
