@@ -294,3 +294,38 @@ def test_a_seat_refuses_a_wrong_share_of_its_own_card_and_names_the_sender(bluff
     with pytest.raises(InvalidShare) as err:
         seats[0].open_hand(deck, bad.shares, keys)
     assert (err.value.check, err.value.seat, err.value.card) == ("share.proof", 1, mine)
+
+
+def test_a_key_whose_proof_does_not_verify_is_refused_though_the_rest_of_the_deal_does(bluffers4):
+    """The right key with a wrong proof of knowledge (every shuffle and share was made under it)."""
+    _seats, record = bluffers4
+    ann, prev = record.keys[2]
+    bad = copy_record(record)
+    bad.keys[2] = (dataclasses.replace(ann, z=(ann.z + 1)), prev)
+    with pytest.raises(InvalidShare) as err:
+        verify_deal(bad)
+    assert (err.value.check, err.value.seat) == ("key.proof", 2)
+    replayed = copy_record(record)
+    replayed.keys[2] = (ann, "another-prev-hash")
+    with pytest.raises(InvalidShare):
+        verify_deal(replayed)
+
+
+def test_verify_shares_names_a_share_in_the_wrong_place(bluffers4):
+    from zkbluff.protocol.elgamal import verify_shares
+    from zkbluff.protocol.house_blind import expected_shares, step_context
+
+    _seats, record = bluffers4
+    keys = [k.h for k, _ in record.keys]
+    deck = record.shuffles[-1][0]
+    shares, prev = record.shares[1]
+    expected = expected_shares(record.layout, 1)
+
+    def ctx_of(seat):
+        return step_context(record.match_id, record.round_no, seat, "shares", prev)
+
+    verify_shares(shares, keys, deck, expected, ctx_of)
+    swapped = [shares[1], shares[0]] + list(shares[2:])
+    with pytest.raises(InvalidShare) as err:
+        verify_shares(swapped, keys, deck, expected, ctx_of)
+    assert (err.value.check, err.value.seat, err.value.card) == ("share.card", 1, expected[0][1])
