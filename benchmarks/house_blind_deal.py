@@ -89,7 +89,7 @@ def record_bytes(record: DealRecord) -> tuple[int, int]:
     n, seats = record.layout.deck, record.layout.n_seats
     shuffle = 2 * n * 64 + (3 * n + 5) * 64 + (2 * n + 4) * 32
     shares = sum(len(s) for s, _ in record.shares) * (3 * 64 + 32 + 8)
-    return len(text), seats * (3 * 64 // 2 + 32 + 64) + seats * shuffle + shares
+    return len(text), seats * (2 * 64 + 32) + seats * shuffle + shares
 
 
 def table(layout: DealLayout, label: str) -> None:

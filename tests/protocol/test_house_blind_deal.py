@@ -11,7 +11,7 @@ import pytest
 
 from zkbluff.curve import get_backend
 from zkbluff.errors import InvalidShare, InvalidShuffle
-from zkbluff.protocol.elgamal import G, Deck, KeyAnnouncement, SeatKey, card_lookup, initial_deck, joint_key
+from zkbluff.protocol.elgamal import G, Deck, KeyAnnouncement, card_lookup, initial_deck, joint_key
 from zkbluff.protocol.house_blind import (
     BOARD,
     UNDEALT,
