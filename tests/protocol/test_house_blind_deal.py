@@ -329,3 +329,20 @@ def test_verify_shares_names_a_share_in_the_wrong_place(bluffers4):
     with pytest.raises(InvalidShare) as err:
         verify_shares(swapped, keys, deck, expected, ctx_of)
     assert (err.value.check, err.value.seat, err.value.card) == ("share.card", 1, expected[0][1])
+
+
+def test_the_reference_backend_makes_the_same_deal_and_verifies_it():
+    """pyecc (the reference) and mcl give the same record for the same randomness, and each
+    verifies the other's (4 cards, 2 seats: pyecc is slow)."""
+    layout = DealLayout.hands(2, 4, hand=1, board=1)
+    records = {}
+    for name in ("pyecc", "mcl"):
+        be = get_backend(name)
+        _seats, record = run_deal(layout, "ref", rng=DealRandom(b"reference" * 4), backend=be)
+        records[name] = record
+    assert records["pyecc"].to_json() == records["mcl"].to_json()
+    assert verify_deal(records["mcl"], get_backend("pyecc")).board == verify_deal(records["pyecc"], get_backend("mcl")).board
+    bad = copy_record(records["mcl"])
+    bad.shares[0][0][0] = dataclasses.replace(bad.shares[0][0][0], z=bad.shares[0][0][0].z ^ 1)
+    with pytest.raises(InvalidShare):
+        verify_deal(bad, get_backend("pyecc"))
