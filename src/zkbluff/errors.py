@@ -217,6 +217,39 @@ class Equivocation(IllegalMove):
     code = "line.equivocation"
 
 
+class InvalidShuffle(InvalidProof):
+    """A house-blind deal's shuffle that its argument does not show to be a re-encryption and
+    permutation of the deck before it (:mod:`zkbluff.protocol.shuffle`). ``check`` names the
+    equation that fails (``shuffle.permutation-sum``, ``shuffle.permutation-product``,
+    ``shuffle.permutation-opening``, ``shuffle.reencryption``) and is the error's ``code``;
+    ``seat`` is the shuffler at fault."""
+
+    exit_code = 1
+    code = "shuffle.invalid"
+
+    def __init__(self, message: str, seat: int | None = None, check: Optional[str] = None):
+        super().__init__(message, code=check)
+        self.seat = seat
+        self.check = check or self.code
+
+
+class InvalidShare(InvalidProof):
+    """A house-blind deal's key announcement or decryption share that does not verify
+    (:mod:`zkbluff.protocol.elgamal`): ``check`` (``key.proof``, ``share.card``, ``share.proof``,
+    ``share.opening``) is the error's ``code``; ``seat`` the party at fault, ``card`` the deck
+    position concerned."""
+
+    exit_code = 1
+    code = "share.invalid"
+
+    def __init__(self, message: str, seat: int | None = None, card: int | None = None,
+                 check: Optional[str] = None):
+        super().__init__(message, code=check)
+        self.seat = seat
+        self.card = card
+        self.check = check or self.code
+
+
 class UnfoundedComplaint(ZkbluffError):
     """A complaint whose evidence does not show the accused party at fault."""
 
