@@ -55,6 +55,11 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
                f"offline on this machine ({v['summary']})")
 
 
+results_option = click.option("--results", default=None, metavar="URL|FILE",
+                              help="the results database: postgresql://user@host/db (shared by many servers; "
+                                   "the server extra) or a SQLite file (default: results.sqlite in --data)")
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="port (0: any free port)")
@@ -77,10 +82,11 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
               help="seconds a connection has to create, join or watch a room before it is closed")
 @click.option("--max-connections", default=16, show_default=True, type=click.IntRange(min=1),
               help="open connections per address (players behind one NAT share it)")
+@results_option
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
               deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
-              signin_timeout: float, max_connections: int) -> None:
+              signin_timeout: float, max_connections: int, results: Optional[str]) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
     import asyncio
@@ -89,6 +95,7 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
     from zkbluff.games.engine.parties import TimeLimits
     from zkbluff.server.app import run_server
     from zkbluff.server.rooms import RoomLimits
+    from zkbluff.server.storage import open_result_store
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
@@ -99,8 +106,9 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
     try:
         limits = TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit)
         room_limits = RoomLimits(room_rate, room_burst, room_expiry, signin_timeout, max_connections)
+        store = None if results is None else open_result_store(results, Path(data))  # (None: the server's SQLite)
         asyncio.run(run_server(Path(data), host, port, ready, limits=limits, room_limits=room_limits,
-                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
+                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups)), store=store))
     except KeyboardInterrupt:
         pass
     click.echo("stopped; every unfinished match resumes at the next start")  # (Ctrl-C or SIGTERM)
@@ -180,23 +188,25 @@ def watch_cmd(url: str, code: str) -> None:
 @click.option("--game", default=None, help="one game only")
 @click.option("--data", default="zkbluff-data", show_default=True, type=click.Path(file_okay=False))
 @click.option("--limit", default=20, show_default=True)
+@results_option
 @typed_errors
-def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int) -> None:
+def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int,
+                    results: Optional[str]) -> None:
     """Online points per player (matches with at least two real players), with tiers."""
     import re
     from datetime import datetime, timezone
 
     from zkbluff.errors import MalformedInput
-    from zkbluff.server.storage import SqliteResultStore, season_of
+    from zkbluff.server.storage import open_result_store, season_of
 
     if season is None:
         season = season_of(datetime.now(timezone.utc))
     elif season != "all" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", season):
         raise MalformedInput(f"--season: expected YYYY-MM or all, got {season!r}")
-    path = Path(data) / "results.sqlite"
-    if not path.exists():
+    path = Path(data) / "results.sqlite" if results is None else Path(results)
+    if (results is None or "://" not in results) and not path.exists():
         raise MalformedInput(f"no results database at {path} (start `zkbluff serve --data {data}` first)")
-    store = SqliteResultStore(path)
+    store = open_result_store(results, Path(data))
     try:
         rows = store.leaderboard(None if season == "all" else season, game, limit)
     finally:
