@@ -60,6 +60,21 @@ results_option = click.option("--results", default=None, metavar="URL|FILE",
                                    "the server extra) or a SQLite file (default: results.sqlite in --data)")
 
 
+def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
+    if url is None:
+        if public_url is not None:
+            raise click.BadParameter("--public-url names this server in a --directory; give one")
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.BadParameter(f"--directory: expected redis://HOST[:PORT], got {url[:60]!r}")
+    try:
+        from zkbluff.server.directory import RoomDirectory
+    except ImportError as exc:
+        from zkbluff.errors import StorageError
+        raise StorageError(f"--directory needs the server extra (pip install 'zkbluff[server]'): {exc}") from None
+    return RoomDirectory(url, public_url)
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="port (0: any free port)")
@@ -83,10 +98,16 @@ results_option = click.option("--results", default=None, metavar="URL|FILE",
 @click.option("--max-connections", default=16, show_default=True, type=click.IntRange(min=1),
               help="open connections per address (players behind one NAT share it)")
 @results_option
+@click.option("--directory", default=None, metavar="redis://HOST[:PORT]",
+              help="the room directory many servers share (Redis; the server extra): codes unique across "
+                   "them, a join for a room another server holds is sent there")
+@click.option("--public-url", default=None, metavar="ws://HOST:PORT",
+              help="this server's address as the directory gives it to clients (default ws://--host:PORT)")
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
               deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
-              signin_timeout: float, max_connections: int, results: Optional[str]) -> None:
+              signin_timeout: float, max_connections: int, results: Optional[str], directory: Optional[str],
+              public_url: Optional[str]) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
     import asyncio
@@ -108,7 +129,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
         room_limits = RoomLimits(room_rate, room_burst, room_expiry, signin_timeout, max_connections)
         store = None if results is None else open_result_store(results, Path(data))  # (None: the server's SQLite)
         asyncio.run(run_server(Path(data), host, port, ready, limits=limits, room_limits=room_limits,
-                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups)), store=store))
+                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups)), store=store,
+                               directory=_directory(directory, public_url)))
     except KeyboardInterrupt:
         pass
     click.echo("stopped; every unfinished match resumes at the next start")  # (Ctrl-C or SIGTERM)
