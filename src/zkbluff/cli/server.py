@@ -75,6 +75,22 @@ def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
     return RoomDirectory(url, public_url)
 
 
+def _supervise(params: dict[str, Any]) -> int:
+    """``serve --workers N``: N ``serve`` processes on one lobby (server/workers.py)."""
+    from zkbluff.server.files import private_dir
+    from zkbluff.server.workers import Supervisor, worker_argv, worker_ports
+
+    if params["directory"] is None:
+        raise click.BadParameter("--workers N needs --directory redis://… (the workers share one lobby)")
+    if params["public_url"] is not None:
+        raise click.BadParameter("--public-url names one server; each worker is ws://--host:its port")
+    _directory(params["directory"], None)  # (checked here, before any worker starts)
+    private_dir(Path(params["data"]))  # (the workers' shared results.sqlite is made in it)
+    ports = worker_ports(params["host"], params["port"], params["workers"])
+    argvs = [worker_argv(params, i, port) for i, port in enumerate(ports)]
+    return Supervisor(argvs, lambda text: click.echo(text, err=True)).run()
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="port (0: any free port)")
@@ -103,13 +119,17 @@ def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
                    "them, a join for a room another server holds is sent there")
 @click.option("--public-url", default=None, metavar="ws://HOST:PORT",
               help="this server's address as the directory gives it to clients (default ws://--host:PORT)")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1, max=64),
+              help="server processes on this machine (ports PORT.., folders --data/worker-<i>; needs --directory)")
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
               deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
               signin_timeout: float, max_connections: int, results: Optional[str], directory: Optional[str],
-              public_url: Optional[str]) -> None:
+              public_url: Optional[str], workers: int) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
+    if workers > 1:
+        sys.exit(_supervise(click.get_current_context().params))
     import asyncio
     import logging
 
