@@ -306,3 +306,50 @@ def test_serve_with_a_directory_lists_its_rooms_there_and_refuses_a_bad_one(tmp_
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(60) == 0
+
+
+@pytest.mark.slow
+def test_a_whole_match_hosted_on_a_and_joined_through_b_is_recorded_once_in_postgresql(tmp_path, redis_url,
+                                                                                       postgres_url, match_keys):
+    """Real seats and proofs: bob's client is sent from B to A and plays there; both copies
+    verify, and the result lands once in the PostgreSQL both servers share."""
+    from zkbluff.games.engine.verifier import verify_transcript
+    from zkbluff.server.app import Server, serve
+    from zkbluff.server.client import SeatClient, bot_policy
+    from zkbluff.server.postgres import PostgresResultStore
+
+    async def go():
+        servers, tasks, urls = [], [], []
+        for name in ("a", "b"):
+            server = Server(tmp_path / name, key_folder=match_keys, directory=RoomDirectory(redis_url),
+                            store=PostgresResultStore(postgres_url))
+            port = asyncio.get_running_loop().create_future()
+            tasks.append(asyncio.ensure_future(serve(server, "127.0.0.1", 0,
+                                                     lambda p, n, port=port: port.set_result(p))))
+            urls.append(f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}")
+            servers.append(server)
+        ann = SeatClient(urls[0], tmp_path / "ann", "ann", bot_policy(1), lambda m: None, key_folder=match_keys)
+        bob = SeatClient(urls[1], tmp_path / "bob", "bob", bot_policy(2), lambda m: None, key_folder=match_keys)
+        try:
+            hosting = asyncio.ensure_future(ann.host("proof-or-bluff", {"mode": "casual", "deal": "dealer"}))
+            await _until(lambda: ann.code is not None, "ann's room was not created")
+            reports = await asyncio.gather(hosting, bob.join(ann.code))
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        return servers, urls, reports, bob
+
+    (a, b), urls, (ann_report, bob_report), bob = asyncio.run(asyncio.wait_for(go(), 600))
+    assert bob.url == urls[0] and not b.rooms
+    for report in (ann_report, bob_report):
+        assert report["verified"]["complete"] and report["result"]["online"]
+    host = a.rooms[ann_report["code"]]
+    assert verify_transcript(host.transcript)["complete"]
+    store = PostgresResultStore(postgres_url)
+    try:
+        board = store.leaderboard(season=None)
+        assert sorted(r.matches for r in board) == [1, 1] and {r.name for r in board} == {"ann", "bob"}
+        assert sorted(r.points for r in board) == sorted(ann_report["result"]["points"])
+    finally:
+        store.close()
