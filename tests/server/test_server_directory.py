@@ -179,6 +179,9 @@ def test_a_room_created_on_server_a_is_joined_and_watched_through_server_b(tmp_p
                 t.cancel()
             unknown, _ = await _ask(url_b, {"type": "join", "code": "ZZZZZZZZ", "name": "cy"}, SigningKey.generate())
             assert unknown["type"] == "error" and "no room with this code" in unknown["message"]
+            assert await b.directory.claim("YYYYYYYY")  # a stale entry of B's own, no room behind it
+            itself, _ = await _ask(url_b, {"type": "join", "code": "YYYYYYYY", "name": "cy"}, SigningKey.generate())
+            assert itself["type"] == "error" and "no room with this code" in itself["message"]  # not sent to itself
         finally:
             await owner.close()
             for t in tasks:
@@ -285,6 +288,10 @@ def test_serve_with_a_directory_lists_its_rooms_there_and_refuses_a_bad_one(tmp_
     bad = subprocess.run(zk + ["--data", tmp_path / "a", "--directory", "http://x"], capture_output=True, text=True,
                          timeout=120, env=env)
     assert bad.returncode == 2 and "--directory" in bad.stderr
+    from services import free_port
+    away = subprocess.run(zk + ["--data", tmp_path / "c", "--directory", f"redis://127.0.0.1:{free_port()}/0"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert away.returncode == 3 and "unreachable" in away.stderr and "Traceback" not in away.stderr
     with open(tmp_path / "serve.log", "w") as log:
         proc = subprocess.Popen(zk + ["--data", tmp_path / "b", "--directory", redis_url,
                                       "--public-url", "wss://play.example/b"], stdout=subprocess.PIPE, stderr=log,

@@ -666,8 +666,10 @@ class Server:
     async def _redirected(self, conn: Conn, msg: dict[str, Any]) -> bool:
         """A room this server does not hold but another server of the directory does: the
         client is sent there (``redirect``; it follows). A look-up like any other."""
+        if self.directory is None:
+            return False
         code = normalise_code(msg.get("code"))
-        if self.directory is None or code in self.rooms:
+        if code in self.rooms:
             return False
         if not self.lookups.allow(conn.address):
             raise MalformedInput("rate limit: too many room look-ups; wait a moment")

@@ -95,7 +95,13 @@ class RoomDirectory:
 
     async def refresh(self, codes: Iterable[str]) -> list[str]:
         """Claim every room this server holds again (its presence); the codes another
-        server holds now (logged: two servers think they hold one room)."""
+        server holds now (logged: two servers think they hold one room). A Redis that
+        cannot be reached raises, rooms or none (a server with a wrong --directory exits 3
+        at start rather than running alone)."""
+        try:
+            await self.redis.ping()
+        except RedisError as exc:
+            raise self._error(exc, "could not be reached") from None
         lost = [code for code in list(codes) if not await self.claim(code)]
         for code in lost:
             log.error("room directory: room %s is held by %s too", code, await self.locate(code))
