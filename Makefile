@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench mutate keys vectors circuits clean
+.PHONY: demo test test-fast typecheck bench mutate keys vectors circuits clean services
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,16 +35,31 @@ node_modules/.stamp: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# PostgreSQL and Redis for the tests of the scale-out stores (tests/services.py starts each on
+# loopback, its data in a temporary folder, and stops it): Debian's packages, installed once.
+# Without root they are only named; the tests that need them then skip (CI, as root, installs).
+services:
+	@if ! command -v redis-server >/dev/null || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing postgresql and redis-server (Debian packages) for the tests that need them"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends postgresql redis-server >/dev/null; \
+	  else \
+	    echo "postgresql or redis-server is not installed (apt-get install postgresql redis-server as root):" \
+	         "the tests that need them skip"; \
+	  fi; \
+	fi
+
 demo: $(VENV)/.stamp-install
 	$(BIN)/zkbluff demo
 
-test: $(VENV)/.stamp-test node_modules/.stamp
+test: $(VENV)/.stamp-test node_modules/.stamp services
 	$(BIN)/zkbluff circuits check
 	$(BIN)/mypy
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q
 
 # the tests without the slow ones (for the edit-run loop; CI runs `make test`)
-test-fast: $(VENV)/.stamp-test node_modules/.stamp
+test-fast: $(VENV)/.stamp-test node_modules/.stamp services
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q -m "not slow"
 
 # the type check alone (configured in pyproject.toml: strict for games, protocol and bots)

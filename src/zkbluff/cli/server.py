@@ -55,6 +55,42 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
                f"offline on this machine ({v['summary']})")
 
 
+results_option = click.option("--results", default=None, metavar="URL|FILE",
+                              help="the results database: postgresql://user@host/db (shared by many servers; "
+                                   "the server extra) or a SQLite file (default: results.sqlite in --data)")
+
+
+def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
+    if url is None:
+        if public_url is not None:
+            raise click.BadParameter("--public-url names this server in a --directory; give one")
+        return None
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise click.BadParameter(f"--directory: expected redis://HOST[:PORT], got {url[:60]!r}")
+    try:
+        from zkbluff.server.directory import RoomDirectory
+    except ImportError as exc:
+        from zkbluff.errors import StorageError
+        raise StorageError(f"--directory needs the server extra (pip install 'zkbluff[server]'): {exc}") from None
+    return RoomDirectory(url, public_url)
+
+
+def _supervise(params: dict[str, Any]) -> int:
+    """``serve --workers N``: N ``serve`` processes on one lobby (server/workers.py)."""
+    from zkbluff.server.files import private_dir
+    from zkbluff.server.workers import Supervisor, worker_argv, worker_ports
+
+    if params["directory"] is None:
+        raise click.BadParameter("--workers N needs --directory redis://… (the workers share one lobby)")
+    if params["public_url"] is not None:
+        raise click.BadParameter("--public-url names one server; each worker is ws://--host:its port")
+    _directory(params["directory"], None)  # (checked here, before any worker starts)
+    private_dir(Path(params["data"]))  # (the workers' shared results.sqlite is made in it)
+    ports = worker_ports(params["host"], params["port"], params["workers"])
+    argvs = [worker_argv(params, i, port) for i, port in enumerate(ports)]
+    return Supervisor(argvs, lambda text: click.echo(text, err=True)).run()
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=int, help="port (0: any free port)")
@@ -77,18 +113,30 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
               help="seconds a connection has to create, join or watch a room before it is closed")
 @click.option("--max-connections", default=16, show_default=True, type=click.IntRange(min=1),
               help="open connections per address (players behind one NAT share it)")
+@results_option
+@click.option("--directory", default=None, metavar="redis://HOST[:PORT]",
+              help="the room directory many servers share (Redis; the server extra): codes unique across "
+                   "them, a join for a room another server holds is sent there")
+@click.option("--public-url", default=None, metavar="ws://HOST:PORT",
+              help="this server's address as the directory gives it to clients (default ws://--host:PORT)")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1, max=64),
+              help="server processes on this machine (ports PORT.., folders --data/worker-<i>; needs --directory)")
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
               deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
-              signin_timeout: float, max_connections: int) -> None:
+              signin_timeout: float, max_connections: int, results: Optional[str], directory: Optional[str],
+              public_url: Optional[str], workers: int) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
+    if workers > 1:
+        sys.exit(_supervise(click.get_current_context().params))
     import asyncio
     import logging
 
     from zkbluff.games.engine.parties import TimeLimits
     from zkbluff.server.app import run_server
     from zkbluff.server.rooms import RoomLimits
+    from zkbluff.server.storage import open_result_store
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
@@ -99,8 +147,10 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
     try:
         limits = TimeLimits(proof_limit, idle_limit, entropy_limit, deal_limit)
         room_limits = RoomLimits(room_rate, room_burst, room_expiry, signin_timeout, max_connections)
+        store = None if results is None else open_result_store(results, Path(data))  # (None: the server's SQLite)
         asyncio.run(run_server(Path(data), host, port, ready, limits=limits, room_limits=room_limits,
-                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups))))
+                               lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups)), store=store,
+                               directory=_directory(directory, public_url)))
     except KeyboardInterrupt:
         pass
     click.echo("stopped; every unfinished match resumes at the next start")  # (Ctrl-C or SIGTERM)
@@ -180,23 +230,25 @@ def watch_cmd(url: str, code: str) -> None:
 @click.option("--game", default=None, help="one game only")
 @click.option("--data", default="zkbluff-data", show_default=True, type=click.Path(file_okay=False))
 @click.option("--limit", default=20, show_default=True)
+@results_option
 @typed_errors
-def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int) -> None:
+def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int,
+                    results: Optional[str]) -> None:
     """Online points per player (matches with at least two real players), with tiers."""
     import re
     from datetime import datetime, timezone
 
     from zkbluff.errors import MalformedInput
-    from zkbluff.server.storage import SqliteResultStore, season_of
+    from zkbluff.server.storage import open_result_store, season_of
 
     if season is None:
         season = season_of(datetime.now(timezone.utc))
     elif season != "all" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", season):
         raise MalformedInput(f"--season: expected YYYY-MM or all, got {season!r}")
-    path = Path(data) / "results.sqlite"
-    if not path.exists():
+    path = Path(data) / "results.sqlite" if results is None else Path(results)
+    if (results is None or "://" not in results) and not path.exists():
         raise MalformedInput(f"no results database at {path} (start `zkbluff serve --data {data}` first)")
-    store = SqliteResultStore(path)
+    store = open_result_store(results, Path(data))
     try:
         rows = store.leaderboard(None if season == "all" else season, game, limit)
     finally:

@@ -498,8 +498,10 @@ class Server:
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
                  open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0,
-                 room_limits: Optional[RoomLimits] = None):
+                 room_limits: Optional[RoomLimits] = None, directory: Any = None):
         self.data = Path(data)
+        #: the shared room directory (server/directory.py) when rooms span servers, else None
+        self.directory = directory
         private_dir(self.data / "rooms")
         private_dir(self.data)
         self.key_folder, self.backend = key_folder, backend
@@ -661,6 +663,22 @@ class Server:
             raise MalformedInput("no room with this code")
         return host
 
+    async def _redirected(self, conn: Conn, msg: dict[str, Any]) -> bool:
+        """A room this server does not hold but another server of the directory does: the
+        client is sent there (``redirect``; it follows). A look-up like any other."""
+        if self.directory is None:
+            return False
+        code = normalise_code(msg.get("code"))
+        if code in self.rooms:
+            return False
+        if not self.lookups.allow(conn.address):
+            raise MalformedInput("rate limit: too many room look-ups; wait a moment")
+        holder = await self.directory.locate(code)
+        if holder is None or holder == self.directory.server_url:
+            raise MalformedInput("no room with this code")
+        await conn.send({"type": "redirect", "code": code, "url": holder})
+        return True
+
     def _member_host(self, conn: Conn) -> RoomHost:
         if conn.host is None or conn.spectator or conn.public_key is None:
             raise IllegalMove("join a room first")
@@ -676,6 +694,8 @@ class Server:
         spec = spec_for(msg.get("game"), options)
         spec.check_limits(limit_table(spec, self.limits))  # the room's header will state these
         code = new_room_code(lambda c: c in self.rooms)
+        while self.directory is not None and not await self.directory.claim(code):  # unique across servers
+            code = new_room_code(lambda c: c in self.rooms)
         room = Room(code, spec.game, public_key, spec.min_seats, spec.n_seats)
         room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
         host = RoomHost(self, room, dict(spec.options), self.data / "rooms" / code)
@@ -689,6 +709,8 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("join: this connection is already in a room")
+        if await self._redirected(conn, msg):
+            return
         host = self._lookup(conn, msg.get("code"))
         async with host.lock:
             seat = host.seat_of(public_key)
@@ -733,6 +755,8 @@ class Server:
     async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
         if conn.host is not None:
             raise IllegalMove("watch: this connection is already in a room")
+        if await self._redirected(conn, msg):
+            return
         host = self._lookup(conn, msg.get("code"))
         conn.host, conn.spectator = host, True
         have = msg.get("have", 0)
@@ -965,6 +989,11 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
     async with ws_serve(server.handler, host, port, max_size=MAX_MESSAGE_BYTES, open_timeout=server.open_timeout,
                         ping_interval=server.ping_interval, ping_timeout=server.ping_timeout) as ws_server:
         sockets = list(ws_server.sockets)
+        keeper = None
+        if server.directory is not None:  # this server's rooms listed (again) in the shared directory
+            server.directory.bind(f"ws://{host}:{sockets[0].getsockname()[1]}")
+            await server.directory.refresh(list(server.rooms))
+            keeper = asyncio.ensure_future(server.directory.keep(lambda: list(server.rooms)))
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
         ticker = asyncio.ensure_future(server.ticker())
@@ -980,6 +1009,9 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
         finally:
             _on_sigterm(None)
             ticker.cancel()
+            if keeper is not None:
+                keeper.cancel()
+                await server.directory.close()
             server.close()
 
 

@@ -206,6 +206,7 @@ class SeatClient:
         self.result: Optional[dict[str, Any]] = None
         self.started = False
         self.errors: list[dict[str, Any]] = []
+        self._redirects = 0  # redirects followed since a server last held this room (MAX_REDIRECTS)
         self.moves = 0
         self._sent_for: Optional[int] = None  # the line number this client last moved at
         self._sent_at: Optional[int] = None
@@ -574,6 +575,7 @@ class SeatClient:
         """One message from the server, checked and followed; True at this match's result."""
         kind = msg.get("type")
         if kind == "room":
+            self._redirects = 0  # this server holds the room
             self._on_room(msg)
             if msg.get("owner") and msg.get("state") == "lobby":
                 await self._owner(conn, msg)
@@ -583,6 +585,8 @@ class SeatClient:
                 await conn.send(out)
         elif kind == "line":
             await asyncio.to_thread(self._on_line, msg)
+        elif kind == "redirect":
+            await self._follow(conn, msg)
         elif kind == "result":
             if msg.get("matchId") == self.match_id:
                 self.result = dict(msg)
@@ -599,6 +603,13 @@ class SeatClient:
             elif msg.get("about") in ("create", "join") and self.seat is None:
                 raise MalformedInput(f"the server refused to seat this client: {msg.get('message')}")
         return False
+
+    async def _follow(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
+        """The room is on another server of the same lobby: go there (the connection closes;
+        the session reconnects to the new address and joins again)."""
+        self.url = follow_redirect(msg, self.code, self.say, self._redirects)
+        self._redirects += 1
+        await conn.ws.close()
 
     async def _turn(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
         """After a message: this seat's deal line if one is due, and its move if it is to
@@ -698,6 +709,25 @@ def check_result_message(message: Mapping[str, Any], report: Mapping[str, Any]) 
                               f"points {points})", code="result.mismatch")
 
 
+#: redirects a client follows in a row before it gives up (servers that send it round)
+MAX_REDIRECTS = 3
+
+
+def follow_redirect(msg: Mapping[str, Any], code: Any, say: Say, followed: int) -> str:
+    """The address a ``redirect`` sends this client to, checked: for this room, ws:// or
+    wss://, and not one too many. The other server is no more trusted than the first: the
+    seat checks its table, header and lines there exactly as here."""
+    from zkbluff.server.directory import check_server_url
+
+    if followed >= MAX_REDIRECTS:
+        raise MalformedInput(f"room {code}: sent on more than {MAX_REDIRECTS} times; the servers disagree where it is")
+    if msg.get("code") != code:
+        raise MalformedInput(f"redirect for room {str(msg.get('code'))[:20]!r}, not this room {code}")
+    url = check_server_url(msg.get("url"))
+    say(f"room {code} is held by {url}: following")
+    return url
+
+
 class Spectator:
     """Public lines only; each one is checked by this process's own referee."""
 
@@ -712,7 +742,7 @@ class Spectator:
         from websockets.asyncio.client import connect
 
         code = normalise_code(code)
-        deadline, connected = time.monotonic() + self.reconnect_for, False
+        deadline, connected, redirects = time.monotonic() + self.reconnect_for, False, 0
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
@@ -726,6 +756,10 @@ class Spectator:
                             self._on_line(msg.get("line"), msg.get("matchId"))
                         elif msg.get("type") == "room":
                             self.say(f"room {msg.get('code')}: {msg.get('state')}")
+                        elif msg.get("type") == "redirect":
+                            self.url = follow_redirect(msg, code, self.say, redirects)
+                            redirects += 1
+                            break
                         elif msg.get("type") == "error":
                             raise MalformedInput(f"server: {msg.get('message')}")
                         elif msg.get("type") == "result":

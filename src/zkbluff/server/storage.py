@@ -1,5 +1,6 @@
-"""Results and the leaderboard, behind one small interface (:class:`ResultStore`) so a
-production database can replace SQLite later.
+"""Results and the leaderboard, behind one small interface (:class:`ResultStore`): SQLite
+here (the embedded default), PostgreSQL for many servers (:mod:`zkbluff.server.postgres`,
+``--results postgresql://…``; :func:`open_result_store` picks one).
 
 What counts (seed 003, "Leaderboard and seasons"):
 
@@ -25,7 +26,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from zkbluff.errors import DamagedDatabase, MalformedInput, StorageError, StorageFull
 
@@ -124,6 +125,42 @@ def counts_online(seats: Sequence[SeatResult]) -> bool:
     return sum(not s.is_bot for s in seats) >= 2
 
 
+def check_seats(seats: Sequence[SeatResult]) -> None:
+    """What every store refuses before it writes: no seat, or one player twice."""
+    if not seats:
+        raise MalformedInput("a match result needs at least one seat")
+    if len({s.player for s in seats}) != len(seats):
+        raise MalformedInput("a player appears twice in one match result")
+
+
+def ranked(rows: Iterable[tuple[str, str, int, int]]) -> list[LeaderboardRow]:
+    """Leaderboard rows from (player, name, points, matches), highest first: equal points
+    share a rank; the tier follows the points."""
+    out, rank, last = [], 0, None
+    for i, (player, name, points, matches) in enumerate(rows, start=1):
+        if points != last:  # equal points share a rank
+            rank, last = i, points
+        out.append(LeaderboardRow(rank, player, name, points, matches, tier_for(points)))
+    return out
+
+
+def open_result_store(where: Optional[str], data: Path) -> ResultStore:
+    """The store ``--results`` names: a ``postgresql://`` URL (the server extra), a SQLite
+    file's path, or (``None``) ``results.sqlite`` in the data folder, the default."""
+    if where is None:
+        return SqliteResultStore(data / "results.sqlite")
+    if where.startswith(("postgresql://", "postgres://")):
+        try:
+            from zkbluff.server.postgres import PostgresResultStore
+        except ImportError as exc:
+            raise StorageError(f"--results postgresql://… needs the server extra (pip install 'zkbluff[server]'): "
+                               f"{exc}") from None
+        return PostgresResultStore(where)
+    if "://" in where:
+        raise MalformedInput(f"--results: expected postgresql://… or a SQLite file's path, got {where[:60]!r}")
+    return SqliteResultStore(Path(where))
+
+
 class SqliteResultStore(ResultStore):
     """One SQLite file (stdlib ``sqlite3``) in WAL mode; safe to share between threads."""
 
@@ -187,10 +224,7 @@ class SqliteResultStore(ResultStore):
                                   f"from a backup (docs/hosting.md); the transcripts under rooms/ are intact")
 
     def record(self, match_id: str, game: str, ended: datetime, seats: Sequence[SeatResult]) -> bool:
-        if not seats:
-            raise MalformedInput("a match result needs at least one seat")
-        if len({s.player for s in seats}) != len(seats):
-            raise MalformedInput("a player appears twice in one match result")
+        check_seats(seats)
         with self._lock:
             try:
                 return self._record(match_id, game, ended, seats)
@@ -237,12 +271,7 @@ class SqliteResultStore(ResultStore):
                 rows = self._db.execute(sql, (*args, int(limit))).fetchall()
             except sqlite3.Error as exc:
                 raise self._error(exc, "could not be read") from None
-        out, rank, last = [], 0, None
-        for i, (player, name, points, matches) in enumerate(rows, start=1):
-            if points != last:  # equal points share a rank
-                rank, last = i, points
-            out.append(LeaderboardRow(rank, player, name, points, matches, tier_for(points)))
-        return out
+        return ranked(rows)
 
     def local_total(self, player: str) -> int:
         with self._lock:
