@@ -323,6 +323,13 @@ def test_a_server_paused_past_a_deadline_times_the_waited_on_seat_out_and_loses_
     assert (tmp_path / ann_report["transcript"]).read_text() == server_copy.read_text() \
         == (tmp_path / bob_report["transcript"]).read_text()
     assert ann_report["result"] == bob_report["result"]
+    # what Bob can show: his signed move for that line, stamped and sent before the deadline the
+    # paused referee let pass (his client keeps it; the transcript alone cannot settle whose clock)
+    timeout = next(json.loads(x) for x in server_copy.read_text().splitlines() if '"clock"' in x)
+    sent = [json.loads(x) for x in (tmp_path / "bob" / "tables" / code /
+                                    f"{ann_report['matchId']}.sent.jsonl").read_text().splitlines()]
+    mine = [x for x in sent if x["line"]["n"] == timeout["n"]]
+    assert mine and min(x["sentAt"] for x in mine) < timeout["clock"]["deadline"] < timeout["at"]
 
 
 def _waits_on(folder: Path):
