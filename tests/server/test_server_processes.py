@@ -200,3 +200,152 @@ def test_a_server_killed_mid_match_restarts_and_every_match_resumes(tmp_path, en
     board = subprocess.run(ZK + ["leaderboard", "--data", data, "--season", "all"], capture_output=True, text=True,
                            env=env, timeout=60).stdout
     assert "cat" not in board and "dan" not in board and "ann" not in board  # bots count locally only
+
+
+def test_a_four_seat_bluffers_room_started_with_two_plays_to_its_end(tmp_path, env, procs):
+    """Issue 27 item 10 over the real server: the owner of a 4-seat Bluffers room starts it
+    with two in (``host --start-with 2``); the table is then the two seats that are in, the
+    match runs to its end, and the server's copy and both clients' verify and are one file."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    serve(tmp_path, procs, env, port, data)
+    ann = Proc(tmp_path, "ann", ["host", "bluffers", "--server", url, "--name", "ann", "-o", "players=4",
+                                 "--start-with", 2, "--bot", 6, "--home", "ann", "--json"], env)
+    procs.append(ann)
+    code = ann.wait_for(code_of)
+    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 7, "--home", "bob", "--json"], env)
+    procs.append(bob)
+    ann_report, bob_report = report_of(ann.finish()), report_of(bob.finish())
+    server_copy = data / "rooms" / code / f"{ann_report['matchId']}.jsonl"
+    header = json.loads(server_copy.read_text().splitlines()[0])["data"]
+    assert header["game"] == "bluffers" and header["options"]["players"] == "2" and header["seats"] == ["ann", "bob"]
+    verified = verify_transcript(server_copy)
+    assert verified["complete"] and ann_report["verified"]["complete"] and bob_report["verified"]["complete"]
+    assert (tmp_path / ann_report["transcript"]).read_text() == server_copy.read_text() \
+        == (tmp_path / bob_report["transcript"]).read_text()
+    assert ann_report["result"] == bob_report["result"] and ann_report["result"]["points"]
+
+
+def test_a_client_paused_past_its_deadline_is_timed_out_and_nothing_is_lost(tmp_path, env, procs):
+    """A long pause (SIGSTOP) of one client past its move deadline: the server's referee times
+    that seat out on its own clock; resumed, the client takes the lines it missed, its copy
+    verifies and is the server's, and both clients get the same result."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    server = Proc(tmp_path, "server", ["serve", "--port", port, "--data", data, "--proof-limit", 30,
+                                       "--idle-limit", 30], env)
+    procs.append(server)
+    server.wait_for("listening on")
+    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual", "--bot", 8,
+                                 "--home", "ann", "--json"], env)
+    procs.append(ann)
+    code = ann.wait_for(code_of)
+    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 9, "--home", "bob", "--json"], env)
+    procs.append(bob)
+    room = data / "rooms" / code
+    end = time.monotonic() + LIMIT
+    while lines_in(room) < 8 and time.monotonic() < end:
+        time.sleep(0.05)
+    bob.p.send_signal(signal.SIGSTOP)
+    try:
+        end = time.monotonic() + LIMIT
+        while not _timed_out(room, 1) and not ended_in(room) and time.monotonic() < end:
+            time.sleep(0.2)
+    finally:
+        bob.p.send_signal(signal.SIGCONT)
+    assert _timed_out(room, 1), "the referee never timed the paused seat out"
+    ann_report, bob_report = report_of(ann.finish()), report_of(bob.finish())
+    server_copy = room / f"{ann_report['matchId']}.jsonl"
+    assert verify_transcript(server_copy)["complete"]
+    assert ann_report["verified"]["complete"] and bob_report["verified"]["complete"]
+    assert (tmp_path / ann_report["transcript"]).read_text() == server_copy.read_text() \
+        == (tmp_path / bob_report["transcript"]).read_text()
+    assert ann_report["result"] == bob_report["result"]
+
+
+def _timed_out(folder: Path, seat: int) -> bool:
+    """Whether the room's transcript holds the referee's timeout of ``seat``."""
+    for f in folder.glob("*.jsonl") if folder.exists() else []:
+        for line in f.read_text().splitlines():
+            try:
+                e = json.loads(line)
+            except ValueError:
+                continue  # a line being written
+            if e.get("seat") is None and "clock" in e and (e.get("data") or {}).get("seat") == seat:
+                return True
+    return False
+
+
+def test_a_server_paused_past_a_deadline_times_the_waited_on_seat_out_and_loses_nothing(tmp_path, env, procs):
+    """A long pause (SIGSTOP) of the server itself past a move deadline. Bob is held first
+    until the server's table waits on him (so the table waits on a seat, not on the server's
+    own dealer); then the server is stopped and Bob let go, so his move reaches the stopped
+    server's socket; 75 s later (past the 60 s limit) the server goes on. Its referee reads its
+    clock first: the deadline has passed, so Bob is timed out and his late move refused; the
+    clients come back, and every copy is one verified file with one result."""
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    data = tmp_path / "data"
+    server = Proc(tmp_path, "server", ["serve", "--port", port, "--data", data, "--proof-limit", 60,
+                                       "--idle-limit", 60], env)
+    procs.append(server)
+    server.wait_for("listening on")
+    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual", "--bot", 10,
+                                 "--home", "ann", "--json"], env)
+    procs.append(ann)
+    code = ann.wait_for(code_of)
+    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 11, "--home", "bob", "--json"], env)
+    procs.append(bob)
+    room = data / "rooms" / code
+    end = time.monotonic() + LIMIT
+    while lines_in(room) < 8 and time.monotonic() < end:
+        time.sleep(0.05)
+    bob.p.send_signal(signal.SIGSTOP)
+    try:
+        end = time.monotonic() + LIMIT
+        while _waits_on(room) != 1 and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _waits_on(room) == 1 and not _timed_out(room, 1)
+        server.p.send_signal(signal.SIGSTOP)
+    finally:
+        bob.p.send_signal(signal.SIGCONT)
+    try:
+        time.sleep(75)  # real time past the 60 s limit, the server stopped
+    finally:
+        server.p.send_signal(signal.SIGCONT)
+    ann_report, bob_report = report_of(ann.finish()), report_of(bob.finish())
+    assert _timed_out(room, 1), "the referee never timed the waited-on seat out"
+    server_copy = room / f"{ann_report['matchId']}.jsonl"
+    assert verify_transcript(server_copy)["complete"]
+    assert ann_report["verified"]["complete"] and bob_report["verified"]["complete"]
+    assert (tmp_path / ann_report["transcript"]).read_text() == server_copy.read_text() \
+        == (tmp_path / bob_report["transcript"]).read_text()
+    assert ann_report["result"] == bob_report["result"]
+    # what Bob can show: his signed move for that line, stamped and sent before the deadline the
+    # paused referee let pass (his client keeps it; the transcript alone cannot settle whose clock)
+    timeout = next(json.loads(x) for x in server_copy.read_text().splitlines() if '"clock"' in x)
+    sent = [json.loads(x) for x in (tmp_path / "bob" / "tables" / code /
+                                    f"{ann_report['matchId']}.sent.jsonl").read_text().splitlines()]
+    mine = [x for x in sent if x["line"]["n"] == timeout["n"]]
+    assert mine and min(x["sentAt"] for x in mine) < timeout["clock"]["deadline"] < timeout["at"]
+
+
+def _waits_on(folder: Path):
+    """The seat the room's table waits on after its last complete line (None: no seat)."""
+    from zkbluff.games.engine.referee import Referee
+
+    files = list(folder.glob("*.jsonl")) if folder.exists() else []
+    if not files:
+        return None
+    events = []
+    for line in files[0].read_text().splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            break  # a line being written
+    referee = Referee(events[0], verify_now=False)
+    for e in events[1:]:
+        referee.apply(e)
+    return None if referee.over else referee.rules.to_move

@@ -33,12 +33,12 @@ from zkbluff.errors import (
     CommitmentMismatch, ForkedMatch, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
 )
 from zkbluff.games.engine.compare import fork_of
+from zkbluff.games.engine.header_keys import header_verifying_keys
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
 from zkbluff.games.engine.table import may_act
-from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
 from zkbluff.server.expect import Expectation, check_table, describe_table
@@ -301,10 +301,10 @@ class SeatClient:
         """The table's verifying keys must be the ones this client proves with (a key the
         house alone made is not accepted)."""
         prover = Prover(self.key_folder, self.backend)
-        keys = header.get("data", {}).get("keys", {})
+        data = header.get("data")
+        vks = header_verifying_keys(data.get("keys") if isinstance(data, dict) else None, spec.statements())
         for key_id in spec.statements():
-            theirs = VerifyingKey.from_json(keys.get(key_id)).fingerprint() if key_id in keys else None
-            if theirs != prover.key(key_id).vk.fingerprint():
+            if vks[key_id].fingerprint() != prover.key(key_id).vk.fingerprint():
                 raise TranscriptError(f"the table's key for {key_id} is not the one this client holds: both sides "
                                       f"need the same keys (the project's pinned keys)", line=1)
 

@@ -14,10 +14,9 @@ from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, Tran
 from zkbluff.games.cheat.match import Stage
 from zkbluff.games.cheat.moves import CallBluff, PassTurn, PlayCards, Proceed
 from zkbluff.games.cheat.rules import DECK, Phase
-from zkbluff.games.cheat.spec import CheatSpec, hand_over_key, hand_over_tag
+from zkbluff.games.cheat.spec import CheatSpec, seal_hand_over
 from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.protocol.messages import seal
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical, line_hash
 
@@ -207,12 +206,23 @@ def test_an_unfounded_dispute_is_refused(pile_table):
     tab = pile_table["tab"]
     picker = tab.seats[0]
     assert tab.spec.hand_over_openings(picker.private, tab.rules, 0, 1)  # Ali's openings are right
-    line = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": picker.private["pileX25519"]})
+    honest = tab.spec.dispute(picker.private, tab.rules, 0, 1)  # the right key of Ali's hand-over, proven
+    line = forge(tab, 0, "dispute", honest.to_data())
     refused_everywhere(pile_table, line, "unfounded", "unfounded")
-    for name, secret in (("another seat's", tab.seats[1].private["pileX25519"]),
-                         ("its dealer channel's", picker.deal_secrets["x25519"])):
-        other = forge(tab, 0, "dispute", {"sender": 1, "x25519_secret": secret})
-        refused_everywhere(pile_table, other, "not the pile key seat 0 published", name.replace(" ", "-"))
+
+
+def test_a_dispute_whose_disclosed_key_is_not_proven_is_refused(pile_table):
+    """The disclosed point must be the picker's pile key times the hand-over's ephemeral: one
+    made with another seat's key (its own proof valid for that key) or a proof that was
+    changed would let a picker open any garbage and blame the sender."""
+    tab = pile_table["tab"]
+    honest = tab.spec.dispute(tab.seats[0].private, tab.rules, 0, 1)
+    others = tab.spec.dispute({**tab.seats[0].private, "pileSecret": tab.seats[2].private["pileSecret"]},
+                              tab.rules, 0, 1)  # Ayşe's pile key's point, with her key's valid proof
+    flipped = honest.proof[:-1] + ("0" if honest.proof[-1] != "0" else "1")
+    for name, data in (("another-seat's-key", others.to_data()), ("changed-proof", {**honest.to_data(),
+                                                                                  "proof": flipped})):
+        refused_everywhere(pile_table, forge(tab, 0, "dispute", data), "does not verify", name)
 
 
 def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
@@ -230,9 +240,8 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
     ali = tab.seats[1].private
     mask, salt = ali["plays"]["1"]
     other = next(c for c in hands[1] if c != hands[1][0])  # "my play was this other card"
-    key = hand_over_key(ali["pileX25519"], ali["peers"]["2"], ali["dealerCommitment"], 2)
-    sealed = seal(key, hand_over_tag(ali["dealerCommitment"]), 2, {"plays": {"1": [1 << other, salt]}})
-    line = forge(tab, 1, "hand_over", {"sealed": sealed})
+    wrong = seal_hand_over(ali["peers"]["2"], ali["dealerCommitment"], 2, 1, 2, {"plays": {"1": [1 << other, salt]}})
+    line = forge(tab, 1, "hand_over", wrong.to_data())
     tab.seats[1]._pending = (line["n"], {})  # Ali's client, changed to send it
     tab.publish(line)  # the table cannot see inside
     assert tab.rules.stage == Stage.ABSORB and tab.to_move == 2
@@ -240,7 +249,7 @@ def test_a_wrong_opening_sealed_to_the_picker_forfeits_its_sender(tmp_path):
         tab.spec.hand_over_openings(tab.seats[2].private, tab.rules, 2, 1)
     line = tab.move(2, Proceed())  # Ayşe's client disputes instead of proving a pick-up
     assert line["action"] == "dispute" and line["data"]["sender"] == 1
-    assert line["data"]["x25519_secret"] == tab.seats[2].private["pileX25519"] != tab.seats[2].deal_secrets["x25519"]
+    assert set(line["data"]) == {"sender", "shared", "proof"}  # one hand-over's key point, never a key of the match
     assert tab.rules.s.hand_penalties[-1] == (0, DECK.size, 0) and tab.rules.s.hand_no == 2
     conservation(tab)
     report = verify_transcript(path)  # anyone checks the dispute from the transcript
@@ -405,7 +414,10 @@ def test_the_dealer_commits_first_and_a_malformed_entropy_line_is_refused():
     assert kind == "entropy.seat" and set(good) == {"commitment", "handKeyCommitment", "channelKey",
                                                     "pileKey"}  # no opening: it comes after every commitment
     at = tab.view.next_line
-    for bad, why in (({"commitment": str(r)}, "field element"), ({"pileKey": "zz" * 32}, "64 lowercase hex"),
+    off_curve = "00" * 63 + "05"  # (0, 5): 25 != 0 + 3
+    for bad, why in (({"commitment": str(r)}, "field element"), ({"pileKey": "zz" * 64}, "128 lowercase hex"),
+                     ({"pileKey": "ab" * 32}, "a G1 point"),  # an X25519 key (the old pile key) is no G1 key
+                     ({"pileKey": off_curve}, "not on the curve"), ({"pileKey": "00" * 64}, "infinity"),
                      ({"commitment": "-1"}, "decimal string")):
         with pytest.raises(MalformedInput, match=why):
             tab.publish(seat._line(0, kind, {**good, **bad}))

@@ -218,6 +218,6 @@ def test_extra_seat_keys_are_named_once_and_listed_in_the_header():
             ProvenDeal("g", 2, (5, 5), seat_keys=bad)
     deal = ProvenDeal("g", 2, (5, 5), seat_keys=("pile",))
     assert deal.header({}, [])["seatKeys"] == ["pile"] and "seatKeys" not in ProvenDeal("g", 2, (5, 5)).header({}, [])
-    assert set(deal.seat_secrets()) >= {"x25519", "pileX25519"}
+    assert set(deal.seat_secrets()) >= {"x25519", "pileSecret"}
     with pytest.raises(MalformedInput, match="deal must be"):  # another game's header deal is refused
         deal.check_header(ProvenDeal("g", 2, (5, 5)).header({}, []), 2)

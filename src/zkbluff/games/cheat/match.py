@@ -61,10 +61,15 @@ class OpenedReveal(Action):
 
 @dataclass(frozen=True)
 class HandOver(Action):
-    """The openings of this seat's earlier plays in the pile, sealed to the picker."""
+    """The openings of this seat's earlier plays in the pile, sealed to the picker under a key
+    of this hand-over alone: ``ephemeral`` is ``R = k G`` for a fresh ``k`` (G1, hex), ``proof``
+    the sender's proof that it knows ``k`` (bound to this hand-over), and ``sealed`` the openings
+    under the key of ``k`` times the picker's pile key (:mod:`zkbluff.protocol.dleq`)."""
 
     kind: ClassVar[str] = "hand_over"
     sealed: str
+    ephemeral: str
+    proof: str
 
 
 @dataclass(frozen=True)
@@ -80,14 +85,16 @@ class PickUpPart(Action):
 @dataclass(frozen=True)
 class Dispute(Action):
     """The picker shows that ``sender``'s hand-over does not open to that seat's plays in the
-    pile: it reveals its pile key of this match (``x25519_secret``, the one of
-    ``pile_x25519``, never its dealer channel's), so anyone opens the sealed openings and
-    checks them. Founded, ``sender`` forfeits the hand; unfounded,
-    the line is refused."""
+    pile: it discloses the key of that one hand-over (``shared``: its pile key's scalar times
+    the hand-over's ephemeral point) with a proof that it is exactly that (``proof``, a
+    Chaum–Pedersen proof against the pile key of its ``entropy.seat`` line), so anyone opens
+    this hand-over and checks it, and nothing else opens. Founded, ``sender`` forfeits the
+    hand; unfounded, the line is refused."""
 
     kind: ClassVar[str] = "dispute"
     sender: int
-    x25519_secret: str
+    shared: str
+    proof: str
 
 
 ACTIONS: tuple[type[Action], ...] = (SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver, PickUpPart,

@@ -21,9 +21,15 @@ What each line proves or opens:
 - ``reveal``: the play's cards and salt, checked against the play's commitment by
   everyone (Poseidon recomputed, :func:`open_play`); no proof needed.
 - ``hand_over``: each seat that made an earlier play of the pile seals its openings to the
-  picker (X25519 between the two seats' pile keys from their ``entropy.seat`` lines, AES-GCM
-  bound to the match and the called play). The picker checks each against the play's public
-  commitment before proving.
+  picker under a key of this hand-over alone: a fresh ephemeral ``R = k G`` on BN254's G1 with
+  the sender's proof of knowing ``k``, the key hashed from ``k P`` (``P`` the picker's pile key
+  from its ``entropy.seat`` line) and the hand-over's binding (match, called play, sender,
+  picker), AES-GCM. The picker checks each opening against the play's public commitment before
+  proving.
+- ``dispute``: a picker whose hand-over does not open discloses that hand-over's key point
+  ``x R`` with a Chaum–Pedersen proof against its pile key (:mod:`zkbluff.protocol.dleq`):
+  anyone opens that one hand-over and checks it; every other hand-over of the match, to or
+  from the picker, stays sealed (the uncalled plays in them stay secret forever).
 - ``pick_up``: ``card.absorb_many.v1`` over four plays per line, chained (each line's old
   hand is the previous one's new hand): the new hand is the old hand plus exactly the
   pile's cards, all disjoint.
@@ -33,6 +39,7 @@ and the set-aside cards are the deck.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Optional
 
@@ -47,28 +54,29 @@ from zkbluff.games.cheat.rules import (
     DECK, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
     deal_order, deal_sizes,
 )
-from zkbluff.games.engine.proven_deal import (
-    DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, x25519_from_seed, x25519_public,
-)
+from zkbluff.games.engine.proven_deal import DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, SeatKeyKind
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
 from zkbluff.gadgets.native import commit
+from zkbluff.curve.codec import g1_to_bytes
+from zkbluff.protocol import dleq
 from zkbluff.protocol.commit_reveal import fresh_salt
-from zkbluff.protocol.entropy import channel_key
 from zkbluff.protocol.messages import open_sealed, seal
 from zkbluff.statements.cheat import EMPTY_PLAY_COMMITMENT, open_play
 from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
 
 FIRST_DEALER = 0
-#: Cheat's extra key on each seat's entropy line: the pile key, for openings between seats
+#: Cheat's extra key on each seat's entropy line: the pile key (a G1 key), for openings between seats
 PILE = "pile"
+PILE_KEY = SeatKeyKind(dleq.public_hex, dleq.check_public_hex)
 
 
 def cheat_deal(n_seats: int) -> ProvenDeal:
     """Cheat's deal for ``n_seats``: the whole deck, hand k to the k-th seat of the deal order
     (sizes never increase in that order, for every dealer), the house a dealer of no seat."""
     slots = tuple(sorted(deal_sizes(n_seats, n_seats - 1), reverse=True))
-    return ProvenDeal(CheatSpec.game, n_seats, slots, deck=DECK.size, dealer_seat=None, seat_keys=(PILE,))
+    return ProvenDeal(CheatSpec.game, n_seats, slots, deck=DECK.size, dealer_seat=None, seat_keys=(PILE,),
+                      seat_key_kind=PILE_KEY)
 
 
 def deal_key(n_seats: int) -> str:
@@ -82,12 +90,37 @@ def hand_over_tag(dealer_commitment: Any) -> str:
     return f"cheat-hand-over:{dealer_commitment}"
 
 
-def hand_over_key(own_seed_hex: str, peer_public_hex: str, dealer_commitment: Any, picker: int) -> bytes:
-    """The key a seat seals its openings to the picker with (X25519 of one side's key of
-    this match and the other's public key, HKDF bound to the match and the picker): the
-    sender and the picker derive the same one; so does anyone the picker shows its key."""
-    return channel_key(x25519_from_seed(own_seed_hex), bytes.fromhex(peer_public_hex), hand_over_tag(dealer_commitment),
-                       picker)
+def hand_over_context(dealer_commitment: Any, called: int, sender: int, picker: int) -> str:
+    """What one hand-over is bound to: the match, the called play, the sender and the picker."""
+    return f"{hand_over_tag(dealer_commitment)}:play {called}:seat {sender} to seat {picker}"
+
+
+def hand_over_key(shared: dleq.Point, ephemeral: dleq.Point, context: str) -> bytes:
+    """The AES key of one hand-over: SHA-256 of its binding, its ephemeral point and the shared
+    point ``k P = x R`` (only the sender, the picker, and whoever the picker discloses this one
+    point to, with its proof, hold it)."""
+    return hashlib.sha256(b"zkbluff:cheat-hand-over:v1:" + context.encode() + g1_to_bytes(ephemeral)
+                          + g1_to_bytes(shared)).digest()
+
+
+def seal_hand_over(picker_key: str, dealer_commitment: Any, called: int, sender: int, picker: int,
+                   payload: Mapping[str, Any]) -> HandOver:
+    """``sender``'s hand-over of ``payload`` to ``picker`` (pile key ``picker_key``): a fresh
+    ephemeral key, its proof of knowledge, the payload sealed under this hand-over's key."""
+    k, context = dleq.fresh_scalar(), hand_over_context(dealer_commitment, called, sender, picker)
+    ephemeral, shared = dleq.public_of(k), dleq.mul(dleq.point_of(picker_key, "the picker's pile key"), k)
+    assert shared is not None
+    sealed = seal(hand_over_key(shared, ephemeral, context), hand_over_tag(dealer_commitment), called, dict(payload))
+    return HandOver(sealed, dleq.point_hex(ephemeral), dleq.prove_dlog(k, context))
+
+
+def open_hand_over(shared: dleq.Point, hand_over: HandOver, dealer_commitment: Any, called: int, sender: int,
+                   picker: int) -> dict[str, Any]:
+    """The payload of a hand-over under its shared point (:class:`CommitmentMismatch` if it
+    does not open)."""
+    ephemeral = dleq.point_of(hand_over.ephemeral, "hand_over: ephemeral")
+    key = hand_over_key(shared, ephemeral, hand_over_context(dealer_commitment, called, sender, picker))
+    return open_sealed(key, hand_over_tag(dealer_commitment), called, hand_over.sealed)
 
 
 def check_openings(got: Any, commitments: Mapping[Any, int], expected: Mapping[int, int],
@@ -125,7 +158,7 @@ class Ledger:
     n_seats: int
     hands: list[Optional[int]] = field(default_factory=list)
     plays: dict[int, int] = field(default_factory=dict)  # play number -> play commitment
-    hand_overs: dict[int, str] = field(default_factory=dict)  # seat -> its sealed openings (this pick-up)
+    hand_overs: dict[int, HandOver] = field(default_factory=dict)  # seat -> its hand-over (this pick-up)
     next_play: int = 0
     deal: DealPublic = field(default_factory=DealPublic)
 
@@ -200,6 +233,7 @@ class CheatSpec(GameSpec):
                       len(action.cards), DECK.size)
             return None
         if isinstance(action, HandOver):
+            self._check_hand_over(rules, ledger, seat, action)
             return None
         if isinstance(action, Dispute):
             self._judge_dispute(rules, ledger, seat, action)
@@ -220,19 +254,28 @@ class CheatSpec(GameSpec):
         """``sender``'s plays in the pile before the called one: play number -> count."""
         return {no: count for no, (p, count) in zip(rules.pile_plays[:-1], rules.s.pile[:-1]) if p == sender}
 
+    @staticmethod
+    def _check_hand_over(rules: CheatTable, ledger: Ledger, seat: Optional[int], action: HandOver) -> None:
+        """A hand-over's ephemeral is a G1 point whose sender proved it knows its key, for this
+        hand-over (else a sender could reuse a multiple of another's and have a dispute open it)."""
+        assert seat is not None and rules.s.picker is not None
+        ephemeral = dleq.point_of(action.ephemeral, "hand_over: ephemeral")
+        context = hand_over_context(ledger.dealer_commitment, rules.pile_plays[-1], seat, rules.s.picker)
+        dleq.check_dlog(ephemeral, action.proof, context, "hand_over")
+
     def _judge_dispute(self, rules: CheatTable, ledger: Ledger, seat: Optional[int], action: Dispute) -> None:
-        """A founded dispute passes (the sender forfeits); an unfounded one is refused."""
+        """A founded dispute passes (the sender forfeits); an unfounded one is refused, and so is
+        one whose disclosed point is not proven to be this hand-over's key."""
         assert seat is not None
-        secret = action.x25519_secret
-        if not isinstance(secret, str) or len(secret) != 64 or any(c not in "0123456789abcdef" for c in secret):
-            raise MalformedInput("dispute: x25519_secret must be 64 lowercase hex digits")
-        if x25519_public(secret) != ledger.pile_key(seat):
-            raise CommitmentMismatch(f"dispute: the key is not the pile key seat {seat} published on its entropy line")
-        sender = action.sender
-        key = hand_over_key(secret, ledger.pile_key(sender), ledger.dealer_commitment, seat)
+        sender, called = action.sender, rules.pile_plays[-1]
+        hand_over = ledger.hand_overs[sender]
+        shared = dleq.point_of(action.shared, "dispute: shared")
+        context = hand_over_context(ledger.dealer_commitment, called, sender, seat)
+        dleq.check_dleq(dleq.point_of(ledger.pile_key(seat), "pile key"),
+                        dleq.point_of(hand_over.ephemeral, "hand_over: ephemeral"), shared, action.proof, context,
+                        f"dispute: seat {seat}'s disclosed key of seat {sender}'s hand-over")
         try:
-            got = open_sealed(key, hand_over_tag(ledger.dealer_commitment), rules.pile_plays[-1],
-                              ledger.hand_overs[sender])
+            got = open_hand_over(shared, hand_over, ledger.dealer_commitment, called, sender, seat)
             check_openings(got, ledger.plays, self._earlier_plays(rules, sender), sender)
         except (CommitmentMismatch, MalformedInput):
             return None  # founded: it does not open, or not to the plays on the table
@@ -255,7 +298,7 @@ class CheatSpec(GameSpec):
             ledger.hands[seat] = publics["new_hand_commitment"]
         elif isinstance(action, HandOver):
             assert seat is not None
-            ledger.hand_overs[seat] = action.sealed
+            ledger.hand_overs[seat] = action
 
     def clock_due(self, rules: Rules) -> bool:
         assert isinstance(rules, CheatTable)
@@ -280,7 +323,7 @@ class CheatSpec(GameSpec):
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:
-        return {"pileX25519": "", "dealerCommitment": "0", "peers": {}, "playNo": 0, "hand": 0, "salt": 0,
+        return {"pileSecret": "", "dealerCommitment": "0", "peers": {}, "playNo": 0, "hand": 0, "salt": 0,
                 "plays": {}, "commitments": {}, "received": {}, "handOvers": {}}
 
     def seat_deal_line(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int,
@@ -293,7 +336,7 @@ class CheatSpec(GameSpec):
         if kind == SEAT_LINE:
             out = {**private, "peers": {**private["peers"], str(event["seat"]): data[f"{PILE}Key"]}}
             if event["seat"] == seat:
-                out["pileX25519"] = deal_secrets[f"{PILE}X25519"]
+                out["pileSecret"] = deal_secrets[f"{PILE}Secret"]
             return out
         return dict(private)
 
@@ -335,10 +378,8 @@ class CheatSpec(GameSpec):
             assert picker is not None
             mine = {str(no): private["plays"][str(no)] for no, (p, _) in zip(rules.pile_plays, rules.s.pile)
                     if p == seat and no != called}
-            key = hand_over_key(private["pileX25519"], private["peers"][str(picker)], private["dealerCommitment"],
-                                picker)
-            sealed = seal(key, hand_over_tag(private["dealerCommitment"]), called, {"plays": mine})
-            return Move(HandOver(sealed))
+            return Move(seal_hand_over(private["peers"][str(picker)], private["dealerCommitment"], called, seat,
+                                       picker, {"plays": mine}))
         if rules.stage == Stage.ABSORB:
             return self._pick_up(private, rules)
         if rules.game.phase == Phase.TURNOVER:
@@ -356,13 +397,28 @@ class CheatSpec(GameSpec):
     def hand_over_openings(self, private: Mapping[str, Any], rules: CheatTable, seat: int,
                            sender: int) -> dict[str, Any]:
         """The picker opens ``sender``'s hand-over and checks it (:func:`check_openings`)."""
-        sealed = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
-        if sealed is None:
-            raise CommitmentMismatch(f"seat {sender}: no hand-over received")
-        key = hand_over_key(private["pileX25519"], private["peers"][str(sender)], private["dealerCommitment"], seat)
-        got = open_sealed(key, hand_over_tag(private["dealerCommitment"]), rules.pile_plays[-1], sealed)
+        hand_over = self._received_hand_over(private, rules, sender)
+        shared = dleq.mul(dleq.point_of(hand_over.ephemeral, "hand_over: ephemeral"),
+                          dleq.scalar_of(private["pileSecret"]))
+        assert shared is not None
+        got = open_hand_over(shared, hand_over, private["dealerCommitment"], rules.pile_plays[-1], sender, seat)
         commitments = {int(k): v for k, v in private["commitments"].items()}
         return check_openings(got, commitments, self._earlier_plays(rules, sender), sender)
+
+    @staticmethod
+    def _received_hand_over(private: Mapping[str, Any], rules: CheatTable, sender: int) -> HandOver:
+        got = private["handOvers"].get(f"{rules.pile_plays[-1]}:{sender}")
+        if got is None:
+            raise CommitmentMismatch(f"seat {sender}: no hand-over received")
+        return HandOver(got["sealed"], got["ephemeral"], got["proof"])
+
+    def dispute(self, private: Mapping[str, Any], rules: CheatTable, seat: int, sender: int) -> Dispute:
+        """The picker's dispute of ``sender``'s hand-over: that hand-over's key point, proven."""
+        hand_over = self._received_hand_over(private, rules, sender)
+        context = hand_over_context(private["dealerCommitment"], rules.pile_plays[-1], sender, seat)
+        shared, proof = dleq.prove_dleq(dleq.scalar_of(private["pileSecret"]),
+                                        dleq.point_of(hand_over.ephemeral, "hand_over: ephemeral"), context)
+        return Dispute(sender, dleq.point_hex(shared), proof)
 
     def _pick_up(self, private: Mapping[str, Any], rules: CheatTable) -> Move:
         seat = rules.to_move
@@ -374,7 +430,7 @@ class CheatSpec(GameSpec):
             except (CommitmentMismatch, MalformedInput):
                 if rules.next_part:
                     raise
-                return Move(Dispute(sender, private["pileX25519"]))
+                return Move(self.dispute(private, rules, seat, sender))
         private = {**private, "received": received}
         part = rules.next_part
         chunk = rules.pile_plays[PICKUP_SLOTS * part:PICKUP_SLOTS * (part + 1)]
@@ -410,7 +466,7 @@ class CheatSpec(GameSpec):
             out["received"] = {**private["received"],
                                str(private["playNo"]): [DECK.mask(action.cards), _int_text(action.salt, "salt")]}
         elif isinstance(action, HandOver):  # kept; the picker opens it when it picks up
-            out["handOvers"] = {**private["handOvers"], f"{private['playNo']}:{event['seat']}": action.sealed}
+            out["handOvers"] = {**private["handOvers"], f"{private['playNo']}:{event['seat']}": action.to_data()}
         return out
 
     def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> CheatObservation:

@@ -54,9 +54,11 @@ Where games differ, the deal is parametrised, not copied:
   :meth:`~ProvenDeal.key_id` among its statements;
 - *which seat gets which hand*: ``seats`` (Cheat deals in the order from the seat next to the
   hand's dealer, so one statement with non-increasing hand sizes serves every dealer);
-- *more public keys on a seat's entropy line* (``seat_keys``): a named X25519 key per seat, its
-  secret in the seat's deal secrets (``<name>X25519``), its public key on the seat's own
-  ``entropy.seat`` line (``<name>Key``), e.g. Cheat's pile key for openings between seats;
+- *more public keys on a seat's entropy line* (``seat_keys``): a named key per seat, its 32-byte
+  secret in the seat's deal secrets (``<name>Secret``), its public key on the seat's own
+  ``entropy.seat`` line (``<name>Key``), made and checked as ``seat_key_kind`` says (X25519 by
+  default; Cheat's pile key is a G1 key, :mod:`zkbluff.protocol.dleq`, so that a dispute can
+  disclose one hand-over's key with a proof instead of the key itself);
 - *the dealer's seat*: ``dealer_seat`` (Proof or Bluff: the house plays seat 1 and contributes no
   entropy as a seat) or None (Cheat, Bluffers: the house is no seat; every seat contributes).
 """
@@ -66,7 +68,7 @@ import hashlib
 import math
 import secrets as pysecrets
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Mapping, Optional, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from Crypto.PublicKey import ECC
 
@@ -180,6 +182,24 @@ def x25519_public(seed_hex: str) -> str:
     return str(x25519_from_seed(seed_hex).public_key().export_key(format="raw").hex())
 
 
+def _x25519_check(value: Any, what: str) -> str:
+    return _hex({"key": value}, "key", what, 32)
+
+
+@dataclass(frozen=True)
+class SeatKeyKind:
+    """How a seat's named extra key is published: ``public`` makes the published value from the
+    seat's 32-byte secret (hex); ``check`` checks a published one (returns it, or raises
+    :class:`MalformedInput` naming ``what``)."""
+
+    public: Callable[[str], str]
+    check: Callable[[Any, str], str]
+
+
+#: the default extra seat key: an X25519 public key, 64 hex digits
+X25519_KEY = SeatKeyKind(x25519_public, _x25519_check)
+
+
 class ProvenDeal(DealScheme):
     """The deal in proof (``card.deal.v2``) behind the entropy commit order; see the module."""
 
@@ -199,7 +219,8 @@ class ProvenDeal(DealScheme):
         DEAL_TIMEOUT_LINE: frozenset({"since", "deadline"})}
 
     def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
-                 dealer_seat: Optional[int] = None, deck: int = 52, seat_keys: tuple[str, ...] = ()):
+                 dealer_seat: Optional[int] = None, deck: int = 52, seat_keys: tuple[str, ...] = (),
+                 seat_key_kind: SeatKeyKind = X25519_KEY):
         if len(hands) != n_seats:
             raise ValueError(f"{game}: {len(hands)} hand sizes for {n_seats} seats")
         if dealer_seat is not None and not 0 <= dealer_seat < n_seats:
@@ -210,8 +231,8 @@ class ProvenDeal(DealScheme):
         self.dealer_seat = dealer_seat
         #: the seats that contribute entropy, in contributor order after the dealer
         self.entropy_seats = tuple(s for s in range(n_seats) if s != dealer_seat)
-        #: the names of the extra X25519 keys each seat publishes on its entropy line
-        self.seat_keys = tuple(seat_keys)
+        #: the names of the extra keys each seat publishes on its entropy line, and their kind
+        self.seat_keys, self.seat_key_kind = tuple(seat_keys), seat_key_kind
         # a seat's entropy line carries one more key per name in seat_keys (Cheat's pile key)
         self.line_fields = {**ProvenDeal.line_fields,
                             SEAT_LINE: ProvenDeal.line_fields[SEAT_LINE] | {f"{name}Key" for name in self.seat_keys}}
@@ -271,7 +292,7 @@ class ProvenDeal(DealScheme):
         e = EntropySecret.fresh()
         return {"entropy": str(e.entropy), "salt": str(e.salt), "handKey": fresh_hand_key().hex(),
                 "x25519": pysecrets.token_bytes(32).hex(),
-                **{f"{name}X25519": pysecrets.token_bytes(32).hex() for name in self.seat_keys}}
+                **{f"{name}Secret": pysecrets.token_bytes(32).hex() for name in self.seat_keys}}
 
     def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
         return {}  # everything public goes on the seat's own entropy line
@@ -298,7 +319,7 @@ class ProvenDeal(DealScheme):
             data: dict[str, Any] = {"commitment": own, "handKeyCommitment": hand_key_commitment(hand_key),
                                     "channelKey": x25519_public(secrets["x25519"])}
             for name in self.seat_keys:
-                data[f"{name}Key"] = x25519_public(secrets[f"{name}X25519"])
+                data[f"{name}Key"] = self.seat_key_kind.public(secrets[f"{name}Secret"])
             return SEAT_LINE, data
         if not self.committed(pub) or seat in pub.opened:
             return None  # commit, then open: nothing leaves this seat before the last commitment
@@ -492,7 +513,7 @@ class ProvenDeal(DealScheme):
                    "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
                    "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
             for name in self.seat_keys:
-                rec[f"{name}Key"] = _hex(d, f"{name}Key", "entropy.seat", 32)
+                rec[f"{name}Key"] = self.seat_key_kind.check(d.get(f"{name}Key"), f"entropy.seat: {name}Key")
             ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
         elif kind == OPEN_LINE:
             assert seat is not None

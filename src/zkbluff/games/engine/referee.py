@@ -43,11 +43,11 @@ from typing import Any, Mapping, Optional
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
 import math
 
-from zkbluff.errors import UntrustedKey, EarlyTimeout, IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.games.engine.header_keys import header_verifying_keys
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
-from zkbluff.groth16 import VerifyingKey
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
 from zkbluff.protocol.signing import SignatureBatch, check_line_signature, check_public_key
 from zkbluff.protocol.transcript import GENESIS, canonical, line_hash, secret_fields
@@ -134,18 +134,7 @@ class Referee:
             exc.code = HEADER
             raise
         check_line_signature(dict(header_event), self.referee_key, "the referee")
-        keys = data["keys"]
-        if not isinstance(keys, dict) or set(keys) != set(self.spec.statements()):
-            raise MalformedInput(f"header: expected keys for {sorted(self.spec.statements())}", code=HEADER)
-        try:
-            self.vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
-        except MalformedInput as exc:
-            exc.code = HEADER
-            raise
-        for k, vk in self.vks.items():  # a key of another statement (its public inputs counted) is not this one's
-            if vk.n_public != len(get_statement(k).public):
-                raise UntrustedKey(f"header: the key for {k} has {vk.n_public} public inputs, the statement "
-                                   f"{len(get_statement(k).public)}", statement=k)
+        self.vks = header_verifying_keys(data["keys"], self.spec.statements())
         ctx = trust if trust is not None else TrustContext.default()
         #: why each key is trusted (``Trust.loud`` set for a private key set)
         self.trust: dict[str, Trust] = {k: check_key(k, self.vks[k], ctx) for k in sorted(self.vks)}
