@@ -1,9 +1,10 @@
 """Cold start (issue 31): a fresh process with an empty ``$ZKBLUFF_KEY_DIR`` until the first
 move of a Proof or Bluff match, a warm second match in the same process, and every
 registered statement's key, each in a child process of its own (wall, and the child's
-user + system CPU over all its threads from ``getrusage``). Medians of ``--runs``.
+user + system CPU over all its threads from ``getrusage``). Medians of ``--runs``. With
+``--kernels``: native Poseidon, the twins that use it and the G2 subgroup check.
 
-    PYTHONPATH=src python benchmarks/coldstart.py [--runs 3] [--all-keys]
+    PYTHONPATH=src python benchmarks/coldstart.py [--runs 3] [--all-keys] [--kernels]
 
 Prints a markdown table; nothing here is a timed assertion in the test suite.
 """
@@ -43,10 +44,12 @@ def match(out):
 folder = Path(tempfile.mkdtemp())
 ready1, first1 = match(folder / "one.jsonl")
 first_wall, first_cpu = time.perf_counter() - t0, cpu()
+cpu2 = cpu()
 ready2, first2 = match(folder / "two.jsonl")
+cpu2 = cpu() - cpu2
 print(json.dumps({"backend": get_backend().name, "imports_s": first_wall - first1, "ready_s": ready1,
                   "first_move_s": first_wall, "first_move_cpu_s": first_cpu,
-                  "warm_ready_s": ready2, "warm_first_move_s": first2}))
+                  "warm_ready_s": ready2, "warm_first_move_s": first2, "warm_first_move_cpu_s": cpu2}))
 """
 
 CHILD_KEYS = r"""
@@ -81,10 +84,53 @@ def medians(rows: list[dict]) -> dict:
             for k in rows[0]}
 
 
+def cpu_per_call(fn, n: int) -> float:
+    """Median over 5 batches of ``n`` calls: CPU seconds a call (the process's, every
+    thread: the subgroup kernel runs a chunk per core)."""
+    runs = []
+    for _ in range(5):
+        t = time.process_time()
+        for _ in range(n):
+            fn()
+        runs.append((time.process_time() - t) / n)
+    return statistics.median(runs)
+
+
+def kernel_rows() -> list[str]:
+    """Poseidon (2 inputs) through the twins' API, native and Python; deal_native and
+    share_native; the G2 subgroup check a point, the psi kernel and MCL's isValidOrder."""
+    import random
+
+    from zkbluff.curve import G2_GENERATOR, get_backend, mcl_backend
+    from zkbluff.field import r
+    from zkbluff.gadgets.native import poseidon, poseidon_reference
+    from zkbluff.statements.deal import deal_native
+    from zkbluff.statements.revolver import share_native
+
+    rng = random.Random(1)
+    xs = [rng.randrange(r), rng.randrange(r)]
+    entropies = [rng.randrange(2**200) for _ in range(2)]
+    be = get_backend("mcl")
+    points = [be.g2_mul(G2_GENERATOR, rng.randrange(1, r)) for _ in range(512)]
+    structs = [be._g2(Q) for Q in points]
+    rows = [
+        f"| Poseidon, 2 inputs, `gadgets.native.poseidon` (C) | {cpu_per_call(lambda: poseidon(xs), 2000) * 1e6:.1f} µs |",
+        f"| Poseidon, 2 inputs, Python reference | {cpu_per_call(lambda: poseidon_reference(xs), 50) * 1e6:.0f} µs |",
+        f"| `deal_native` (2 seats of 5, 52 cards) | {cpu_per_call(lambda: deal_native(entropies, 1, [5, 5]), 100) * 1e3:.2f} ms |",
+        f"| `share_native` | {cpu_per_call(lambda: share_native(12345, 3, 2), 200) * 1e3:.3f} ms |",
+        f"| G2 subgroup check, psi kernel, 512 points in one call | "
+        f"{cpu_per_call(lambda: be.g2_first_outside_subgroup(points), 3) / 512 * 1e6:.1f} µs a point |",
+        f"| G2 subgroup check, MCL isValidOrder | "
+        f"{cpu_per_call(lambda: [mcl_backend._lib.mclBnG2_isValidOrder(s) for s in structs], 3) / 512 * 1e6:.1f} µs a point |",
+    ]
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--all-keys", action="store_true", help="also load every statement's key (one child a run)")
+    ap.add_argument("--kernels", action="store_true", help="also time Poseidon, the twins and the G2 subgroup check")
     args = ap.parse_args()
     m = medians([run_child(CHILD_MATCH) for _ in range(args.runs)])
     load = os.getloadavg()[0]
@@ -94,11 +140,14 @@ def main() -> None:
     print(f"| Proof or Bluff: process start to the first move | {m['process_wall_s']:.2f} | {m['first_move_cpu_s']:.2f} |")
     print(f"| of it: keys ready and dealt (open_match) | {m['ready_s']:.2f} | |")
     print(f"| warm second match: keys ready and dealt | {m['warm_ready_s']:.2f} | |")
-    print(f"| warm second match: to its first move | {m['warm_first_move_s']:.2f} | |")
+    print(f"| warm second match: to its first move | {m['warm_first_move_s']:.2f} | {m['warm_first_move_cpu_s']:.2f} |")
     print(f"| key files written to $ZKBLUFF_KEY_DIR | {m['key_files_written']} | |")
     if args.all_keys:
         k = medians([run_child(CHILD_KEYS) for _ in range(args.runs)])
         print(f"| all {k['keys']} statements' keys, one process | {k['process_wall_s']:.2f} | {k['all_keys_cpu_s']:.2f} |")
+    if args.kernels:
+        print("\n| kernel (mcl backend, native field kernel) | CPU a call, median |\n|---|---|")
+        print("\n".join(kernel_rows()))
 
 
 if __name__ == "__main__":

@@ -299,6 +299,11 @@ class NativeKernel:
     def __init__(self, module: Any):
         self._m = module
 
+    def poseidon(self, inputs: Sequence[int], constants: bytes, mds: bytes, partial_rounds: int) -> int:
+        """circomlib's Poseidon permutation's first output in C (constants and matrix packed
+        by :meth:`from_ints`; see :func:`zkbluff.gadgets.native.poseidon`)."""
+        return self._m.poseidon(inputs, constants, mds, partial_rounds)
+
     def _call(self, fn: str, *args: Any) -> Any:
         try:
             return getattr(self._m, fn)(*args)
