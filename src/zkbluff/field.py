@@ -298,6 +298,8 @@ class NativeKernel:
 
     def __init__(self, module: Any):
         self._m = module
+        #: False for an extension built before it had Poseidon (then the Python one runs)
+        self.has_poseidon = hasattr(module, "poseidon")
 
     def poseidon(self, inputs: Sequence[int], constants: bytes, mds: bytes, partial_rounds: int) -> int:
         """circomlib's Poseidon permutation's first output in C (constants and matrix packed

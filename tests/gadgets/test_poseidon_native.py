@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from zkbluff.errors import BackendUnavailable
 from zkbluff.field import get_kernel, r
 from zkbluff.gadgets import native
 from zkbluff.gadgets.native import poseidon, poseidon_reference
 
-pytestmark = pytest.mark.skipif(not hasattr(get_kernel(), "poseidon"), reason="the native field kernel is not built")
+pytestmark = pytest.mark.skipif(not getattr(get_kernel(), "has_poseidon", False),
+                                reason="the native field kernel is not built")
 
 ELEMENT = st.one_of(st.integers(0, r - 1), st.sampled_from([0, 1, r - 1, r - 2, 2**253]))
 
@@ -44,3 +46,13 @@ def test_kernel_refuses_constants_of_another_width():
     constants, mds, r_p = fn.args[1], fn.args[2], fn.args[3]
     with pytest.raises(ValueError, match="partial rounds"):
         kernel.poseidon([1, 2, 3], constants, mds, r_p)
+
+
+def test_a_kernel_that_computes_another_poseidon_is_refused(monkeypatch):
+    """The first use of a width compares the C permutation with the Python one."""
+    kernel = get_kernel()
+    monkeypatch.setattr(native, "_POSEIDON_PACKED", {})
+    monkeypatch.setattr(kernel, "poseidon", lambda inputs, c, m, r_p: 12345)
+    with pytest.raises(BackendUnavailable, match="differs from the reference"):
+        poseidon([1, 2])
+

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Optional, Sequence
 
+from zkbluff.errors import BackendUnavailable
 from zkbluff.field import get_kernel, r
 from zkbluff.gadgets.poseidon_params import N_ROUNDS_F, params
 
@@ -91,15 +92,21 @@ _POSEIDON_PACKED: dict[int, Callable[[Sequence[int]], int]] = {}
 
 def _native_poseidon(t: int) -> Optional[Callable[[Sequence[int]], int]]:
     """Poseidon of width ``t`` in the native field kernel (its constants packed once per
-    width), or None where the field kernel is the Python one."""
+    width, and checked against :func:`poseidon_reference` on one input at first use), or
+    None where the field kernel is the Python one (or an extension without Poseidon)."""
     fn = _POSEIDON_PACKED.get(t)
     if fn is None:
         kernel = get_kernel()
-        if not hasattr(kernel, "poseidon"):
+        if not getattr(kernel, "has_poseidon", False):
             return None
         C, M, r_p = params(t)
         constants, mds = kernel.from_ints(C, len(C)), kernel.from_ints([m for row in M for m in row], t * t)
-        fn = functools.partial(_call_packed, kernel.poseidon, constants, mds, r_p)
+        permute = getattr(kernel, "poseidon")  # (NativeKernel's; has_poseidon said it is there)
+        fn = functools.partial(_call_packed, permute, constants, mds, r_p)
+        probe = [(r - 1 - 7 * i) for i in range(t - 1)]
+        if fn(probe) != poseidon_reference(probe):
+            raise BackendUnavailable(f"the native field kernel's Poseidon (width {t}) differs from the reference; "
+                                     "rebuild it, or run with ZKBLUFF_FIELD=python")
         _POSEIDON_PACKED[t] = fn
     return fn
 
