@@ -298,6 +298,13 @@ class NativeKernel:
 
     def __init__(self, module: Any):
         self._m = module
+        #: False for an extension built before it had Poseidon (then the Python one runs)
+        self.has_poseidon = hasattr(module, "poseidon")
+
+    def poseidon(self, inputs: Sequence[int], constants: bytes, mds: bytes, partial_rounds: int) -> int:
+        """circomlib's Poseidon permutation's first output in C (constants and matrix packed
+        by :meth:`from_ints`; see :func:`zkbluff.gadgets.native.poseidon`)."""
+        return self._m.poseidon(inputs, constants, mds, partial_rounds)
 
     def _call(self, fn: str, *args: Any) -> Any:
         try:

@@ -991,6 +991,82 @@ static void b2b_compress(u64 h[8], const unsigned char *block, u64 t, int last) 
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
 
+/* ------------------------------------------------------------------ Poseidon */
+
+#define POSEIDON_MAX_T 17
+#define POSEIDON_ROUNDS_F 8
+
+static inline void fe_pow5(fe *x) {
+    fe x2, x4;
+    fe_mul(&x2, x, x);
+    fe_mul(&x4, &x2, &x2);
+    fe_mul(x, &x4, x);
+}
+
+/* circomlib's Poseidon permutation on state[0..t): per round the round constants, the
+ * S-box x^5 (on every element in the first and last RF/2 rounds, on the first only in
+ * the r_p partial ones), then the MDS product; constants and state in Montgomery form */
+static void poseidon_permute(fe *state, int t, const fe *c, const fe *m, int r_p) {
+    const int half = POSEIDON_ROUNDS_F / 2;
+    fe next[POSEIDON_MAX_T];
+    for (int rnd = 0; rnd < POSEIDON_ROUNDS_F + r_p; rnd++) {
+        for (int i = 0; i < t; i++) fe_add(&state[i], &state[i], &c[rnd * t + i]);
+        if (rnd < half || rnd >= half + r_p) {
+            for (int i = 0; i < t; i++) fe_pow5(&state[i]);
+        } else {
+            fe_pow5(&state[0]);
+        }
+        for (int i = 0; i < t; i++) {
+            fe acc = FE_ZERO, p;
+            for (int j = 0; j < t; j++) {
+                fe_mul(&p, &m[i * t + j], &state[j]);
+                fe_add(&acc, &acc, &p);
+            }
+            next[i] = acc;
+        }
+        memcpy(state, next, (size_t)t * sizeof(fe));
+    }
+}
+
+PyDoc_STRVAR(poseidon_doc, "poseidon(inputs, constants, mds, partial_rounds) -> int\n\n"
+    "circomlib's Poseidon of 1..16 integers (each below r; the caller checks) with t = len(inputs) + 1:\n"
+    "constants the (8 + partial_rounds) t round constants and mds the t x t matrix, row by row,\n"
+    "both packed by from_ints (zkbluff.gadgets.native keeps them per width).");
+static PyObject *py_poseidon(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *seq;
+    Py_buffer cb, mb;
+    int r_p;
+    if (!PyArg_ParseTuple(args, "Oy*y*i", &seq, &cb, &mb, &r_p)) return NULL;
+    PyObject *res = NULL;
+    PyObject *fast = PySequence_Fast(seq, "poseidon: expected a sequence of integers");
+    if (!fast) goto out;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    int t = (int)k + 1;
+    if (k < 1 || t > POSEIDON_MAX_T || r_p < 0 || r_p > 128
+        || cb.len != (Py_ssize_t)(POSEIDON_ROUNDS_F + r_p) * t * 32 || mb.len != (Py_ssize_t)t * t * 32) {
+        PyErr_Format(PyExc_ValueError, "poseidon: %zd inputs (1..16), %zd bytes of constants and %zd of the "
+                     "matrix do not fit %d partial rounds", k, cb.len, mb.len, r_p);
+        goto out;
+    }
+    fe state[POSEIDON_MAX_T];
+    state[0] = FE_ZERO;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        Py_INCREF(item);
+        int rc = fe_from_pyobj(&state[i + 1], item);
+        Py_DECREF(item);
+        if (rc < 0) goto out;
+    }
+    poseidon_permute(state, t, (const fe *)cb.buf, (const fe *)mb.buf, r_p);
+    res = fe_to_pyobj(&state[0]);
+out:
+    Py_XDECREF(fast);
+    PyBuffer_Release(&cb);
+    PyBuffer_Release(&mb);
+    return res;
+}
+
 PyDoc_STRVAR(blake2b_blocks_doc,
 "blake2b_blocks(h, data, compressed) -> bytes: BLAKE2b's chaining value h (64 bytes, 8\n"
 "little-endian words) after compressing every 128-byte block of data (none the last\n"
@@ -1038,6 +1114,7 @@ static PyMethodDef methods[] = {
     {"encode_points", py_encode_points, METH_VARARGS, encode_points_doc},
     {"mul_points", py_mul_points, METH_VARARGS, mul_points_doc},
     {"blake2b_blocks", py_blake2b_blocks, METH_VARARGS, blake2b_blocks_doc},
+    {"poseidon", py_poseidon, METH_VARARGS, poseidon_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -154,6 +154,84 @@ static int window_bits(size_t m, int nbits) {
 #undef SFX
 #endif
 
+/* ------------------------------------------------------------------ G2 subgroup membership */
+
+/* A point Q of the twist is in G2 iff [x + 1]Q + psi([x]Q) + psi^2([x]Q) = psi^3([2x]Q),
+ * x the BN parameter (63 bits), psi the untwist-Frobenius-twist endomorphism
+ * psi(x, y) = (conj(x) gx, conj(y) gy): Dai, Lin, Zhao and Zhou, "Fast subgroup
+ * membership testings for G1, G2 and GT on pairing-friendly curves", eprint 2022/348,
+ * for BN curves whose x is neither 4 mod 13 nor 92 mod 97 (BN254's is neither; checked
+ * in zkbluff.curve.g2_subgroup), as Sanso and Liang, "Fast G2 subgroup check in BN254",
+ * ethresear.ch/t/13974, apply it. One 63-bit multiplication instead of MCL's by the
+ * 254-bit r. [x]Q is a signed-digit (NAF) double-and-add on the whole twist: the
+ * Jacobian formulas hold for every point of y^2 = x^3 + b', and never the GLS split,
+ * which holds in G2 only. psi on Jacobian (X, Y, Z) is (conj(X) gx, conj(Y) gy, conj(Z)).
+ * The caller derives gx, gy and x's digits from the curve parameters
+ * (zkbluff.curve.g2_subgroup). Returns 1 for a point of G2, else 0; q finite, affine. */
+#define DEFINE_G2_PSI_CHECK(S) \
+static void g2_psi_##S(g2_jac_##S *o, const g2_jac_##S *a, const fp2 *gx, const fp2 *gy) { \
+    fp2 c; \
+    c.c0 = a->x.c0; fp_neg(&c.c1, &a->x.c1); fp2_mul_##S(&o->x, &c, gx); \
+    c.c0 = a->y.c0; fp_neg(&c.c1, &a->y.c1); fp2_mul_##S(&o->y, &c, gy); \
+    o->z.c0 = a->z.c0; fp_neg(&o->z.c1, &a->z.c1); \
+} \
+static int g2_jac_equal_##S(const g2_jac_##S *a, const g2_jac_##S *b) { \
+    int ia = g2_jac_is_inf_##S(a), ib = g2_jac_is_inf_##S(b); \
+    if (ia || ib) return ia && ib; \
+    fp2 za2, zb2, za3, zb3, l, r; \
+    fp2_sqr_##S(&za2, &a->z); fp2_sqr_##S(&zb2, &b->z); \
+    fp2_mul_##S(&l, &a->x, &zb2); fp2_mul_##S(&r, &b->x, &za2); \
+    if (!fp2_eq(&l, &r)) return 0; \
+    fp2_mul_##S(&za3, &za2, &a->z); fp2_mul_##S(&zb3, &zb2, &b->z); \
+    fp2_mul_##S(&l, &a->y, &zb3); fp2_mul_##S(&r, &b->y, &za3); \
+    return fp2_eq(&l, &r); \
+} \
+static int g2_psi_check_##S(const g2_aff_##S *q, const fp2 *gx, const fp2 *gy, const signed char *naf, int len) { \
+    g2_aff_##S nq = *q; \
+    fp2_neg(&nq.y, &q->y); \
+    g2_jac_##S xq, lhs, t, rhs; \
+    g2_jac_set_inf_##S(&xq); \
+    for (int i = len - 1; i >= 0; i--) { \
+        g2_jac_dbl_##S(&xq, &xq); \
+        if (naf[i] == 1) g2_jac_add_aff_##S(&xq, &xq, q); \
+        else if (naf[i] == -1) g2_jac_add_aff_##S(&xq, &xq, &nq); \
+    } \
+    g2_jac_add_aff_##S(&lhs, &xq, q);       /* [x + 1]Q */ \
+    g2_psi_##S(&t, &xq, gx, gy); \
+    g2_jac_add_##S(&lhs, &lhs, &t);          /* + psi([x]Q) */ \
+    g2_psi_##S(&t, &t, gx, gy); \
+    g2_jac_add_##S(&lhs, &lhs, &t);          /* + psi^2([x]Q) */ \
+    g2_jac_dbl_##S(&rhs, &xq); \
+    g2_psi_##S(&rhs, &rhs, gx, gy); \
+    g2_psi_##S(&rhs, &rhs, gx, gy); \
+    g2_psi_##S(&rhs, &rhs, gx, gy);          /* psi^3([2x]Q) */ \
+    return g2_jac_equal_##S(&lhs, &rhs); \
+}
+DEFINE_G2_PSI_CHECK(c)
+#if HAVE_ADX_ASM
+DEFINE_G2_PSI_CHECK(adx)
+#endif
+
+/* the index of the first of n points (MCL's layout: x, y, z over Fp2, z = 1 or 0) that is
+ * not in G2, n when all are (the point at infinity is); -2 for a z that is neither */
+static Py_ssize_t g2_first_outside(const unsigned char *pts, Py_ssize_t n, const fp2 *gx, const fp2 *gy,
+                                   const signed char *naf, int len, int adx) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const fp2 *p = (const fp2 *)(pts + (size_t)i * 3 * sizeof(fp2));
+        if (fp2_is_zero(&p[2])) continue;
+        if (!fp2_eq(&p[2], &FP2_ONE)) return -2;
+        int ok;
+#if HAVE_ADX_ASM
+        if (adx) { g2_aff_adx q = {p[0], p[1]}; ok = g2_psi_check_adx(&q, gx, gy, naf, len); }
+        else
+#endif
+        { g2_aff_c q = {p[0], p[1]}; ok = g2_psi_check_c(&q, gx, gy, naf, len); }
+        (void)adx;
+        if (!ok) return i;
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------ Python */
 
 /* Montgomery-form Fr scalars to plain 4-limb integers < r */
@@ -229,6 +307,46 @@ static PyObject *py_window_bits(PyObject *self, PyObject *arg) {
     return PyLong_FromLong(window_bits(2 * (size_t)(m < 1 ? 1 : m), GLV_BITS));
 }
 
+static PyObject *py_g2_first_outside_subgroup(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pts, consts, naf;
+    Py_ssize_t n;
+    int portable = 0;
+    if (!PyArg_ParseTuple(args, "y*ny*y*|p", &pts, &n, &consts, &naf, &portable)) return NULL;
+    PyObject *res = NULL;
+    if (n < 0 || (size_t)pts.len < (size_t)n * 3 * sizeof(fp2) || consts.len != 2 * (Py_ssize_t)sizeof(fp2)
+        || naf.len < 1 || naf.len > 256) {
+        PyErr_Format(PyExc_ValueError, "g2_first_outside_subgroup: %zd points need %zd bytes (got %zd), the "
+                     "constants %zd (got %zd), the digits 1 to 256 (got %zd)", n, n * 3 * (Py_ssize_t)sizeof(fp2),
+                     pts.len, 2 * (Py_ssize_t)sizeof(fp2), consts.len, naf.len);
+        goto out;
+    }
+    fp2 g[2];
+    memcpy(g, consts.buf, sizeof g);
+    Py_ssize_t first;
+    const int adx = cpu_has_adx && !portable;
+    Py_BEGIN_ALLOW_THREADS
+    first = g2_first_outside((const unsigned char *)pts.buf, n, &g[0], &g[1], (const signed char *)naf.buf,
+                             (int)naf.len, adx);
+    Py_END_ALLOW_THREADS
+    if (first == -2) PyErr_SetString(PyExc_ValueError, "g2_first_outside_subgroup: a point is neither affine (z = 1) "
+                                                       "nor infinity (z = 0)");
+    else res = PyLong_FromSsize_t(first);
+out:
+    PyBuffer_Release(&pts);
+    PyBuffer_Release(&consts);
+    PyBuffer_Release(&naf);
+    return res;
+}
+
+PyDoc_STRVAR(g2_first_outside_subgroup_doc,
+"g2_first_outside_subgroup(points, n, constants, digits, portable=False) -> int\n\n"
+"The index of the first of n G2 points (MCL's layout, 192 bytes each, affine z = 1 or\n"
+"infinity z = 0) outside G2 (the psi criterion), or n when there is none. constants: gx\n"
+"then gy of psi (Fp2, Montgomery form, 128 bytes); digits: the BN parameter x in signed\n"
+"binary, least significant\n"
+"first, one int8 (-1, 0, 1) each. The caller derives both (zkbluff.curve.g2_subgroup).");
+
 PyDoc_STRVAR(g1_msm_doc,
 "g1_msm(points, scalars, n, window=0, portable=False) -> bytes\n\n"
 "sum k_i P_i over n G1 points in MCL's layout (96 bytes each, affine z = 1 or infinity\n"
@@ -244,6 +362,7 @@ static PyMethodDef methods[] = {
     {"g1_msm", py_g1_msm, METH_VARARGS, g1_msm_doc},
     {"g2_msm", py_g2_msm, METH_VARARGS, g2_msm_doc},
     {"window_bits", py_window_bits, METH_O, window_bits_doc},
+    {"g2_first_outside_subgroup", py_g2_first_outside_subgroup, METH_VARARGS, g2_first_outside_subgroup_doc},
     {NULL, NULL, 0, NULL},
 };
 

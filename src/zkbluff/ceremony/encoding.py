@@ -88,10 +88,9 @@ def g2_list_from_lem(b: bytes, n: int, what: str) -> list[G2Affine]:
 
 def check_g2_subgroup(points: Sequence[G2Affine], what: str) -> None:
     """Raise :class:`MalformedInput` for a G2 point outside the order-r subgroup."""
-    be = get_backend()
-    for i, Q in enumerate(points):
-        if Q is not None and not be.g2_in_subgroup(Q):
-            raise MalformedInput(f"{what}[{i}]: on the twist but not in the order-r subgroup G2")
+    i = get_backend().g2_first_outside_subgroup(points)
+    if i < len(points):
+        raise MalformedInput(f"{what}[{i}]: on the twist but not in the order-r subgroup G2")
 
 
 def g1_u(P: G1Affine) -> bytes:

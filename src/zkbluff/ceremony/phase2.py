@@ -477,3 +477,15 @@ def expand_compact(zk: Zkey, system: R1CS, pt: Ptau, backend: Optional[Backend] 
     pk = replace(init.pk, vk=replace(init.pk.vk, delta_g2=zk.pk.vk.delta_g2, ic=zk.pk.vk.ic),
                  delta_g1=zk.pk.delta_g1, l_query=zk.pk.l_query, h_query=zk.pk.h_query)
     return Zkey(pk, zk.cs_hash, zk.contributions)
+
+
+def expand_with_queries(zk: Zkey, system: R1CS, queries: tuple[tuple, tuple, tuple]) -> Zkey:
+    """:func:`expand_compact` without phase 1: the A, B1 and B2 queries given (a pinned
+    key's ``.query`` file, :mod:`zkbluff.ceremony.queries`), the coefficients from the
+    circuit, everything else (header, IC, C, H, record) from the compact key."""
+    a_q, b1_q, b2_q = queries
+    if not len(a_q) == len(b1_q) == len(b2_q) == system.n_wires:
+        raise MalformedInput(f"queries of {len(a_q)}, {len(b1_q)}, {len(b2_q)} wires for a circuit of {system.n_wires}")
+    pk = replace(zk.pk, a_query=tuple(a_q), b_g1_query=tuple(b1_q), b_g2_query=tuple(b2_q),
+                 coefficients=tuple(coefficient_list(system)), system=system)
+    return Zkey(pk, zk.cs_hash, zk.contributions)

@@ -90,7 +90,9 @@ def read_manifest(folder: Path) -> dict:
 
 
 def pinned_keys(folder: Optional[Path] = None) -> dict[str, dict]:
-    """``{key id: {"vk_fingerprint", "r1cs_fingerprint"}}`` from the manifest."""
+    """``{key id: {"vk_fingerprint", "r1cs_fingerprint"[, "query_sha256", "zkey_sha256"]}}``
+    from the manifest (the digests of the shipped queries and of the full key, see
+    :mod:`zkbluff.ceremony.queries`)."""
     pins = read_manifest(folder or registry_dir()).get("keys", {})
     if not isinstance(pins, dict):
         raise MalformedInput("manifest.json: 'keys' must be an object")
@@ -160,10 +162,31 @@ def read_compact(key_id: str, system: R1CS, folder: Optional[Path] = None) -> Zk
     return compact_from_bytes(data, str(path), system)
 
 
-def project_key(key_id: str, system: R1CS, folder: Optional[Path] = None, backend: Optional[Backend] = None) -> Zkey:
-    """The full pinned key of ``key_id`` for ``system`` (rebuilt from the compact file,
-    the circuit and phase 1); refuses a circuit whose fingerprint is not the pinned one."""
-    from zkbluff.ceremony.phase2 import expand_compact
+def read_queries(key_id: str, system: R1CS, folder: Optional[Path] = None):
+    """The pinned key's shipped A, B1, B2 queries (:mod:`zkbluff.ceremony.queries`), or
+    None when the manifest pins none for it or the file is missing; a file that is not
+    the pinned one is refused (:class:`InvalidCeremony`), never decoded."""
+    from zkbluff.ceremony.queries import SUFFIX, query_from_bytes
+
+    folder = folder or registry_dir()
+    digest = pinned_keys(folder).get(key_id, {}).get("query_sha256")
+    path = _keys(folder) / f"{file_stem(key_id)}{SUFFIX}"
+    if not digest or not path.exists():
+        return None
+    try:
+        return query_from_bytes(path.read_bytes(), system.n_wires, str(path), digest)
+    except (OSError, MalformedInput) as exc:
+        raise InvalidCeremony(f"{path}: not the pinned queries of {key_id} ({exc}): reinstall, or run "
+                              f"`{COMMAND}`") from None
+
+
+def project_key(key_id: str, system: R1CS, folder: Optional[Path] = None, backend: Optional[Backend] = None,
+                rebuild: bool = False, queries=None) -> Zkey:
+    """The full pinned key of ``key_id`` for ``system``: the compact file over the shipped
+    queries (no phase 1 read, no MSM; ``queries`` when the caller read them already), or
+    with ``rebuild`` (or no shipped queries) over the A, B1, B2 rebuilt from the circuit
+    and phase 1; refuses a circuit whose fingerprint is not the pinned one."""
+    from zkbluff.ceremony.phase2 import expand_compact, expand_with_queries
 
     folder = folder or registry_dir()
     pins = pinned_keys(folder)
@@ -172,10 +195,59 @@ def project_key(key_id: str, system: R1CS, folder: Optional[Path] = None, backen
     if pins[key_id]["r1cs_fingerprint"] != system.fingerprint():
         raise InvalidCeremony(f"the pinned key for {key_id} was made for another version of its circuit: "
                               f"run `{COMMAND}`")
-    zk = expand_compact(read_compact(key_id, system, folder), system, project_ptau(folder), backend)
+    compact = read_compact(key_id, system, folder)
+    if queries is None and not rebuild:
+        queries = read_queries(key_id, system, folder)
+    if queries is not None:
+        zk = expand_with_queries(compact, system, queries)
+    else:
+        zk = expand_compact(compact, system, project_ptau(folder), backend)
     if zk.vk.fingerprint() != pins[key_id]["vk_fingerprint"]:
         raise InvalidCeremony(f"the pinned key file for {key_id} does not give the pinned fingerprint")
     return zk
+
+
+def zkey_digest(zk: Zkey) -> str:
+    """SHA-256 of the proving key's ``.zkey`` bytes without the ceremony record (section 1
+    of zkbluff's proving-key file, the cache :func:`zkbluff.statements.keys.load_keys` keeps)."""
+    from zkbluff.groth16.zkey import zkey_to_bytes
+
+    return hashlib.sha256(zkey_to_bytes(zk.pk)).hexdigest()
+
+
+def ship_queries(key_id: str, zk: Zkey, folder: Path) -> dict[str, str]:
+    """Write ``zk``'s A, B1, B2 queries to ``folder/keys/<stem>.query``; returns the pins
+    to add (``query_sha256`` and ``zkey_sha256``)."""
+    from zkbluff.ceremony.queries import SUFFIX, query_bytes, query_digest
+
+    data = query_bytes(zk.pk.a_query, zk.pk.b_g1_query, zk.pk.b_g2_query)
+    path = _keys(folder) / f"{file_stem(key_id)}{SUFFIX}"
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return {"query_sha256": query_digest(data), "zkey_sha256": zkey_digest(zk)}
+
+
+def pin_shipped_queries(circuits: Mapping[str, R1CS], folder: Path, backend: Optional[Backend] = None,
+                        say: Say = None) -> list[str]:
+    """For every pinned key without shipped queries (or whose file is not its pin): rebuild
+    its A, B1, B2 from phase 1, write the ``.query`` file and pin its digests. The keys
+    themselves (and their verifying keys) do not change. Returns the ids it wrote."""
+    say = say or (lambda _m: None)
+    written = []
+    for key_id in sorted(circuits):
+        try:
+            if read_queries(key_id, circuits[key_id], folder) is not None:
+                continue
+        except InvalidCeremony:
+            pass
+        say(f"queries: {key_id}")
+        zk = project_key(key_id, circuits[key_id], folder, backend, rebuild=True)
+        manifest = read_manifest(folder)  # re-read: pins of one key at a time, each written at once
+        manifest["keys"][key_id].update(ship_queries(key_id, zk, folder))
+        (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        written.append(key_id)
+    return written
 
 
 # ------------------------------------------------------------------ running the ceremony
@@ -292,7 +364,8 @@ def run_project_ceremony(circuits: Mapping[str, R1CS], folder: Path, contributio
         zk = zkey_beacon(zk, value, iterations_exp, "zkbluff project beacon", be)
         (kdir / f"{stem}.phase2").write_bytes(compact_bytes(zk))
         (kdir / f"{stem}.vk.json").write_text(json.dumps(zk.vk.to_json(), indent=1) + "\n")
-        pins[key_id] = {"vk_fingerprint": zk.vk.fingerprint(), "r1cs_fingerprint": system.fingerprint()}
+        pins[key_id] = {"vk_fingerprint": zk.vk.fingerprint(), "r1cs_fingerprint": system.fingerprint(),
+                        **ship_queries(key_id, zk, folder)}
         statements[key_id] = {
             "phase1": ptau_hash, "circuit_hash": zk.cs_hash.hex(),
             "contributions": [{"name": c.name, "beacon": c.params.type == 1, "hash": c.contribution_hash.hex()}
@@ -301,7 +374,7 @@ def run_project_ceremony(circuits: Mapping[str, R1CS], folder: Path, contributio
         }
         made.append(key_id)
     for key_id in set(old_record.get("statements", {})) - set(circuits):
-        for suffix in (".phase2", ".vk.json"):
+        for suffix in (".phase2", ".vk.json", ".query"):
             (kdir / f"{file_stem(key_id)}{suffix}").unlink(missing_ok=True)
     seconds = time.perf_counter() - t0
     record = {
@@ -320,6 +393,7 @@ def run_project_ceremony(circuits: Mapping[str, R1CS], folder: Path, contributio
     manifest = read_manifest(folder)
     manifest["keys"] = pins
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    pin_shipped_queries(circuits, folder, be, say)  # kept keys made before the queries were shipped
     return CeremonyResult(pt.power, reused, made, kept, seconds)
 
 
@@ -366,7 +440,11 @@ def verify_project(circuits: Mapping[str, R1CS], folder: Optional[Path] = None, 
         _require_ceremony_shape([c.params.type for c in zk.contributions], key_id)
         if full:
             init = zkey_new(system, pt, be)
-            zkey_verify(expand_compact(zk, system, pt, be, init), system, pt, be, init=init)
+            full_key = expand_compact(zk, system, pt, be, init)
+            zkey_verify(full_key, system, pt, be, init=init)
+            _require_shipped_queries(key_id, full_key, pins[key_id], folder)
+        else:
+            read_queries(key_id, system, folder)  # (its digest against the pin)
         vk = pinned_vk(key_id, folder)
         if vk != zk.vk:
             raise InvalidCeremony(f"{key_id}: the .vk.json is not the key's verifying key")
@@ -375,6 +453,27 @@ def verify_project(circuits: Mapping[str, R1CS], folder: Optional[Path] = None, 
     if extra:
         raise InvalidCeremony(f"pinned keys for statements that no longer exist: {', '.join(sorted(extra))}")
     return ProjectReport(pt.power, [c.name or "" for c in pt.contributions], keys, time.perf_counter() - t0)
+
+
+def _require_shipped_queries(key_id: str, full_key: Zkey, pin: dict, folder: Path) -> None:
+    """The shipped ``.query`` file is byte for byte the queries rebuilt from phase 1, and the
+    pinned ``zkey_sha256`` is the rebuilt key's (a registry that ships none passes)."""
+    from zkbluff.ceremony.queries import SUFFIX, query_bytes
+
+    path = _keys(folder) / f"{file_stem(key_id)}{SUFFIX}"
+    if not pin.get("query_sha256") and not path.exists():
+        return
+    rebuilt = query_bytes(full_key.pk.a_query, full_key.pk.b_g1_query, full_key.pk.b_g2_query)
+    try:
+        shipped = path.read_bytes()
+    except OSError:
+        raise InvalidCeremony(f"{key_id}: its queries are pinned but {path.name} is missing") from None
+    if shipped != rebuilt:
+        raise InvalidCeremony(f"{key_id}: {path.name} is not the A, B1, B2 queries rebuilt from phase 1")
+    if hashlib.sha256(rebuilt).hexdigest() != pin.get("query_sha256"):
+        raise InvalidCeremony(f"{key_id}: the manifest's query_sha256 is not its rebuilt queries' digest")
+    if zkey_digest(full_key) != pin.get("zkey_sha256"):
+        raise InvalidCeremony(f"{key_id}: the manifest's zkey_sha256 is not the rebuilt key's digest")
 
 
 def _require_ceremony_shape(types: list[int], what: str) -> None:

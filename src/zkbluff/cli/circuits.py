@@ -130,7 +130,8 @@ def circuits_check(folder: str | None) -> None:
 @click.argument("name", required=False)
 @typed_errors
 def circuits_setup(name: str | None) -> None:
-    """Make keys (into $ZKBLUFF_KEY_DIR or ~/.cache/zkbluff/keys) for NAME, or for all."""
+    """Ready the pinned proving keys of NAME, or of all (from the shipped queries; rebuilt
+    into $ZKBLUFF_KEY_DIR or ~/.cache/zkbluff/keys where a registry ships none)."""
     import time
 
     from zkbluff.statements import all_statements, get_statement
@@ -141,7 +142,7 @@ def circuits_setup(name: str | None) -> None:
         t = time.perf_counter()
         pk = load_keys(key_id, say=lambda m: click.echo(m, err=True))
         click.echo(f"{key_id}: {pk.vk.fingerprint()[:16]} ({time.perf_counter() - t:.2f} s)")
-    click.echo(f"keys in {key_dir()}")
+    click.echo(f"keys ready (rebuilt keys are cached in {key_dir()})")
 
 
 @circuits_group.command("export")

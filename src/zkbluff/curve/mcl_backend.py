@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 from zkbluff.curve import G2_GENERATOR, G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, _check_pow2
+from zkbluff.curve.g2_subgroup import first_outside, kernel_constants, kernel_digits
 from zkbluff.errors import BackendUnavailable, MalformedInput
 from zkbluff.field import p, r
 
@@ -488,6 +489,43 @@ def _msm_many(groups, encode, size, struct_t, mulvec, norm, decode):
     return decode(bytes(dst), n_groups)
 
 
+
+
+def _g2_subgroup_kernel():
+    """``(g2_first_outside_subgroup, constants, digits)`` of the C MSM module, once it has
+    agreed with MCL's ``isValidOrder`` on a point of G2 and on one of the twist outside it
+    (else None: MCL's check runs)."""
+    global _G2_SUBGROUP
+    if _G2_SUBGROUP is _UNCHECKED:
+        native = _native_msm()
+        fn = getattr(native, "g2_first_outside_subgroup", None)
+        kernel = None
+        if fn is not None:
+            kernel = (fn, kernel_constants(_fp), kernel_digits())
+            inside = _g2_from_struct(G2Struct.from_buffer_copy(_G2_GEN_BYTES))
+            outside = _twist_point_outside_g2()
+            raw = b"".join(map(_g2_bytes, [inside, outside]))
+            if not (bool(_lib.mclBnG2_isValidOrder(G2Struct.from_buffer_copy(raw[_G2_SIZE:]))) is False
+                    and fn(raw, 2, kernel[1], kernel[2]) == 1 and fn(raw, 1, kernel[1], kernel[2]) == 1):
+                warnings.warn("zkbluff: the C G2 subgroup check disagrees with MCL's; using MCL's", RuntimeWarning)
+                kernel = None
+        _G2_SUBGROUP = kernel
+    return _G2_SUBGROUP
+
+
+def _twist_point_outside_g2() -> G2Affine:
+    """A fixed point of the twist outside G2: the first x = (k, 1) with a square right-hand
+    side (the twist's group has order r (2p - r), so such a point is in G2 with chance 1/(2p - r))."""
+    from zkbluff.curve import B2, fq2_add, fq2_mul, fq2_sqrt
+
+    for k in range(1, 1000):
+        x = (k, 1)
+        y = fq2_sqrt(fq2_add(fq2_mul(fq2_mul(x, x), x), B2))
+        if y is not None:
+            return (x, y)
+    raise BackendUnavailable("no twist point found for the G2 subgroup self-check")
+
+
 def _addr(name: str) -> int:
     return ctypes.cast(getattr(_lib, name), ctypes.c_void_p).value  # type: ignore[return-value]
 
@@ -748,6 +786,7 @@ _UNCHECKED = object()
 #: the C MSM module, None (MCL's mulVec), or _UNCHECKED until the first large MSM
 _NATIVE_MSM: object = _UNCHECKED
 _NATIVE_LOCK = threading.Lock()
+_G2_SUBGROUP = _UNCHECKED
 
 
 class MclBackend:
@@ -928,7 +967,27 @@ class MclBackend:
     def g2_in_subgroup(self, a: G2Affine) -> bool:
         if a is None:
             return True
-        return bool(_lib.mclBnG2_isValidOrder(self._g2(a)))
+        return self.g2_first_outside_subgroup([a]) == 1
+
+    def g2_first_outside_subgroup(self, points: Sequence[G2Affine]) -> int:
+        """The index of the first point not in G2, or ``len(points)``: the psi criterion
+        in the C kernel (:mod:`zkbluff.curve.g2_subgroup`), all points in one call; MCL's
+        ``isValidOrder`` (a multiplication by r) where the kernel is absent."""
+        kernel = _g2_subgroup_kernel()
+        n = len(points)
+        if kernel is None or n == 0:
+            return first_outside(points, lambda Q: bool(_lib.mclBnG2_isValidOrder(self._g2(Q))))
+        fn, consts, digits = kernel
+        raw = b"".join(map(_g2_bytes, points))
+        firsts = [n]
+
+        def work(lo: int, hi: int) -> None:  # (the kernel releases the GIL: a chunk per core)
+            i = fn(raw[lo * _G2_SIZE: hi * _G2_SIZE], hi - lo, consts, digits)
+            if i < hi - lo:
+                firsts.append(lo + i)
+
+        _run_chunks(n, work)
+        return min(firsts)
 
     # ---- pairing
     def pairing_product_is_one(self, pairs) -> bool:

@@ -19,6 +19,7 @@ from py_ecc import optimized_bn128 as bn  # noqa: E402
 sys.setrecursionlimit(_RECURSION_LIMIT)
 
 from zkbluff.curve import G1Affine, G2Affine, Prepared, _check_batch, _check_lengths, ifft_by_batches
+from zkbluff.curve.g2_subgroup import first_outside
 from zkbluff.field import r
 
 
@@ -160,7 +161,11 @@ class PyEccBackend:
         return ifft_by_batches(self.g2_batch_mul, self.g2_batch_add, self.g2_neg, points)
 
     def g2_in_subgroup(self, a: G2Affine) -> bool:
+        """The slow reference: r a is the point at infinity."""
         return bn.is_inf(bn.multiply(_g2_in(a), r))
+
+    def g2_first_outside_subgroup(self, points: Sequence[G2Affine]) -> int:
+        return first_outside(points, self.g2_in_subgroup)
 
     # pairing
     def pairing_product_is_one(self, pairs) -> bool:

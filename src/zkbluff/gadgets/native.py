@@ -4,9 +4,11 @@ Each gadget in :mod:`zkbluff.gadgets` is tested against its twin here.
 """
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from typing import Callable, Optional, Sequence
 
-from zkbluff.field import r
+from zkbluff.errors import BackendUnavailable
+from zkbluff.field import get_kernel, r
 from zkbluff.gadgets.poseidon_params import N_ROUNDS_F, params
 
 
@@ -85,14 +87,51 @@ def mask_intersection(a: int, b: int) -> int:
     return a & b
 
 
+_POSEIDON_PACKED: dict[int, Callable[[Sequence[int]], int]] = {}
+
+
+def _native_poseidon(t: int) -> Optional[Callable[[Sequence[int]], int]]:
+    """Poseidon of width ``t`` in the native field kernel (its constants packed once per
+    width, and checked against :func:`poseidon_reference` on one input at first use), or
+    None where the field kernel is the Python one (or an extension without Poseidon)."""
+    fn = _POSEIDON_PACKED.get(t)
+    if fn is None:
+        kernel = get_kernel()
+        if not getattr(kernel, "has_poseidon", False):
+            return None
+        C, M, r_p = params(t)
+        constants, mds = kernel.from_ints(C, len(C)), kernel.from_ints([m for row in M for m in row], t * t)
+        permute = getattr(kernel, "poseidon")  # (NativeKernel's; has_poseidon said it is there)
+        fn = functools.partial(_call_packed, permute, constants, mds, r_p)
+        probe = [(r - 1 - 7 * i) for i in range(t - 1)]
+        if fn(probe) != poseidon_reference(probe):
+            raise BackendUnavailable(f"the native field kernel's Poseidon (width {t}) differs from the reference; "
+                                     "rebuild it, or run with ZKBLUFF_FIELD=python")
+        _POSEIDON_PACKED[t] = fn
+    return fn
+
+
+def _call_packed(permute: Callable[..., int], constants: bytes, mds: bytes, r_p: int, inputs: Sequence[int]) -> int:
+    return permute(inputs, constants, mds, r_p)
+
+
 def poseidon(inputs: Sequence[int]) -> int:
-    """circomlib's Poseidon hash of 1..16 field elements (equals circomlibjs ``poseidon``)."""
+    """circomlib's Poseidon hash of 1..16 field elements (equals circomlibjs ``poseidon``):
+    in the native field kernel when it is built (~100x faster), else :func:`poseidon_reference`."""
     t = len(inputs) + 1
     if not 2 <= t <= 17:
         raise ValueError(f"Poseidon takes 1..16 inputs, got {len(inputs)}")
     for x in inputs:
         if not 0 <= x < r:
             raise ValueError(f"Poseidon input {x} is not a field element below r")
+    fast = _native_poseidon(t)
+    return fast(inputs) if fast is not None else poseidon_reference(inputs)
+
+
+def poseidon_reference(inputs: Sequence[int]) -> int:
+    """:func:`poseidon` in Python (the reference the C permutation is tested against;
+    inputs as :func:`poseidon` checks them)."""
+    t = len(inputs) + 1
     C, M, r_p = params(t)
     state = [0, *inputs]
     half = N_ROUNDS_F // 2

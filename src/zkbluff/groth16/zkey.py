@@ -10,6 +10,7 @@ the point at infinity is all zeros.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 from pathlib import Path
@@ -53,23 +54,23 @@ def _fq_in(b: bytes, what: str) -> int:
     return v * _RQ_INV % p
 
 
-def _g1_in(rd: BinReader, what: str) -> G1Affine:
+def _g1_in(rd: BinReader, what: str, checked: bool = True) -> G1Affine:
     raw = rd.take(64)
     if raw == bytes(64):
         return None
     P = (_fq_in(raw[:32], what), _fq_in(raw[32:], what))
-    if not g1_is_on_curve(P):
+    if checked and not g1_is_on_curve(P):
         raise MalformedInput(f"{what}: point not on the curve")
     return P
 
 
-def _g2_in(rd: BinReader, what: str) -> G2Affine:
+def _g2_in(rd: BinReader, what: str, checked: bool = True) -> G2Affine:
     raw = rd.take(128)
     if raw == bytes(128):
         return None
     c = [_fq_in(raw[32 * i: 32 * i + 32], what) for i in range(4)]
     Q = ((c[0], c[1]), (c[2], c[3]))
-    if not g2_is_on_curve(Q):
+    if checked and not g2_is_on_curve(Q):
         raise MalformedInput(f"{what}: point not on the twist")
     return Q
 
@@ -106,8 +107,10 @@ def zkey_from_bytes(data: bytes, what: str = ".zkey", system=None) -> ProvingKey
     return zkey_sections_to_key(read_binfile(data, b"zkey", (1,), what), what, system)
 
 
-def zkey_sections_to_key(sections: dict[int, bytes], what: str = ".zkey", system=None) -> ProvingKey:
-    """The proving key in a ``.zkey``'s sections 1..9 (every point checked on its curve)."""
+def zkey_sections_to_key(sections: dict[int, bytes], what: str = ".zkey", system=None,
+                         checked: bool = True) -> ProvingKey:
+    """The proving key in a ``.zkey``'s sections 1..9 (every point checked on its curve,
+    unless ``checked`` is False: only for bytes whose digest the caller compared with a pin)."""
     for k in range(1, 10):
         if k not in sections:
             raise MalformedInput(f"{what}: section {k} is missing")
@@ -132,7 +135,7 @@ def zkey_sections_to_key(sections: dict[int, bytes], what: str = ".zkey", system
 
     def points(kind: int, count: int, reader, label: str) -> tuple:
         rd = BinReader(sections[kind], f"{what} {label}")
-        out = tuple(reader(rd, f"{what} {label}[{i}]") for i in range(count))
+        out = tuple(reader(rd, f"{what} {label}[{i}]", checked) for i in range(count))
         if rd.pos != len(rd.data):
             raise MalformedInput(f"{what}: section {kind} ({label}) has {len(rd.data) - rd.pos} extra bytes")
         return out
@@ -168,9 +171,11 @@ def proving_key_to_bytes(pk: ProvingKey) -> bytes:
     return ZKBLUFF_KEY_MAGIC + struct.pack("<II", 1, len(secs)) + b"".join(secs)
 
 
-def proving_key_from_bytes(data: bytes, what: str = "proving key") -> ProvingKey:
-    """Read either file kind, told apart by the magic bytes (``zkey`` or ``zkbk``)."""
-    if data[:4] == b"zkey":
+def proving_key_from_bytes(data: bytes, what: str = "proving key", zkey_sha256: str | None = None) -> ProvingKey:
+    """Read either file kind, told apart by the magic bytes (``zkey`` or ``zkbk``). With
+    ``zkey_sha256`` (a pinned digest), a zkbluff key whose ``.zkey`` section has another
+    SHA-256 is refused, and one that has it is decoded without checking each point."""
+    if data[:4] == b"zkey" and zkey_sha256 is None:
         return zkey_from_bytes(data, what)
     if data[:4] != ZKBLUFF_KEY_MAGIC:
         raise MalformedInput(f"{what}: expected a snarkjs .zkey or a zkbluff key, got magic {data[:4]!r}")
@@ -188,7 +193,13 @@ def proving_key_from_bytes(data: bytes, what: str = "proving key") -> ProvingKey
                 system.public_names = list(names["public"])
         except (ValueError, KeyError, TypeError):
             raise MalformedInput(f"{what}: the names section is not valid JSON") from None
-    pk = zkey_from_bytes(sections[1], what, system)
+    if zkey_sha256 is None:
+        pk = zkey_from_bytes(sections[1], what, system)
+    elif hashlib.sha256(sections[1]).hexdigest() != zkey_sha256:
+        raise MalformedInput(f"{what}: its key is not the pinned one (SHA-256 of its .zkey section is not "
+                             f"{zkey_sha256[:16]})")
+    else:
+        pk = zkey_sections_to_key(read_binfile(sections[1], b"zkey", (1,), what), what, system, checked=False)
     if system is not None and (system.n_wires != pk.n_wires or system.n_public != pk.n_public):
         raise MalformedInput(f"{what}: the circuit does not match the key")
     return pk

@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from zkbluff.ceremony.project import (
-    COMMAND as CEREMONY_COMMAND, file_stem, pinned_keys, pinned_vk, project_key, registry_dir, run_project_ceremony,
-    verify_project,
+    COMMAND as CEREMONY_COMMAND, file_stem, pinned_keys, pinned_vk, project_key, read_queries, registry_dir,
+    run_project_ceremony, verify_project,
 )
 from zkbluff.circuit.builder import R1CS
 from zkbluff.circuit.formats import r1cs_to_bytes, read_r1cs
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import InvalidCeremony, MalformedInput
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
 from zkbluff.statements.base import Statement
 from zkbluff.statements.registry import all_statements, get_statement
@@ -158,12 +158,79 @@ def _project_cache_path(key_id: str, vk_fingerprint: str) -> Path:
     return key_dir() / f"{file_stem(key_id)}.project-{vk_fingerprint[:16]}.pk"
 
 
+def _read_cached_project_key(path: Path, pin: dict) -> Optional[ProvingKey]:
+    """The cached pinned key at ``path``, or None (then it is rebuilt) when it is missing or
+    not the pinned key: its ``.zkey`` section must have the pinned SHA-256 (``zkey_sha256``;
+    its points are then decoded unchecked), its circuit the pinned fingerprint and its
+    verifying key the pinned one. A registry that pins no digest gets every point checked."""
+    from zkbluff.groth16.zkey import proving_key_from_bytes
+
+    try:
+        pk = proving_key_from_bytes(path.read_bytes(), str(path), zkey_sha256=pin.get("zkey_sha256"))
+    except (OSError, MalformedInput):
+        return None
+    if pk.vk.fingerprint() != pin["vk_fingerprint"] or pk.system is None:
+        return None
+    if pin.get("zkey_sha256") and pk.system.fingerprint() != pin["r1cs_fingerprint"]:
+        return None
+    return pk
+
+
+def _write_cached_project_key(path: Path, pk: ProvingKey, pin: dict) -> None:
+    """Cache the rebuilt pinned key (only when it is the pinned one, byte for byte)."""
+    import hashlib
+
+    from zkbluff.circuit.formats import read_binfile
+    from zkbluff.groth16.zkey import ZKBLUFF_KEY_MAGIC, proving_key_to_bytes
+
+    data = proving_key_to_bytes(pk)
+    zkey_section = read_binfile(data, ZKBLUFF_KEY_MAGIC, (1,), str(path))[1]
+    if pin.get("zkey_sha256") and hashlib.sha256(zkey_section).hexdigest() != pin["zkey_sha256"]:
+        raise InvalidCeremony(f"the rebuilt key of {path.name} is not the pinned one (zkey_sha256)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _shipped_queries(stmt: Statement, system: R1CS, say: Optional[Callable[[str], None]]):
+    """The registry's shipped A, B1, B2 queries of ``stmt``, or None: none shipped, or a
+    file that is not its pin (refused, said on stderr; the key is then rebuilt)."""
+    try:
+        return read_queries(stmt.key_id, system)
+    except InvalidCeremony as exc:
+        (say or (lambda m: print(m, file=sys.stderr)))(f"zkbluff: {exc}; rebuilding {stmt.key_id} from phase 1")
+        return None
+
+
+def _load_project_key(stmt: Statement, say: Optional[Callable[[str], None]]) -> ProvingKey:
+    """The pinned key: from the shipped queries (milliseconds to a second, nothing written),
+    else from the cache in :func:`key_dir`, else rebuilt from phase 1 and cached."""
+    pin = pinned_keys().get(stmt.key_id)
+    if not pin:
+        raise MalformedInput(f"no pinned key for {stmt.key_id}: run `{CEREMONY_COMMAND}`")
+    system = stmt.system()
+    queries = _shipped_queries(stmt, system, say)
+    if queries is not None:
+        return project_key(stmt.key_id, system, queries=queries).pk
+    path = _project_cache_path(stmt.key_id, pin["vk_fingerprint"])
+    pk = _read_cached_project_key(path, pin)
+    if pk is None:
+        pk = project_key(stmt.key_id, system, rebuild=True).pk
+        _write_cached_project_key(path, pk, pin)
+    return pk
+
+
 def load_keys(key_id: str, folder: Optional[Path] = None,
               say: Optional[Callable[[str], None]] = None, create: bool = True) -> ProvingKey:
     """The proving key of a registered statement.
 
-    ``folder`` None: the pinned project key (rebuilt once from ``circuits/keys/`` and
-    cached; its fingerprint is checked against the manifest's pin every time).
+    ``folder`` None: the pinned project key, built on first use of *this* statement (only
+    what a match needs): the compact key over the shipped A, B1, B2 queries, every file
+    checked against the manifest's pins; a registry that ships no queries (or a query file
+    that is not its pin) rebuilds them from phase 1 once and caches the key in
+    :func:`key_dir` (a cached file that is not the pinned key, byte for byte, is refused
+    and rebuilt).
     ``folder`` given: a *private* key set in that folder, made there (secrets from the OS,
     announced loudly) only if missing and ``create``; else :class:`MalformedInput`.
     Keys in memory are shared."""
@@ -176,24 +243,7 @@ def load_keys(key_id: str, folder: Optional[Path] = None,
         if cache_key in _LOADED:
             return _LOADED[cache_key]
         if folder is None:
-            pin = pinned_keys().get(stmt.key_id)
-            if not pin:
-                raise MalformedInput(f"no pinned key for {stmt.key_id}: run `{CEREMONY_COMMAND}`")
-            path = _project_cache_path(stmt.key_id, pin["vk_fingerprint"])
-            pk = None
-            if path.exists():
-                try:
-                    pk = proving_key_from_bytes(path.read_bytes(), str(path))
-                except MalformedInput:
-                    pk = None
-                if pk is not None and pk.vk.fingerprint() != pin["vk_fingerprint"]:
-                    pk = None
-            if pk is None:  # (only now is the circuit built: the cached file carries its own)
-                pk = project_key(stmt.key_id, stmt.system()).pk
-                path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".{os.getpid()}.tmp")
-                tmp.write_bytes(proving_key_to_bytes(pk))
-                tmp.replace(path)
+            pk = _load_project_key(stmt, say)
             _LOADED[cache_key] = pk
             return pk
         system = stmt.system()
