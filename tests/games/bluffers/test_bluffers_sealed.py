@@ -147,3 +147,52 @@ def test_a_forged_sealed_move_is_refused(tmp_path, mcl, match_keys):
     tab.leave_seal(s, seal)                                              # the twin: its own seal is played
     assert tab.writer.events[-1]["action"] == "sealed_move"
     assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+# ---------------------------------------------------------------- the rules alone
+
+def _rules_dealt():
+    from zkbluff.games.bluffers.rules import CommitSeed, DealHands, DrawTableCard, TableRules
+    from zkbluff.games.engine.rules import NO_SEAT
+
+    r = TableRules(2)
+    for i in range(2):
+        r.apply(i, CommitSeed(1000 + i))
+    r.apply(NO_SEAT, DrawTableCard(0))
+    r.apply(NO_SEAT, DealHands(0, (0, 1), ("aa", "bb")))
+    return r
+
+
+def _sealed(seat):
+    from zkbluff.games.bluffers.rules import SealedMove
+
+    return SealedMove(seat, 1, 2, 3, "00")
+
+
+def test_the_rules_open_a_seal_only_for_the_timed_out_seat_whose_automatic_move_is_a_card():
+    from zkbluff.games.bluffers.rules import AutoMove, Play, Timeout
+    from zkbluff.games.engine.rules import NO_SEAT
+
+    r = _rules_dealt()
+    for who, action in ((NO_SEAT, _sealed(0)), (NO_SEAT, _sealed(1)), (0, _sealed(0))):
+        with pytest.raises(IllegalMove):
+            r.check(who, action)
+    with pytest.raises(IllegalMove) as exc:
+        r.check(NO_SEAT, _sealed(0))
+    assert exc.value.code == "sealed.early"
+    r.apply(NO_SEAT, Timeout(0))
+    with pytest.raises(IllegalMove):                                     # the other seat's seal: not its turn
+        r.check(NO_SEAT, _sealed(1))
+    r.apply(NO_SEAT, _sealed(0))                                         # the twin: after its timeout
+    s = r.public_state()
+    assert s.hand_sizes == (4, 5) and s.last_play.auto and s.to_move == 1 and r.extras().timed_out is None
+    assert r.extras().shed_due is None                                   # the seal carries the new hand
+    r.apply(1, Play(3))
+    r.apply(0, Play(3))
+    r.apply(1, Play(2))                                                  # seat 0 alone holds cards: it must call
+    r.apply(NO_SEAT, Timeout(0))
+    assert r.must_call(0)
+    with pytest.raises(IllegalMove) as exc:
+        r.check(NO_SEAT, _sealed(0))
+    assert exc.value.code == "sealed.early"
+    r.apply(0, AutoMove("timeout"))                                      # its automatic move is the call

@@ -1,0 +1,156 @@
+"""Seed 003 over the network: "If your connection drops, the match doesn't stop: when your
+turn comes, a move is played for you automatically. When you come back, you rejoin the
+table where you left off." (issue 27, item 8)
+
+A person's client (``SeatClient``) at a two-seat Bluffers table with a house bot, on a real
+server on loopback with real proofs. Whenever its hand changes, the client leaves with the
+referee its sealed automatic move for its next turn (games/bluffers/sealed.py). At its first
+turn the person is away and the connection drops; the referee's clock runs out the seat's
+30 seconds and plays the sealed move; the person comes back with a new client on the same
+home folder, is sent the lines it missed, and plays on with its hand to the end; the
+transcript verifies. The twin: a seat that left no seal is timed out and its move waits on
+its own agent, as before.
+
+The clock is injected and stands still: it moves only when the test moves it past the
+deadline of the seat that is gone (tests/README.md)."""
+import asyncio
+import threading
+import time
+
+import pytest
+
+from zkbluff.games.engine.parties import TimeLimits
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.server.app import Server, serve
+from zkbluff.server.client import SeatClient, bot_policy, read_events
+from zkbluff.server.terminal import PromptCancelled
+
+STEP = 180  # a bound on any one wait (a loaded machine, keys read into the cache)
+LIMIT = float(STEP)
+
+
+class Clock:
+    """The server's and the clients' clock: it stands still (no limit runs out however slowly
+    a loaded machine proves) until the test moves it past a deadline."""
+
+    def __init__(self):
+        self.now = time.time()
+
+    def __call__(self):
+        return self.now
+
+    def past(self, deadline):
+        if self.now <= deadline:
+            self.now = deadline + 0.01
+
+
+class AwayAtFirstTurn:
+    """The person: at its first turn it is not there (the prompt stays open until called off)."""
+
+    def __init__(self):
+        self.bot = bot_policy(3)
+        self.away = threading.Event()
+        self.called_off = threading.Event()
+
+    def __call__(self, spec, obs, names):
+        if obs.due == "turn" and not self.away.is_set():
+            self.away.set()
+            self.called_off.wait(STEP)
+            raise PromptCancelled()
+        return self.bot(spec, obs, names)
+
+    def cancel(self):
+        self.called_off.set()
+
+
+async def _until(cond, what):
+    for _ in range(STEP * 20):
+        if cond():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def _table_with_ann_away(tmp_path, seals: bool):
+    """A server, ann's client at a two-seat table with a house bot, gone at its first turn."""
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
+                    clock=clock, tick=0.05)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    person = AwayAtFirstTurn()
+    ann = SeatClient(url, tmp_path / "ann", "ann", person, lambda s: None, add_bots=("robo",), clock=clock)
+    if not seals:
+        ann._seal = _no_seal  # type: ignore[method-assign]  # a client that leaves no sealed move
+    playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
+    await _until(lambda: person.away.is_set() or playing.done(), "ann's first turn")
+    assert not playing.done()
+    host = server.rooms[ann.code]
+    seat = ann.seat.seat
+    if seals:
+        await _until(lambda: host.table is not None and str(seat) in host.table.referee.private.get("seals", {}),
+                     "ann's seal at the referee")
+    playing.cancel()  # the connection drops, nothing said
+    try:
+        await playing
+    except asyncio.CancelledError:
+        pass
+    await _until(lambda: ann.key.public_hex not in host.conns, "the server to see ann gone")
+    return server, task, url, clock, host, seat
+
+
+async def _no_seal(conn):
+    return None
+
+
+def _kinds(events):
+    return [(e["action"], e["seat"] if e["seat"] is not None else e["data"].get("seat")) for e in events]
+
+
+async def _dropped_and_back(tmp_path):
+    server, task, url, clock, host, seat = await _table_with_ann_away(tmp_path, seals=True)
+    n = len(host.table.writer.events)
+    assert host.table.to_move == seat                                    # its turn, and it is gone
+    clock.past(host.table.referee.deadline)                              # its 30 seconds run out
+    await _until(lambda: any(e["action"] == "sealed_move" for e in host.table.writer.events[n:]), "the sealed move")
+    events = host.table.writer.events
+    k = next(i for i in range(n, len(events)) if events[i]["action"] == "sealed_move")
+    assert _kinds(events[k - 1:k + 1]) == [("timeout", seat), ("sealed_move", seat)]
+    assert events[k]["seat"] is None and all(p["signer"] == seat for p in events[k]["proofs"])
+    assert not any(e["seat"] == seat and e["action"] in ("play", "call_bluff", "auto_move") for e in events[n:k])
+    # back: a new client on the same home folder rejoins where it left off and plays on
+    said = []
+    back = SeatClient(url, host.server.data.parent / "ann", "ann", bot_policy(4), said.append, clock=clock)
+    report = await asyncio.wait_for(back.join(host.room.code), STEP * 4)
+    events = read_events(host.transcript)                               # (the finished match may be released)
+    assert host.match_id in host.recorded and report["result"] is not None
+    assert any(text.startswith("back in seat") for text in said)
+    after = [e for e in events[k + 1:] if e["seat"] == seat]
+    assert after and back.moves >= 1                                    # its own lines after the sealed move
+    assert back.writer.events == events                                 # it has every line, the missed ones too
+    verified = verify_transcript(host.transcript)
+    assert verified["complete"] and verified["lines"] == len(events)
+    task.cancel()
+
+
+async def _dropped_without_a_seal(tmp_path):
+    server, task, url, clock, host, seat = await _table_with_ann_away(tmp_path, seals=False)
+    n = len(host.table.writer.events)
+    assert host.table.referee.private.get("seals", {}) == {}
+    clock.past(host.table.referee.deadline)
+    await _until(lambda: len(host.table.writer.events) > n, "the timeout")
+    await asyncio.sleep(1.0)
+    assert _kinds(host.table.writer.events[n:]) == [("timeout", seat)]  # nothing is played for it
+    assert host.table.spec.timeout(host.table.rules)[1] == "idle"        # its own agent owes the move (or forfeits)
+    task.cancel()
+
+
+@pytest.mark.slow
+def test_a_dropped_bluffers_seat_is_played_by_its_sealed_move_and_rejoins_with_its_hand(tmp_path):
+    asyncio.run(asyncio.wait_for(_dropped_and_back(tmp_path), 900))
+
+
+@pytest.mark.slow
+def test_a_dropped_bluffers_seat_without_a_seal_falls_back_to_the_timeout(tmp_path):
+    asyncio.run(asyncio.wait_for(_dropped_without_a_seal(tmp_path), 900))
