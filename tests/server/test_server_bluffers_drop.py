@@ -154,3 +154,94 @@ def test_a_dropped_bluffers_seat_is_played_by_its_sealed_move_and_rejoins_with_i
 @pytest.mark.slow
 def test_a_dropped_bluffers_seat_without_a_seal_falls_back_to_the_timeout(tmp_path):
     asyncio.run(asyncio.wait_for(_dropped_without_a_seal(tmp_path), 900))
+
+
+async def _hostile_seals(tmp_path):
+    """A seat's own client that sends the server seals it should not: another key's
+    signature, another seat's name, its own seal of an earlier turn. Each is refused with an
+    error reply, the referee keeps none of them, and its own fresh seal is kept."""
+    import copy
+    import json
+
+    from websockets.asyncio.client import connect
+
+    from zkbluff.games.bluffers.moves import PlayCards, Proceed
+    from zkbluff.games.bluffers.proofs import cards_of
+    from zkbluff.games.bluffers.sealed import seal_message
+    from zkbluff.games.engine.parties import Prover, Seat
+    from zkbluff.games.engine.registry import spec_for
+    from zkbluff.protocol.signing import SigningKey
+    from zkbluff.server.protocol import sign_auth
+
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
+                    clock=clock, tick=0.05)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
+    ws = await connect(f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}")
+    challenge = json.loads(await ws.recv())["challenge"]
+    key = SigningKey.generate()
+    await ws.send(json.dumps(sign_auth(key, {"type": "create", "game": "bluffers", "options": {"players": "2"},
+                                             "name": "ann"}, challenge)))
+    room = json.loads(await ws.recv())
+    await ws.send(json.dumps({"type": "add-bot", "name": "robo"}))
+    await ws.send(json.dumps({"type": "start"}))
+    seat, errors = None, []
+
+    async def follow(until):
+        while not until():
+            msg = json.loads(await asyncio.wait_for(ws.recv(), STEP))
+            if msg["type"] == "seat":
+                nonlocal seat
+                seat = Seat(spec_for(msg["game"], msg["options"]), msg["seat"], "ann", Prover(), key, clock=clock)
+                await ws.send(json.dumps({"type": "seat-join", "join": seat.join(), "toDealer": seat.to_dealer()}))
+            elif msg["type"] == "line":
+                seat.receive(msg["line"])
+                due = seat.deal_line()
+                if due is None and seat.view.rules.to_move == seat.seat and seat.observation().due not in ("turn", None):
+                    due = seat.move(Proceed())
+                if due is not None:
+                    await ws.send(json.dumps({"type": "line", "line": due}))
+            elif msg["type"] == "error":
+                errors.append(msg)
+
+    def my_turn():
+        return seat is not None and seat.view is not None and seat.observation().due == "turn"
+
+    await follow(my_turn)
+    host = server.rooms[room["code"]]
+    i = seat.seat
+    old = seat.spec.make_seal(seat)
+
+    def seals():
+        return host.table.referee.private.get("seals", {})
+
+    async def refused(seal, words):
+        n = len(errors)
+        await ws.send(json.dumps({"type": "seal", "seal": seal}))
+        await follow(lambda: len(errors) > n)
+        assert errors[-1]["about"] == "seal" and words in errors[-1]["message"], errors[-1]
+        assert str(i) not in seals()
+
+    forged = copy.deepcopy(old)
+    d = forged["data"]
+    d["sig"] = SigningKey.generate().sign(seal_message(host.match_id, i, d["context"], d["play_commitment"],
+                                                        d["hand_commitment"]))
+    await refused(forged, "signature does not verify")
+    other = copy.deepcopy(old)
+    other["data"]["seat"] = 1 - i
+    await refused(other, "only its own sealed move")
+    await ws.send(json.dumps({"type": "seal", "seal": old}))            # the twin: its own seal is kept
+    await _until(lambda: str(i) in seals(), "the seat's own seal")
+    line = seat.move(PlayCards((cards_of(seat.private["hand"])[0],)))  # it plays itself: that seal is stale
+    await ws.send(json.dumps({"type": "line", "line": line}))
+    await follow(lambda: my_turn() and seat.view.next_line > line["n"] + 1)
+    await refused(old, "made for another hand or turn")
+    assert not any(e["action"] == "sealed_move" for e in host.table.writer.events)
+    await ws.close()
+    task.cancel()
+
+
+@pytest.mark.slow
+def test_a_seats_forged_foreign_and_stale_seals_are_refused_by_the_server(tmp_path):
+    asyncio.run(asyncio.wait_for(_hostile_seals(tmp_path), 900))
