@@ -75,6 +75,19 @@ def test_a_sealed_move_is_played_after_the_timeout_and_the_seat_plays_on(tmp_pat
     assert report["lines"] == len(tab.writer.events)
 
 
+def test_a_seal_left_before_a_restart_is_played_after_it(tmp_path, mcl, match_keys):
+    from zkbluff.games.engine.table import resume_match
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    tab.leave_seal(s, _seal(tab, s))                                     # saved with the referee's secrets
+    again = resume_match(tab.writer.path, backend=mcl, clock=clock, limits=TimeLimits(proof=10.0, idle=20.0))
+    clock.now += 30.1
+    assert again.poll()["action"] == "timeout"
+    assert again.writer.events[-1]["action"] == "sealed_move" and again.writer.events[-1]["data"]["seat"] == s
+    assert verify_transcript(again.writer.path)["lines"] == len(again.writer.events)
+
+
 def test_without_a_seal_the_timeout_falls_back_to_the_seats_own_agent(tmp_path, mcl, match_keys):
     tab, clock = _dealt(tmp_path, mcl)
     s = tab.to_move
