@@ -84,12 +84,13 @@ def _envelope(prover: Any, statement: str, inputs: Mapping[str, int], context: i
 
 def seal_due(seat: Any) -> Optional[int]:
     """The sealed context the seat's next seal is for, or None when it needs none now: the
-    match goes on, the seat holds cards in a round, and its seal for this hand is not made."""
+    match goes on, the seat holds cards in a round's turns (a call ends the round: its hand is
+    then replaced), and its seal for this hand is not made."""
     view = seat.view
     if view is None or view.over or getattr(view.ledger, "hand_contexts", None) is None:
         return None
     rules, i = view.rules, seat.seat
-    if rules.s.phase not in (Phase.TURN, Phase.REVEAL, Phase.PULL) or not rules.s.alive[i] \
+    if rules.s.phase != Phase.TURN or not rules.s.alive[i] \
             or rules.s.hand_sizes[i] < 1 or not seat.private.get("hand"):
         return None
     hand_context = view.ledger.hand_contexts[i]
@@ -128,7 +129,17 @@ def make_seal(seat: Any) -> Optional[dict[str, Any]]:
 def check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
     """(The referee's side, on receipt.) The seal's action, if it is ``seat``'s sealed move
     for the hand it holds now (its context, its signature, both proofs verified at once);
-    raises otherwise (the seat then falls back to the timeout)."""
+    raises a :class:`~zkbluff.errors.ZkbluffError` otherwise (the seat then falls back to the
+    timeout)."""
+    try:
+        return _check_seal(view, seat, seal)
+    except (LookupError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, MalformedInput):
+            raise
+        raise MalformedInput(f"seal: malformed ({type(exc).__name__}: {exc})") from None
+
+
+def _check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
     if not isinstance(seal, dict) or seal.get("kind") != SealedMove.kind or not isinstance(seal.get("proofs"), list) \
             or set(seal) != {"kind", "data", "proofs"}:
         raise MalformedInput("seal: expected {kind: sealed_move, data, proofs}")
