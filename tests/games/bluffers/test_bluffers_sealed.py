@@ -120,12 +120,14 @@ def test_a_seal_replayed_on_a_later_turn_is_refused(tmp_path, mcl, match_keys):
     tab.leave_seal(s, old)
     _play_one(tab, s)                                                    # it plays itself: the seal is stale
     _play_one(tab, 1 - s)
+    assert str(s) in tab.referee.private["seals"]                        # still held by the referee
+    clock.now += 30.1
+    assert tab.poll()["action"] == "timeout"                             # its turn times out
+    assert tab.writer.events[-1]["action"] == "timeout"                  # and the stale seal is not played:
+    assert str(s) not in tab.referee.private["seals"]                    # dropped, its own agent owes the move
     with pytest.raises(IllegalMove) as exc:                              # left again: refused on receipt
         tab.leave_seal(s, old)
     assert exc.value.code == "proof.replayed"
-    clock.now += 30.1
-    assert tab.poll()["action"] == "timeout"                             # its turn times out
-    assert tab.writer.events[-1]["action"] == "timeout"                  # and no stale seal was played
     replay = tab.referee.open_seal(old)
     with pytest.raises(IllegalMove) as exc:
         tab.publish(replay)
