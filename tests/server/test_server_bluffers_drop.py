@@ -198,7 +198,8 @@ async def _hostile_seals(tmp_path):
             elif msg["type"] == "line":
                 seat.receive(msg["line"])
                 due = seat.deal_line()
-                if due is None and seat.view.rules.to_move == seat.seat and seat.observation().due not in ("turn", None):
+                owed = seat.view.rules.to_move == seat.seat and seat.observation().due not in ("turn", None)
+                if due is None and owed:  # what follows by itself (its seed, a reveal, a share)
                     due = seat.move(Proceed())
                 if due is not None:
                     await ws.send(json.dumps({"type": "line", "line": due}))

@@ -666,8 +666,9 @@ class SealedMove(Action):
     """The referee (``NO_SEAT``) plays ``seat``'s sealed automatic move after that seat's
     ``Timeout``: the one-card play the seat itself proved in advance for the hand it holds
     now (``card.pick.v1`` and ``card.play.v1``, both bound to that hand's sealed context and
-    carried on this line; ``context`` is that sealed context), its outputs ``play_commitment`` and ``hand_commitment`` (the new
-    hand) and ``sig``, the seat's Ed25519 signature over them (hex). The same effect as the
+    carried on this line; ``context`` is that sealed context), its outputs ``play_commitment``
+    and ``hand_commitment`` (the new hand) and ``sig``, the seat's Ed25519 signature over them
+    (hex). The same effect as the
     seat's own ``AutoMove("timeout")`` and ``ShedCard`` together."""
     kind: ClassVar[str] = "sealed_move"
     seat: int

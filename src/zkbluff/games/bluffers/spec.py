@@ -189,8 +189,9 @@ class BluffersSpec(GameSpec):
             raise IllegalMove(f"sealed_move: made for another hand or turn of seat {i} (its context is not the sealed "
                               f"context of the seat's hand now)", code="proof.replayed")
         bound = {"context": action.context, "play_commitment": action.play_commitment}
-        return [ProofDemand(PICK_ID, {"hand_commitment": hand, "seed_commitment": _committed(s.seed_commitments[i], "the seed"),
-                                      "hand_size": s.hand_sizes[i], **bound}, for_seat=i),
+        seed = _committed(s.seed_commitments[i], "the seed")
+        return [ProofDemand(PICK_ID, {"hand_commitment": hand, "seed_commitment": seed, "hand_size": s.hand_sizes[i],
+                                      **bound}, for_seat=i),
                 ProofDemand(PLAY_ID, {"old_hand_commitment": hand, "new_hand_commitment": action.hand_commitment,
                                       "count": 1, **bound}, for_seat=i)]
 
