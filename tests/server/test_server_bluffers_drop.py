@@ -134,6 +134,26 @@ async def _dropped_and_back(tmp_path):
     task.cancel()
 
 
+async def _seal_lost_then_left_again(tmp_path):
+    server, task, url, clock, host, seat = await _table_with_ann_away(tmp_path, seals=True)
+    host.table.referee.private["seals"].pop(str(seat))                   # as if it never reached the referee
+    person = AwayAtFirstTurn()                                           # back, and away again at the same turn
+    back = SeatClient(url, tmp_path / "ann", "ann", person, lambda s: None, clock=clock)
+    playing = asyncio.ensure_future(back.join(host.room.code))
+    await _until(lambda: person.away.is_set(), "ann's turn again")
+    await _until(lambda: str(seat) in host.table.referee.private.get("seals", {}), "the seal left again")
+    playing.cancel()
+    try:
+        await playing
+    except asyncio.CancelledError:
+        pass
+    n = len(host.table.writer.events)
+    clock.past(host.table.referee.deadline)
+    await _until(lambda: any(e["action"] == "sealed_move" for e in host.table.writer.events[n:]), "the sealed move")
+    assert verify_transcript(host.transcript)["lines"] == len(host.table.writer.events)
+    task.cancel()
+
+
 async def _dropped_without_a_seal(tmp_path):
     server, task, url, clock, host, seat = await _table_with_ann_away(tmp_path, seals=False)
     n = len(host.table.writer.events)
@@ -149,6 +169,11 @@ async def _dropped_without_a_seal(tmp_path):
 @pytest.mark.slow
 def test_a_dropped_bluffers_seat_is_played_by_its_sealed_move_and_rejoins_with_its_hand(tmp_path):
     asyncio.run(asyncio.wait_for(_dropped_and_back(tmp_path), 900))
+
+
+@pytest.mark.slow
+def test_a_seal_the_referee_never_got_is_left_again_on_the_next_connection(tmp_path):
+    asyncio.run(asyncio.wait_for(_seal_lost_then_left_again(tmp_path), 900))
 
 
 @pytest.mark.slow

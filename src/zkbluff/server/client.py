@@ -212,6 +212,7 @@ class SeatClient:
         self._tries = 0
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
+        self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
         #: the table this client asked for when it hosts (game, options): a seat at another is refused
         self.wanted: Optional[tuple[str, dict[str, Any]]] = None
 
@@ -407,7 +408,10 @@ class SeatClient:
         except ZkbluffError as exc:  # no seal: its next turn falls back to the timeout
             self.say(f"  could not seal the automatic move for the next turn: {exc}")
             return
+        if seal is None and self._sealed_on is not conn:  # a new connection: the one it made, once again
+            seal = seat.spec.pending_seal(seat)
         if seal is not None:
+            self._sealed_on = conn
             await conn.send({"type": "seal", "seal": seal})
 
     def _make_seal(self, seat: Seat) -> Optional[dict[str, Any]]:

@@ -120,10 +120,26 @@ def make_seal(seat: Any) -> Optional[dict[str, Any]]:
     seat.prover.last_seconds += seconds
     play_commitment, hand_commitment = commit(card, play_salt), commit(p["hand"] & ~card, new_salt)
     sig = seat.key.sign(seal_message(view.match_id, i, context, play_commitment, hand_commitment))
-    seat.private = {**p, "seal": {"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
-                                  "size": hand_size}}
     action = SealedMove(i, context, play_commitment, hand_commitment, sig)
-    return {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
+    seal = {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
+    seat.private = {**p, "seal": {"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
+                                  "size": hand_size, "message": seal}}
+    return seal
+
+
+def pending_seal(seat: Any) -> Optional[dict[str, Any]]:
+    """(The seat's side.) The seal it made for the hand it holds now, if its turn with that
+    hand is still to come (to leave again on a new connection), else None."""
+    made = seat.private.get("seal")
+    view = seat.view
+    if not made or "message" not in made or view is None or view.over or seal_due(seat) is not None:
+        return None
+    i = seat.seat
+    hand_context = view.ledger.hand_contexts[i]
+    if hand_context is None or made.get("context") != str(sealed_context(hand_context)) \
+            or view.rules.s.phase != Phase.TURN:
+        return None
+    return dict(made["message"])
 
 
 def check_seal(view: Any, seat: int, seal: Any) -> SealedMove:

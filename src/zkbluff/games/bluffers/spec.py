@@ -274,6 +274,9 @@ class BluffersSpec(GameSpec):
     def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
         return sealed.make_seal(seat)
 
+    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        return sealed.pending_seal(seat)
+
     def check_seal(self, view: Any, seat: int, seal: Any) -> None:
         sealed.check_seal(view, seat, seal)
 

@@ -418,6 +418,11 @@ class GameSpec(ABC):
         None. Default: a game without sealed moves."""
         return None
 
+    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        """(A seat's side.) The seal ``seat`` made for its turn to come that still stands (to
+        leave again on a new connection: the referee may never have got it), or None."""
+        return None
+
     def check_seal(self, view: Any, seat: int, seal: Any) -> None:
         """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn."""
         from zkbluff.errors import IllegalMove
