@@ -55,6 +55,9 @@ TRANSCRIPT_CODES: dict[str, str] = {
                    "key does not open that sealed choice to the choice the seat committed",
     "timeout.clock": "a timeout whose clock is not what the transcript and the header give",
     "timeout.early": "a timeout (or forfeit) declared at or before its deadline",
+    "sealed.early": "a seat's sealed automatic move played by the referee before that seat's timeout (the house "
+                    "taking a seat's turn from it), or where the seat's automatic move is not a card",
+    "sealed.signature": "a sealed automatic move not signed by the seat it is played for (not its own)",
     "proof.missing": "a line that owes a proof and carries none, or carries one it does not owe",
     "proof.malformed": "a proof envelope of the wrong shape: fields, points, public inputs >= r, a wrong count",
     "proof.statement": "a proof of another statement than the one the action demands",

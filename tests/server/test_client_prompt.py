@@ -116,11 +116,12 @@ class SharedClock:
         return time.time() + self.ahead
 
 
-async def _never_answers(tmp_path, game, options, match_keys, until, answer=None):
+async def _never_answers(tmp_path, game, options, match_keys, until, answer=None, seals=True):
     """Host ``game`` with a house bot; the person's prompt never gets a line (or, with
     ``answer``, gets ``answer(prompt text)`` typed). Each time a new prompt is on screen
     unanswered the clock is moved past the game's limit for it (``until.seconds``). Returns
-    the client, its task, the terminal and what was said, once ``until(client)`` holds."""
+    the client, its task, the terminal and what was said, once ``until(client)`` holds.
+    ``seals=False``: the client leaves no sealed automatic move with the referee (Bluffers)."""
     clock = SharedClock()
     server = Server(tmp_path / "data", key_folder=match_keys, clock=clock, tick=0.05)
     port = asyncio.get_running_loop().create_future()
@@ -136,6 +137,10 @@ async def _never_answers(tmp_path, game, options, match_keys, until, answer=None
                                show=lambda text: keyboard.type(answer(text)))
     client = SeatClient(url, tmp_path / "ann", "ann", policy, said.append, key_folder=match_keys,
                         add_bots=("robo",), clock=clock)
+    if not seals:
+        async def no_seal(conn):
+            return None
+        client._seal = no_seal
     playing = asyncio.ensure_future(client.host(game, options))
     moved = 0
     try:
@@ -186,7 +191,9 @@ def test_a_person_who_never_answers_is_timed_out_and_the_client_sees_the_end(tmp
 def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_client(tmp_path, match_keys):
     """Bluffers: the 30-second move timer runs out while the prompt waits; the referee writes
     ``timeout``, and the seat's own client proves and sends the automatic move (the card its
-    seed picks): the seat plays on, it is not forfeited."""
+    seed picks): the seat plays on, it is not forfeited. (A client that left its sealed
+    automatic move with the referee has it played by the referee instead, the next test; this
+    is the client's own fallback, for a seat that left none.)"""
     def until(client):
         lines = events_of(client)
         out = [i for i, e in enumerate(lines) if e["action"] == "timeout"]
@@ -195,14 +202,32 @@ def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_clien
     until.seconds = 30.0  # Bluffers' move timer
 
     client, playing, terminal, said = asyncio.run(asyncio.wait_for(
-        _never_answers(tmp_path, "bluffers", {"players": "2"}, match_keys, until), STEP * 2))
+        _never_answers(tmp_path, "bluffers", {"players": "2"}, match_keys, until, seals=False), STEP * 2))
     lines = events_of(client)
     first = next(i for i, e in enumerate(lines) if e["action"] == "timeout")
     auto = next(e for e in lines[first:] if e["action"] == "auto_move")
     assert auto["seat"] == client.seat.seat and auto["data"]["reason"] == "timeout"
     assert auto["sig"] and client.moves >= 1  # made and proven on this client
-    assert not any(e["action"] == "forfeit" for e in lines)
+    assert not any(e["action"] in ("forfeit", "sealed_move") for e in lines)
     assert terminal.asked >= 1 and "  (the table moved on; your prompt was called off)" in said
+
+
+def test_a_bluffers_seat_that_never_answers_has_its_sealed_card_played_by_the_referee(tmp_path, match_keys):
+    """Bluffers, the client as it runs: it left its sealed automatic move for the turn with
+    the referee, so when the 30 seconds run out the referee plays it (``sealed_move``, the
+    seat's own proofs) right after the ``timeout``; the seat plays on, it is not forfeited."""
+    def until(client):
+        lines = events_of(client)
+        return any(e["action"] == "sealed_move" for e in lines)
+    until.seconds = 30.0
+
+    client, playing, terminal, said = asyncio.run(asyncio.wait_for(
+        _never_answers(tmp_path, "bluffers", {"players": "2"}, match_keys, until), STEP * 2))
+    lines = events_of(client)
+    k = next(i for i, e in enumerate(lines) if e["action"] == "sealed_move")
+    assert lines[k - 1]["action"] == "timeout" and lines[k - 1]["data"]["seat"] == client.seat.seat
+    assert lines[k]["data"]["seat"] == client.seat.seat and lines[k]["seat"] is None
+    assert not any(e["action"] == "forfeit" for e in lines)
 
 
 def test_a_typo_at_the_prompt_asks_again(tmp_path, match_keys):

@@ -381,7 +381,8 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
         seat = 0
         complaint = None
         spec = SimpleNamespace(game=GAME, options={}, deal=SimpleNamespace(closing="closing"),
-                               text=SimpleNamespace(describe=lambda line, names: "a line"))
+                               text=SimpleNamespace(describe=lambda line, names: "a line"),
+                               make_seal=lambda seat: None, pending_seal=lambda seat: None)
         view = SimpleNamespace(next_line=3, seat_names=["ann", "bob"])
 
         def __init__(self):

@@ -630,6 +630,41 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         c.add(f"line {t}: the timeout's clock names an earlier deadline, re-signed by the referee", ["Timeout"],
               with_line(t, sign(B.referee_key, e)), "invalid", t, "timeout.clock")
 
+    # ---- a seat's sealed automatic move (Bluffers): the referee plays it only after that seat's
+    # timeout, and only the seat's own (its signature)
+    if B.header["game"] == "bluffers":
+        from zkbluff.games.bluffers.sealed import seal_message
+
+        def sealed_line(n: int, seat: int, proofs: list[Any], key: Any) -> dict[str, Any]:
+            data = {"seat": seat, "context": 1, "play_commitment": 2, "hand_commitment": 3}
+            data["sig"] = key.sign(seal_message(B.header["matchId"], seat, 1, 2, 3))
+            return sign(B.referee_key, {"n": n, "prev": events[n - 1]["prev"], "seat": None, "action": "sealed_move",
+                                        "data": data, "proofs": proofs, "at": events[n - 1]["at"]})
+
+        plays = [n for n in seat_proofs if events[n - 1]["action"] == "play"]
+        n = plays[-1]
+        seat = events[n - 1]["seat"]
+        c.add(f"line {n}: the referee plays seat {seat}'s sealed automatic move before its timeout (the house "
+              f"taking the seat's turn), signed by the seat", ["SealedMove"],
+              B.lines[:n - 1] + [canonical(sealed_line(n, seat, events[n - 1]["proofs"], B.seat_keys[seat]))],
+              "invalid", n, "sealed.early")
+        # the seat's 30 seconds run out instead of its play (the referee's honest timeout), then
+        # the referee plays a sealed move it signed itself
+        from zkbluff.games.engine.referee import Referee
+
+        ref = Referee(events[0], verify_now=False)
+        for x in events[1:n - 1]:
+            ref.apply(x)
+        at = events[n - 2]["at"] + float(B.header["limits"]["move"]) + 0.5
+        timeout = sign(B.referee_key, {"n": n, "prev": events[n - 1]["prev"], "seat": None, "action": "timeout",
+                                       "data": {"seat": seat}, "at": at,
+                                       "clock": ref.timeout_clock(seat, "move", at)})
+        forged = sealed_line(n + 1, seat, events[n - 1]["proofs"] * 2, B.referee_key)
+        forged = sign(B.referee_key, {**forged, "prev": sha256(canonical(timeout)), "at": at})
+        c.add(f"line {n + 1}: after seat {seat}'s timeout (line {n}) the referee plays a sealed automatic move it "
+              f"signed itself (not the seat's own)", ["SealedMove", "Timeout"],
+              B.lines[:n - 1] + [canonical(timeout), canonical(forged)], "invalid", n + 1, "sealed.signature")
+
     # ---- the end
     if ends:
         e = B.ev(L)

@@ -891,6 +891,35 @@ class Server:
                 self.stats["proofs"] += table.view.n_proofs - n_proofs
                 await self._after(host)
 
+    async def _seal(self, conn: Conn, msg: dict[str, Any]) -> None:
+        """A seat's sealed move for its next turn (a game's automatic move proved in advance,
+        Bluffers): checked and kept by the referee, played only if that turn times out
+        (:meth:`Table.leave_seal <zkbluff.games.engine.table.Table.leave_seal>`). Never sent
+        to anyone else."""
+        host = self._member_host(conn)
+        async with host.lock:
+            seat = host.seat_of(conn.public_key)
+            if host.stalled is not None:
+                raise type(host.stalled)(str(host.stalled))
+            if host.table is None or seat is None:
+                raise IllegalMove("seal: no match is being played at this seat")
+            table = host.table
+            try:
+                await asyncio.to_thread(self._leave_seal, host, table, seat, msg.get("seal"))
+            except StorageError as exc:
+                await self._stall(host, exc)
+                raise
+            finally:
+                await self._after(host)
+
+    @staticmethod
+    def _leave_seal(host: RoomHost, table: Table, seat: int, seal: Any) -> None:
+        """(In a worker thread.) The seal left with the referee; the bots' turns if it was played."""
+        n = len(table.writer.events)
+        table.leave_seal(seat, seal)
+        if len(table.writer.events) != n:
+            host.play_bots()
+
     async def _stall(self, host: RoomHost, exc: StorageError) -> None:
         """The host's storage refused a write: the match pauses (:meth:`RoomHost.stall`) and
         everyone at the table is told why; nothing unwritten is ever sent."""
@@ -922,7 +951,7 @@ class Server:
 
     HANDLERS: dict[str, Callable[..., Any]] = {
         "create": _create, "join": _join, "watch": _watch, "add-bot": _add_bot, "remove-bot": _remove_bot,
-        "start": _start, "again": _again, "seat-join": _seat_join, "line": _line,
+        "start": _start, "again": _again, "seat-join": _seat_join, "line": _line, "seal": _seal,
     }
 
     # ---- the referee's clock

@@ -213,6 +213,7 @@ class SeatClient:
         self._tries = 0
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
+        self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
         #: the table this client asked for when it hosts (game, options): a seat at another is refused
         self.wanted: Optional[tuple[str, dict[str, Any]]] = None
 
@@ -394,6 +395,32 @@ class SeatClient:
             return
         self._deal_sent_for = line["n"]
         await self._send_line(conn, line)
+
+    async def _seal(self, conn: _Connection) -> None:
+        """This seat's sealed move for its next turn, when its hand changed (a game whose
+        automatic move needs the seat's own proof, Bluffers): proved here, saved with its
+        secrets, then left with the referee, which plays it only if that turn times out
+        (the seed: "If your connection drops ... a move is played for you automatically")."""
+        seat = self.seat
+        if seat is None or seat.view is None:
+            return
+        try:
+            seal = await asyncio.to_thread(self._make_seal, seat)
+        except ZkbluffError as exc:  # no seal: its next turn falls back to the timeout
+            self.say(f"  could not seal the automatic move for the next turn: {exc}")
+            return
+        if seal is None and self._sealed_on is not conn:  # a new connection: the one it made, once again
+            seal = seat.spec.pending_seal(seat)
+        if seal is not None:
+            self._sealed_on = conn
+            await conn.send({"type": "seal", "seal": seal})
+
+    def _make_seal(self, seat: Seat) -> Optional[dict[str, Any]]:
+        """(In a worker thread: it proves, and it writes.) The seal due now, its secrets saved first."""
+        seal = seat.spec.make_seal(seat)
+        if seal is not None:
+            self._save()
+        return seal
 
     def _make_deal_line(self, seat: Seat) -> Optional[dict[str, Any]]:
         """(In a worker thread: it may prove, and it writes.) The seat's deal line due now,
@@ -615,6 +642,7 @@ class SeatClient:
         """After a message: this seat's deal line if one is due, and its move if it is to
         move (the line it already made for this number again, else the policy is asked)."""
         await self._deal_line(conn)
+        await self._seal(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
             self._tries += 1
             if self._tries <= 2:

@@ -386,7 +386,8 @@ def test_a_mind_bluff_eat_must_carry_a_sealed_choice_of_the_right_shape():
 SCHEMA = {
     "bluffers": {"auto_move": "seat", "call_bluff": "seat", "commit_seed": "seat", "deal": "dealer",
                  "disconnect": "referee", "draw": "dealer", "forfeit": "referee", "leave_table": "seat",
-                 "play": "seat", "reconnect": "referee", "reveal": "seat", "share": "seat", "shed": "seat",
+                 "play": "seat", "reconnect": "referee", "reveal": "seat", "sealed_move": "referee", "share": "seat",
+                 "shed": "seat",
                  "timeout": "referee"},
     "cheat": {"call": "seat", "close_window": "referee", "deal": "dealer", "dispute": "seat",
               "forfeit": "referee", "hand_over": "seat", "pass": "seat",

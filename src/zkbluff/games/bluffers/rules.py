@@ -661,10 +661,27 @@ class OpenPlay(Action):
     play_salt: int
 
 
+@dataclass(frozen=True)
+class SealedMove(Action):
+    """The referee (``NO_SEAT``) plays ``seat``'s sealed automatic move after that seat's
+    ``Timeout``: the one-card play the seat itself proved in advance for the hand it holds
+    now (``card.pick.v1`` and ``card.play.v1``, both bound to that hand's sealed context and
+    carried on this line; ``context`` is that sealed context), its outputs ``play_commitment``
+    and ``hand_commitment`` (the new hand) and ``sig``, the seat's Ed25519 signature over them
+    (hex). The same effect as the
+    seat's own ``AutoMove("timeout")`` and ``ShedCard`` together."""
+    kind: ClassVar[str] = "sealed_move"
+    seat: int
+    context: int
+    play_commitment: int
+    hand_commitment: int
+    sig: str
+
+
 #: the proven table's action classes (its transcript schema)
 TABLE_ACTIONS: tuple[type[Action], ...] = (
     CommitSeed, DrawTableCard, DealHands, Play, CallBluff, Timeout, AutoMove, ShedCard, OpenPlay, Share, Disconnect,
-    Reconnect, LeaveTable, Forfeit)
+    Reconnect, LeaveTable, Forfeit, SealedMove)
 
 
 @dataclass(frozen=True)
@@ -760,6 +777,8 @@ class TableRules(BluffersRules):
             return
         if isinstance(action, ShedCard):
             raise IllegalMove("shed: no automatic card is waiting for its new hand")
+        if isinstance(action, SealedMove):
+            return self._check_sealed(seat, action)
         if isinstance(action, DrawTableCard):
             self._expect_turn(seat, what)
             if self.s.phase != Phase.DEAL or self.drawn is not None:
@@ -799,7 +818,27 @@ class TableRules(BluffersRules):
             return super().check(seat, Reveal(action.cards))
         return super().check(seat, action)
 
+    def _check_sealed(self, seat: Optional[int], action: SealedMove) -> None:
+        """A sealed move is opened only by the referee, only for the seat whose 30 seconds ran
+        out (its ``Timeout`` on the transcript) and only where that seat's automatic move is a
+        card (a forced call needs no seal): opened before the timeout is ``sealed.early``."""
+        if seat is not NO_SEAT:
+            raise IllegalMove(f"sealed_move: the referee opens a sealed move, not seat {seat}")
+        if not _is_int(action.seat) or self.s.phase != Phase.TURN or action.seat != self.s.to_move:
+            raise IllegalMove(f"sealed_move: seat {action.seat!r} is not the seat to play", code="sealed.early")
+        if self.timed_out != action.seat:
+            raise IllegalMove(f"sealed_move: opened before seat {action.seat}'s timeout (its own move is still its "
+                              f"choice)", code="sealed.early")
+        if self.must_call(action.seat):
+            raise IllegalMove(f"sealed_move: seat {action.seat} must call; its automatic move is the call",
+                              code="sealed.early")
+        super().check(action.seat, AutoMove("timeout"))
+
     def _apply(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, SealedMove):
+            super()._apply(action.seat, AutoMove("timeout"))
+            self.timed_out = None
+            return
         if isinstance(action, DrawTableCard):
             self.drawn = action.table_card
         elif isinstance(action, DealHands):

@@ -41,8 +41,10 @@ from zkbluff.games.bluffers.moves import BluffersObservation, PlayCards, Proceed
 from zkbluff.games.bluffers.proofs import PICK_ID, PLAY_ID, SHARE_ID, cards_of, fresh_salt, mask_of
 from zkbluff.games.bluffers.rules import (
     DECK, DRAW_ROUND_TAG, HAND_SIZE, MAX_SEATS, MIN_SEATS, TABLE_ACTIONS, TABLE_CARDS, AutoMove, CallBluff,
-    CommitSeed, DealHands, DrawTableCard, LeaveTable, OpenPlay, Phase, Play, ShedCard, Share, TableRules, Timeout,
+    CommitSeed, DealHands, DrawTableCard, LeaveTable, OpenPlay, Phase, Play, SealedMove, ShedCard, Share, TableRules,
+    Timeout,
 )
+from zkbluff.games.bluffers import sealed
 from zkbluff.games.engine.proven_deal import DealPublic, DealShape, ProvenDeal
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
@@ -71,6 +73,11 @@ class Ledger:
     plays: list[Optional[int]] = field(default_factory=list)
     rounds: list[list[Optional[int]]] = field(default_factory=list)
     deal: DealPublic = field(default_factory=DealPublic)
+    #: per seat, the context of the proof that made its hand commitment (a sealed move's
+    #: is :func:`~zkbluff.games.bluffers.sealed.sealed_context` of it)
+    hand_contexts: list[Optional[int]] = field(default_factory=list)
+    match_id: str = ""
+    seat_keys: tuple[str, ...] = ()
 
 
 def _new_private() -> dict[str, Any]:
@@ -111,7 +118,7 @@ class BluffersSpec(GameSpec):
         "commit_seed": Role.SEAT, "draw": Role.DEALER, "deal": Role.DEALER,
         "play": Role.SEAT, "call_bluff": Role.SEAT, "timeout": Role.REFEREE, "auto_move": Role.SEAT,
         "shed": Role.SEAT, "reveal": Role.SEAT, "share": Role.SEAT, "disconnect": Role.REFEREE,
-        "reconnect": Role.REFEREE, "leave_table": Role.SEAT, "forfeit": Role.REFEREE}
+        "reconnect": Role.REFEREE, "leave_table": Role.SEAT, "forfeit": Role.REFEREE, "sealed_move": Role.REFEREE}
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1))}
     default_options: ClassVar[Mapping[str, str]] = {"players": "2"}
@@ -156,15 +163,37 @@ class BluffersSpec(GameSpec):
         return TableRules(self.n_seats)
 
     def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
-        return Ledger([None] * self.n_seats, [None] * self.n_seats)
+        return Ledger([None] * self.n_seats, [None] * self.n_seats, hand_contexts=[None] * self.n_seats,
+                      match_id=str(header.get("matchId", "")),
+                      seat_keys=tuple(header.get("parties", {}).get("seats", ())))
 
     # ---- the public side
     receive_own_lines: ClassVar[bool] = True
 
     def demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> list[ProofDemand]:
         """Each Bluffers line owes at most one proof."""
+        if isinstance(action, SealedMove):
+            assert isinstance(rules, TableRules)
+            sealed.check_seal_signature(ledger.match_id, ledger.seat_keys[action.seat], action)
+            return self.seal_demands(ledger, rules, action)
         one = self._demand(rules, ledger, seat, action)
         return [] if one is None else [one]
+
+    def seal_demands(self, ledger: Ledger, rules: TableRules, action: SealedMove) -> list[ProofDemand]:
+        """The two proofs a seal carries, for the hand its seat holds now: the pick and the
+        shed, both bound to that hand's sealed context (any other is ``proof.replayed``)."""
+        i, s = action.seat, rules.s
+        hand = _committed(ledger.hands[i], "the hand")
+        made_by = ledger.hand_contexts[i]
+        if made_by is None or action.context != sealed.sealed_context(made_by):
+            raise IllegalMove(f"sealed_move: made for another hand or turn of seat {i} (its context is not the sealed "
+                              f"context of the seat's hand now)", code="proof.replayed")
+        bound = {"context": action.context, "play_commitment": action.play_commitment}
+        seed = _committed(s.seed_commitments[i], "the seed")
+        return [ProofDemand(PICK_ID, {"hand_commitment": hand, "seed_commitment": seed, "hand_size": s.hand_sizes[i],
+                                      **bound}, for_seat=i),
+                ProofDemand(PLAY_ID, {"old_hand_commitment": hand, "new_hand_commitment": action.hand_commitment,
+                                      "count": 1, **bound}, for_seat=i)]
 
     def _demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
         assert isinstance(rules, TableRules)
@@ -188,6 +217,8 @@ class BluffersSpec(GameSpec):
             assert seat is not None
             return ProofDemand(PLAY_ID, {"old_hand_commitment": _committed(ledger.hands[seat], "the hand"),
                                          "play_commitment": _committed(ledger.plays[seat], "the play"), "count": 1})
+        if isinstance(action, SealedMove):
+            raise AssertionError("a sealed move owes two proofs (demand)")
         if isinstance(action, Share):
             assert seat is not None and s.puller is not None
             return ProofDemand(SHARE_ID, {"seed_commitment": s.seed_commitments[seat], "revolver": s.puller,  # type: ignore[dict-item]
@@ -208,11 +239,17 @@ class BluffersSpec(GameSpec):
             for k, i in enumerate(action.seats):  # hand k of the proof is seats[k]'s
                 hands[i] = publics[f"hand{k}_commitment"]
             ledger.hands, ledger.plays = hands, [None] * self.n_seats
+            ledger.hand_contexts = [None if h is None else publics["context"] for h in hands]
             ledger.rounds.append(list(hands))
         elif isinstance(action, (Play, ShedCard)):
             assert seat is not None
             ledger.hands[seat] = publics["new_hand_commitment"]
             ledger.plays[seat] = publics["play_commitment"]
+            ledger.hand_contexts[seat] = publics["context"]
+        elif isinstance(action, SealedMove):
+            i = action.seat
+            ledger.hands[i], ledger.plays[i] = action.hand_commitment, action.play_commitment
+            ledger.hand_contexts[i] = action.context
         elif isinstance(action, AutoMove) and publics:
             assert seat is not None
             ledger.plays[seat] = publics["play_commitment"]  # the picked card; the new hand comes with shed
@@ -232,6 +269,24 @@ class BluffersSpec(GameSpec):
         if isinstance(due, Timeout):
             return due, "move"
         return due, ("idle" if rules.shed_due is None and rules.timed_out == rules.to_move else "proof")
+
+    # ---- sealed automatic moves (games/bluffers/sealed.py)
+    def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        return sealed.make_seal(seat)
+
+    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        return sealed.pending_seal(seat)
+
+    def check_seal(self, view: Any, seat: int, seal: Any) -> None:
+        sealed.check_seal(view, seat, seal)
+
+    def seal_to_open(self, rules: Rules) -> Optional[int]:
+        """The seat whose 30 seconds ran out, while its automatic move is a card."""
+        assert isinstance(rules, TableRules)
+        seat = rules.timed_out
+        if seat is None or rules.shed_due is not None or rules.to_move != seat or rules.must_call(seat):
+            return None
+        return seat
 
     # ---- the seat side
     def new_private(self) -> dict[str, Any]:
@@ -334,6 +389,10 @@ class BluffersSpec(GameSpec):
             out.update(play=0, playSalt=0, played=[], claims=[])
         elif isinstance(action, Play):
             out["claims"] = list(private["claims"]) + [[who, action.count]]
+        elif isinstance(action, SealedMove):
+            out["claims"] = list(private["claims"]) + [[action.seat, 1]]
+            if action.seat == seat:  # its own seal, played by the referee after its timeout
+                out = sealed.opened_by(out, action)
         elif isinstance(action, AutoMove) and publics:
             out["claims"] = list(private["claims"]) + [[who, 1]]
             if who == seat:  # the card this line's context picked; its opening salt came with the update

@@ -222,6 +222,9 @@ class TableText:
                                           else "the only one with cards, it calls bluff.")) + tag
         if kind == "shed":
             return f"{who} proves its hand without that card." + tag
+        if kind == "sealed_move":
+            return (f"{names[data['seat']]} (time ran out): the referee plays the automatic card it sealed in "
+                    f"advance; its own proofs and signature are on the line.")
         if kind == "reveal":
             cards = ", ".join(card_name(c) for c in data["cards"])
             return f"{who} turns over {cards}."

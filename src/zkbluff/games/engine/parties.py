@@ -496,6 +496,11 @@ class RefereeParty(_Party):
         return self._line(None, due[0].kind, due[0].to_data(), at=now,
                           clock=self.view.timeout_clock(seat, due[1], now))
 
+    def open_seal(self, seal: Mapping[str, Any]) -> dict[str, Any]:
+        """The referee's signed line that plays a seat's sealed move (``{kind, data, proofs}``,
+        the proofs the seat made in advance); the referee's check of it is :meth:`receive`'s."""
+        return self._line(None, seal["kind"], dict(seal["data"]), list(seal["proofs"]))
+
     def export(self) -> dict[str, Any]:
         return {"key": self.key.secret_hex(), "private": self.private}
 

@@ -344,7 +344,7 @@ class Referee:
                 env, named = check_envelope(
                     obj, statement=demand.statement, vk=self.vks[demand.statement], names=stmt.public,
                     pinned=demand.pinned, match_id=self.match_id, line=event["n"], prev=event["prev"],
-                    signer=seat, verify_now=self.verify_now)
+                    signer=seat if demand.for_seat is None else demand.for_seat, verify_now=self.verify_now)
                 checked.append(env)
                 publics.append(named)
             if not self.verify_now:

@@ -91,6 +91,9 @@ class ProofDemand:
 
     statement: str
     pinned: Mapping[str, int]
+    #: the seat whose proof a referee's line carries (its envelope's signer; a sealed move
+    #: the seat proved in advance, ``pinned`` then names its own ``context``); None: the line's party
+    for_seat: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -406,6 +409,28 @@ class GameSpec(ABC):
         (a game's claim that the referee stalled), or None: the claim's own stamp must then
         be after the last line's plus that limit, as a referee's timeout is (``timeout.early``
         otherwise). Default: no action is such a claim."""
+        return None
+
+    # ---- sealed moves (a seat's automatic move proved in advance, left with the referee)
+    def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        """(A seat's side.) The sealed move ``seat`` (a :class:`~zkbluff.games.engine.parties.Seat`)
+        leaves with the referee now (``{kind, data, proofs}``: the referee's line to play it), or
+        None. Default: a game without sealed moves."""
+        return None
+
+    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+        """(A seat's side.) The seal ``seat`` made for its turn to come that still stands (to
+        leave again on a new connection: the referee may never have got it), or None."""
+        return None
+
+    def check_seal(self, view: Any, seat: int, seal: Any) -> None:
+        """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn."""
+        from zkbluff.errors import IllegalMove
+
+        raise IllegalMove(f"{self.game}: a seat leaves no sealed move at this table")
+
+    def seal_to_open(self, rules: Rules) -> Optional[int]:
+        """The seat whose sealed move the referee may play now (its time ran out), or None."""
         return None
 
     def clock_due(self, rules: Rules) -> bool:

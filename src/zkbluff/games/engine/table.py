@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, MalformedInput
+from zkbluff.errors import CommitmentMismatch, MalformedInput, StorageError, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.statements.keys import load_keys
@@ -158,8 +158,40 @@ class Table:
                     raise RuntimeError(f"{self.spec.game}: no seat is to move and neither the dealer nor the "
                                        f"referee acts (the spec's dealer_move/referee_move)")
                 self.publish(line, self.referee.prover.last_seconds)
-            else:
+            elif not self._open_seal():
                 return
+
+    # ---- sealed moves
+    def leave_seal(self, seat: int, seal: Any) -> None:
+        """Seat ``seat`` leaves its sealed move for its next turn with the referee (checked
+        first: a seal that does not verify is refused and the seat's earlier one, if any, is
+        dropped). Kept in the referee's own state (persisted with it), never sent to anyone."""
+        seals = dict(self.referee.private.get("seals", {}))
+        seals.pop(str(seat), None)
+        self.referee.private = {**self.referee.private, "seals": seals}
+        self.spec.check_seal(self.view, seat, seal)
+        seals[str(seat)] = seal
+        if self.persist is not None:
+            self.persist(self)
+        self.advance()  # its time may have run out already
+
+    def _open_seal(self) -> bool:
+        """Play the sealed move of the seat whose time ran out, if the referee holds one;
+        True if a line was written. A seal the referee refuses now (stale) is dropped: the
+        seat's own agent owes the automatic move, as without one."""
+        seat = self.spec.seal_to_open(self.rules)
+        seals = dict(self.referee.private.get("seals", {}))
+        seal = seals.pop(str(seat), None) if seat is not None else None
+        if seal is None:
+            return False
+        self.referee.private = {**self.referee.private, "seals": seals}
+        try:
+            self.publish(self.referee.open_seal(seal))
+        except StorageError:
+            raise
+        except ZkbluffError:
+            return False
+        return True
 
     def _deal_line(self) -> Optional[dict[str, Any]]:
         line = self.dealer.deal_line()

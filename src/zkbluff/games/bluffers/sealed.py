@@ -1,0 +1,188 @@
+"""A Bluffers seat's sealed automatic move: the move the referee plays for it when its
+30 seconds run out and it is not there to make it (seed 003: "If your connection drops,
+the match doesn't stop: when your turn comes, a move is played for you automatically").
+
+The automatic move is one card of the seat's hand, picked by its own committed seed
+(``card.pick.v1``) and shed from its hand (``card.play.v1``); nobody but the seat holds
+the seed and the hand's opening, so only its own device can prove it, and it must do so
+before the move is needed. Whenever its hand changes (the deal, its own play, its shed,
+a sealed move of its own), the seat proves the automatic move for the hand it now holds
+and leaves it with the referee (:func:`make_seal`):
+
+- both proofs take the **sealed context** of that hand, :func:`sealed_context` of the
+  context of the proof that made the hand commitment (the deal's, the play's, the
+  shed's, or the previous seal's). That context is unique to the match, the line and its
+  previous hash, and no line's own proof ever has it; a hand commitment is fresh each
+  turn (a new salt), so a seal is valid for exactly one turn: the seat's next one with
+  this hand. Played on any other turn its context is not the table's (``proof.replayed``).
+- the seat signs ``(match, seat, context, play commitment, new hand commitment)``
+  (:func:`seal_message`); the line that plays it carries that signature, so the
+  transcript shows the seat's own pre-committed move (``sealed.signature`` if not);
+- the referee plays it only after that seat's ``timeout`` (the rules:
+  ``sealed.early``), so the house cannot take a seat's turn from it.
+
+Nobody learns the card: a seal holds two commitments (salted Poseidon: hiding) and two
+zero-knowledge proofs, the same publics the seat's own ``auto_move`` and ``shed`` would
+put on the transcript. The seat knows its pick in advance, which gains it nothing: it
+could play that card itself. A seat whose seal is missing or does not verify falls back
+to the timeout's automatic move by its own agent (and then the forfeit).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Mapping, Optional
+
+from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput
+from zkbluff.fair.stream import sha256_hex
+from zkbluff.field import r
+from zkbluff.games.bluffers.proofs import PICK_ID, PLAY_ID, fresh_salt
+from zkbluff.games.bluffers.rules import Phase, SealedMove
+from zkbluff.gadgets.native import commit
+from zkbluff.groth16 import prove
+from zkbluff.protocol.envelope import make_envelope
+from zkbluff.protocol.signing import verify_signature
+from zkbluff.protocol.transcript import canonical
+from zkbluff.statements import get_statement
+from zkbluff.statements.revolver import picked_card_native
+
+SEAL_DOMAIN = "zkbluff:sealed-move:v1:"
+
+
+def sealed_context(hand_context: int) -> int:
+    """The context of a seal for the hand whose commitment a proof with context
+    ``hand_context`` made (domain-separated: never a line's own context)."""
+    return int(sha256_hex(f"{SEAL_DOMAIN}{hand_context}"), 16) % r
+
+
+def seal_message(match_id: str, seat: int, context: int, play_commitment: int, hand_commitment: int) -> bytes:
+    """The bytes a seat signs for its sealed move."""
+    return (SEAL_DOMAIN + canonical({"matchId": match_id, "seat": seat, "context": str(context),
+                                     "play": str(play_commitment), "hand": str(hand_commitment)})).encode()
+
+
+def check_seal_signature(match_id: str, seat_key: str, action: SealedMove) -> None:
+    """Raise :class:`IllegalMove` (``sealed.signature``) unless ``action.sig`` is the seat's
+    signature of its sealed move."""
+    message = seal_message(match_id, action.seat, action.context, action.play_commitment, action.hand_commitment)
+    try:
+        verify_signature(seat_key, message, action.sig, f"seat {action.seat}")
+    except (InvalidProof, MalformedInput):
+        raise IllegalMove(f"sealed_move: not seat {action.seat}'s own sealed move (its signature does not verify "
+                          f"under the seat's key)", code="sealed.signature") from None
+
+
+def _envelope(prover: Any, statement: str, inputs: Mapping[str, int], context: int, seat: int) -> dict[str, Any]:
+    """A proof of ``statement`` bound to ``context`` (a seal's, not a line's)."""
+    pk = prover.key(statement)
+    system, witness = get_statement(statement).build({**inputs, "context": context})
+    assert witness is not None
+    t = time.perf_counter()
+    proof = prove(pk, witness, backend=prover.backend)
+    prover.last_seconds = time.perf_counter() - t
+    return make_envelope(statement, pk.vk, witness[1:1 + system.n_public], proof, seat)
+
+
+def seal_due(seat: Any) -> Optional[int]:
+    """The sealed context the seat's next seal is for, or None when it needs none now: the
+    match goes on, the seat holds cards in a round's turns (a call ends the round: its hand is
+    then replaced), and its seal for this hand is not made."""
+    view = seat.view
+    if view is None or view.over or getattr(view.ledger, "hand_contexts", None) is None:
+        return None
+    rules, i = view.rules, seat.seat
+    if rules.s.phase != Phase.TURN or not rules.s.alive[i] \
+            or rules.s.hand_sizes[i] < 1 or not seat.private.get("hand"):
+        return None
+    hand_context = view.ledger.hand_contexts[i]
+    if hand_context is None:
+        return None
+    context = sealed_context(hand_context)
+    made = seat.private.get("seal")
+    return None if made and made.get("context") == str(context) else context
+
+
+def make_seal(seat: Any) -> Optional[dict[str, Any]]:
+    """(The seat's side.) The seat's sealed automatic move for the hand it holds, as the
+    message it leaves with the referee, or None if none is due (:func:`seal_due`). Its
+    secrets (the card, the salts) go into ``seat.private["seal"]``, saved with the seat."""
+    context = seal_due(seat)
+    if context is None:
+        return None
+    p, view, i = seat.private, seat.view, seat.seat
+    card = 1 << picked_card_native(p["hand"], p["seed"], context)
+    play_salt, new_salt = fresh_salt(), fresh_salt()
+    hand_size = view.rules.s.hand_sizes[i]
+    pick = _envelope(seat.prover, PICK_ID, {"hand": p["hand"], "hand_salt": p["handSalt"], "play_salt": play_salt,
+                                            "seed": p["seed"], "seed_salt": p["seedSalt"]}, context, i)
+    seconds = seat.prover.last_seconds
+    shed = _envelope(seat.prover, PLAY_ID, {"old_hand": p["hand"], "old_salt": p["handSalt"], "play": card,
+                                            "play_salt": play_salt, "new_salt": new_salt}, context, i)
+    seat.prover.last_seconds += seconds
+    play_commitment, hand_commitment = commit(card, play_salt), commit(p["hand"] & ~card, new_salt)
+    sig = seat.key.sign(seal_message(view.match_id, i, context, play_commitment, hand_commitment))
+    action = SealedMove(i, context, play_commitment, hand_commitment, sig)
+    seal = {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
+    seat.private = {**p, "seal": {"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
+                                  "size": hand_size, "message": seal}}
+    return seal
+
+
+def pending_seal(seat: Any) -> Optional[dict[str, Any]]:
+    """(The seat's side.) The seal it made for the hand it holds now, if its turn with that
+    hand is still to come (to leave again on a new connection), else None."""
+    made = seat.private.get("seal")
+    view = seat.view
+    if not made or "message" not in made or view is None or view.over or seal_due(seat) is not None:
+        return None
+    i = seat.seat
+    hand_context = view.ledger.hand_contexts[i]
+    if hand_context is None or made.get("context") != str(sealed_context(hand_context)) \
+            or view.rules.s.phase != Phase.TURN:
+        return None
+    return dict(made["message"])
+
+
+def check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
+    """(The referee's side, on receipt.) The seal's action, if it is ``seat``'s sealed move
+    for the hand it holds now (its context, its signature, both proofs verified at once);
+    raises a :class:`~zkbluff.errors.ZkbluffError` otherwise (the seat then falls back to the
+    timeout)."""
+    try:
+        return _check_seal(view, seat, seal)
+    except (LookupError, TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, MalformedInput):
+            raise
+        raise MalformedInput(f"seal: malformed ({type(exc).__name__}: {exc})") from None
+
+
+def _check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
+    if not isinstance(seal, dict) or seal.get("kind") != SealedMove.kind or not isinstance(seal.get("proofs"), list) \
+            or set(seal) != {"kind", "data", "proofs"}:
+        raise MalformedInput("seal: expected {kind: sealed_move, data, proofs}")
+    action = SealedMove.from_data(seal.get("data"))
+    if action.seat != seat:
+        raise IllegalMove(f"seal: seat {seat} may leave only its own sealed move, not seat {action.seat!r}'s")
+    from zkbluff.protocol.envelope import check_envelope
+
+    check_seal_signature(view.match_id, view.seat_keys[seat], action)
+    demands = view.spec.seal_demands(view.ledger, view.rules, action)
+    if len(seal["proofs"]) != len(demands):
+        raise MalformedInput(f"seal: {len(demands)} proofs expected, got {len(seal['proofs'])}")
+    for demand, env in zip(demands, seal["proofs"]):
+        check_envelope(env, statement=demand.statement, vk=view.vks[demand.statement],
+                       names=get_statement(demand.statement).public, pinned=demand.pinned, match_id=view.match_id,
+                       line=0, prev="", signer=seat, verify_now=True)
+    return action
+
+
+def opened_by(private: Mapping[str, Any], action: SealedMove) -> dict[str, Any]:
+    """(The seat's side.) Its secrets once the referee played its seal ``action``: the hand
+    without the sealed card, the new salts, the card as its last play."""
+    made = private.get("seal")
+    if not made or made.get("context") != str(action.context) \
+            or commit(made["card"], made["playSalt"]) != action.play_commitment:
+        from zkbluff.errors import CommitmentMismatch
+        raise CommitmentMismatch(f"seat {action.seat}: the sealed move played is not the one this seat sealed")
+    card = made["card"]
+    return {**private, "hand": private["hand"] & ~card, "handSalt": made["handSalt"], "play": card,
+            "playSalt": made["playSalt"], "played": list(private["played"]) + [card.bit_length() - 1], "seal": None}

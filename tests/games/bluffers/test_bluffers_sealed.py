@@ -1,0 +1,213 @@
+"""A Bluffers seat's sealed automatic move (games/bluffers/sealed.py) on a real table with a
+fake clock and real proofs: left with the referee, played by it only after the seat's
+timeout, valid for one turn only, the seat's own; the transcript verifies offline, and the
+verifier names each way a house could misuse a seal."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from zkbluff.errors import IllegalMove, TranscriptError
+from zkbluff.games.bluffers.moves import PlayCards, Proceed
+from zkbluff.games.bluffers.proofs import cards_of
+from zkbluff.games.bluffers.rules import Forfeit, Phase
+from zkbluff.games.engine.parties import TimeLimits
+from zkbluff.games.engine.table import open_match
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.protocol.signing import SigningKey
+from zkbluff.protocol.transcript import canonical
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _dealt(tmp_path, mcl):
+    clock = Clock()
+    tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=tmp_path / "b.jsonl", clock=clock,
+                     backend=mcl, limits=TimeLimits(proof=10.0, idle=20.0))
+    while tab.rules.s.phase != Phase.TURN:                               # seeds committed, round 1 dealt
+        tab.move(tab.to_move, Proceed())
+    return tab, clock
+
+
+def _seal(tab, i):
+    seal = tab.spec.make_seal(tab.seats[i])
+    assert seal is not None and seal["kind"] == "sealed_move"
+    return seal
+
+
+def _write(tmp_path, events, name):
+    p = tmp_path / name
+    p.write_text("".join(canonical(e) + "\n" for e in events))
+    return p
+
+
+def _play_one(tab, i):
+    card = cards_of(tab.seats[i].private["hand"])[0]
+    return tab.move(i, PlayCards((card,)))
+
+
+def test_a_sealed_move_is_played_after_the_timeout_and_the_seat_plays_on(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    hand = tab.seats[s].private["hand"]
+    tab.leave_seal(s, _seal(tab, s))
+    assert tab.spec.make_seal(tab.seats[s]) is None                      # made once per hand
+    clock.now += 30.1
+    assert tab.poll()["action"] == "timeout"
+    sealed = tab.writer.events[-1]
+    assert sealed["action"] == "sealed_move" and sealed["seat"] is None and sealed["data"]["seat"] == s
+    assert len(sealed["proofs"]) == 2 and all(p["signer"] == s for p in sealed["proofs"])
+    assert "sealed in advance" in tab.spec.text.describe(sealed, ["ann", "bob"])
+    mine = tab.seats[s].private
+    assert bin(mine["hand"]).count("1") == 4 and mine["hand"] | mine["play"] == hand and mine["seal"] is None
+    assert tab.rules.s.last_play.auto and tab.rules.s.hand_sizes[s] == 4 and tab.to_move == 1 - s
+    _play_one(tab, 1 - s)                                                # the other seat accepts and plays
+    line = _play_one(tab, s)                                             # back: it plays on with its hand
+    assert line["seat"] == s and tab.rules.s.hand_sizes[s] == 3
+    report = verify_transcript(tab.writer.path)
+    assert report["lines"] == len(tab.writer.events)
+
+
+def test_a_seal_left_before_a_restart_is_played_after_it(tmp_path, mcl, match_keys):
+    from zkbluff.games.engine.table import resume_match
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    tab.leave_seal(s, _seal(tab, s))                                     # saved with the referee's secrets
+    again = resume_match(tab.writer.path, backend=mcl, clock=clock, limits=TimeLimits(proof=10.0, idle=20.0))
+    clock.now += 30.1
+    assert again.poll()["action"] == "timeout"
+    assert again.writer.events[-1]["action"] == "sealed_move" and again.writer.events[-1]["data"]["seat"] == s
+    assert verify_transcript(again.writer.path)["lines"] == len(again.writer.events)
+
+
+def test_without_a_seal_the_timeout_falls_back_to_the_seats_own_agent(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    clock.now += 30.1
+    assert tab.poll()["action"] == "timeout"
+    assert tab.writer.events[-1]["action"] == "timeout"                   # nothing sealed to play
+    assert tab.spec.timeout(tab.rules) == (Forfeit(s), "idle")
+
+
+def test_a_seal_opened_before_the_timeout_is_refused_and_the_verifier_names_it(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    seal = _seal(tab, s)
+    tab.leave_seal(s, seal)
+    early = tab.referee.open_seal(seal)                                  # the house plays it at once
+    n = len(tab.writer.events)
+    with pytest.raises(IllegalMove) as exc:
+        tab.publish(early)
+    assert exc.value.code == "sealed.early" and len(tab.writer.events) == n
+    events = copy.deepcopy(tab.writer.events) + [early]
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(_write(tmp_path, events, "early.jsonl"))
+    assert exc.value.code == "sealed.early" and exc.value.line == early["n"]
+
+
+def test_a_seal_replayed_on_a_later_turn_is_refused(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    old = _seal(tab, s)
+    tab.leave_seal(s, old)
+    _play_one(tab, s)                                                    # it plays itself: the seal is stale
+    _play_one(tab, 1 - s)
+    assert str(s) in tab.referee.private["seals"]                        # still held by the referee
+    clock.now += 30.1
+    assert tab.poll()["action"] == "timeout"                             # its turn times out
+    assert tab.writer.events[-1]["action"] == "timeout"                  # and the stale seal is not played:
+    assert str(s) not in tab.referee.private["seals"]                    # dropped, its own agent owes the move
+    with pytest.raises(IllegalMove) as exc:                              # left again: refused on receipt
+        tab.leave_seal(s, old)
+    assert exc.value.code == "proof.replayed"
+    replay = tab.referee.open_seal(old)
+    with pytest.raises(IllegalMove) as exc:
+        tab.publish(replay)
+    assert exc.value.code == "proof.replayed"
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(_write(tmp_path, copy.deepcopy(tab.writer.events) + [replay], "replay.jsonl"))
+    assert exc.value.code == "proof.replayed" and exc.value.line == replay["n"]
+
+
+def test_a_forged_sealed_move_is_refused(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    seal = _seal(tab, s)
+    forged = copy.deepcopy(seal)                                         # re-signed by another key (the house's)
+    d = forged["data"]
+    from zkbluff.games.bluffers.sealed import seal_message
+    d["sig"] = SigningKey.generate().sign(seal_message(tab.match_id, s, d["context"], d["play_commitment"],
+                                                        d["hand_commitment"]))
+    with pytest.raises(IllegalMove) as exc:
+        tab.leave_seal(s, forged)
+    assert exc.value.code == "sealed.signature"
+    other = _seal(tab, 1 - s)                                            # the other seat's seal in its name
+    other["data"]["seat"] = s
+    with pytest.raises(IllegalMove):
+        tab.leave_seal(s, other)
+    clock.now += 30.1
+    assert tab.poll()["action"] == "timeout" and tab.writer.events[-1]["action"] == "timeout"
+    line = tab.referee.open_seal(forged)
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(_write(tmp_path, copy.deepcopy(tab.writer.events) + [line], "forged.jsonl"))
+    assert exc.value.code == "sealed.signature" and exc.value.line == line["n"]
+    tab.leave_seal(s, seal)                                              # the twin: its own seal is played
+    assert tab.writer.events[-1]["action"] == "sealed_move"
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+# ---------------------------------------------------------------- the rules alone
+
+def _rules_dealt():
+    from zkbluff.games.bluffers.rules import CommitSeed, DealHands, DrawTableCard, TableRules
+    from zkbluff.games.engine.rules import NO_SEAT
+
+    r = TableRules(2)
+    for i in range(2):
+        r.apply(i, CommitSeed(1000 + i))
+    r.apply(NO_SEAT, DrawTableCard(0))
+    r.apply(NO_SEAT, DealHands(0, (0, 1), ("aa", "bb")))
+    return r
+
+
+def _sealed(seat):
+    from zkbluff.games.bluffers.rules import SealedMove
+
+    return SealedMove(seat, 1, 2, 3, "00")
+
+
+def test_the_rules_open_a_seal_only_for_the_timed_out_seat_whose_automatic_move_is_a_card():
+    from zkbluff.games.bluffers.rules import AutoMove, Play, Timeout
+    from zkbluff.games.engine.rules import NO_SEAT
+
+    r = _rules_dealt()
+    for who, action in ((NO_SEAT, _sealed(0)), (NO_SEAT, _sealed(1)), (0, _sealed(0))):
+        with pytest.raises(IllegalMove):
+            r.check(who, action)
+    with pytest.raises(IllegalMove) as exc:
+        r.check(NO_SEAT, _sealed(0))
+    assert exc.value.code == "sealed.early"
+    r.apply(NO_SEAT, Timeout(0))
+    with pytest.raises(IllegalMove):                                     # the other seat's seal: not its turn
+        r.check(NO_SEAT, _sealed(1))
+    r.apply(NO_SEAT, _sealed(0))                                         # the twin: after its timeout
+    s = r.public_state()
+    assert s.hand_sizes == (4, 5) and s.last_play.auto and s.to_move == 1 and r.extras().timed_out is None
+    assert r.extras().shed_due is None                                   # the seal carries the new hand
+    r.apply(1, Play(3))
+    r.apply(0, Play(3))
+    r.apply(1, Play(2))                                                  # seat 0 alone holds cards: it must call
+    r.apply(NO_SEAT, Timeout(0))
+    assert r.must_call(0)
+    with pytest.raises(IllegalMove) as exc:
+        r.check(NO_SEAT, _sealed(0))
+    assert exc.value.code == "sealed.early"
+    r.apply(0, AutoMove("timeout"))                                      # its automatic move is the call
