@@ -7,6 +7,7 @@ today; a network server passes the same messages over a socket.
 """
 from __future__ import annotations
 
+import copy
 import json
 import secrets as pysecrets
 import time
@@ -336,6 +337,15 @@ class Dealer(_Party):
         self._follow(event)
         if self.view is not None and self.state is not None and self.view.next_line > 2:
             self.state = self.spec.deal.dealer_receive(self.state, self.view.ledger, event)
+
+    def check_line(self, event: Mapping[str, Any]) -> None:
+        """Raise, changing nothing, if this dealer could not take the deal line ``event``
+        (a seat's sealed opening that does not open): the table asks before it writes."""
+        if self.view is None or self.state is None or event.get("action") not in self.spec.deal.line_roles:
+            return
+        view = copy.deepcopy(self.view)
+        view.apply(dict(event))
+        self.spec.deal.dealer_receive(self.state, view.ledger, event)
 
     def deal_line(self) -> Optional[dict[str, Any]]:
         """The dealer's own deal line due now (its entropy commitment), or None."""
