@@ -64,6 +64,22 @@ class VerifyingKey:
         ``protocol`` groth16, a bn128 ``curve``, ``nPublic`` an int with ``len(IC) ==
         nPublic + 1``, at most :data:`MAX_PUBLIC` public inputs, and ``n_public`` (when
         the caller knows the statement's count) equal to ``nPublic``."""
+        cls.check_shape(obj, n_public)
+        ic_json = obj["IC"]
+        vk = cls(
+            alpha_g1=g1_from_json(obj["vk_alpha_1"], "vk_alpha_1"),
+            beta_g2=g2_from_json(obj["vk_beta_2"], "vk_beta_2", backend=backend),
+            gamma_g2=g2_from_json(obj["vk_gamma_2"], "vk_gamma_2", backend=backend),
+            delta_g2=g2_from_json(obj["vk_delta_2"], "vk_delta_2", backend=backend),
+            ic=tuple(g1_from_json(P, f"IC[{i}]", allow_infinity=True) for i, P in enumerate(ic_json)),
+        )
+        return vk
+
+    @staticmethod
+    def check_shape(obj: Any, n_public: Optional[int] = None) -> int:
+        """Every check of :meth:`from_json` that decodes no point (fields, protocol, curve,
+        the count and the size); returns the declared ``nPublic``. A caller holding several
+        keys checks all their shapes first, then decodes (a header's keys)."""
         if not isinstance(obj, dict):
             raise MalformedInput(f"verification key: expected a JSON object, got {type(obj).__name__}")
         missing = VK_FIELDS - set(obj)
@@ -83,14 +99,7 @@ class VerifyingKey:
         if not isinstance(ic_json, list) or len(ic_json) != declared + 1:
             got = len(ic_json) if isinstance(ic_json, list) else type(ic_json).__name__
             raise MalformedInput(f"verification key: IC must list nPublic + 1 = {declared + 1} points, got {got}")
-        vk = cls(
-            alpha_g1=g1_from_json(obj["vk_alpha_1"], "vk_alpha_1"),
-            beta_g2=g2_from_json(obj["vk_beta_2"], "vk_beta_2", backend=backend),
-            gamma_g2=g2_from_json(obj["vk_gamma_2"], "vk_gamma_2", backend=backend),
-            delta_g2=g2_from_json(obj["vk_delta_2"], "vk_delta_2", backend=backend),
-            ic=tuple(g1_from_json(P, f"IC[{i}]", allow_infinity=True) for i, P in enumerate(ic_json)),
-        )
-        return vk
+        return declared
 
     def fingerprint(self) -> str:
         """SHA-256 (hex) of the canonical JSON of this key (computed once per key object: its

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Optional, Sequence
 
 from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput, TranscriptError
 from zkbluff.groth16 import Proof, VerifyingKey, batch_verify, batch_verify_keys, public_from_json, verify
+from zkbluff.groth16.keys import MAX_PUBLIC
 from zkbluff.protocol.context import context_value
 
 FIELDS = ("statement", "vk", "public", "proof", "signer")
@@ -47,7 +48,10 @@ class Envelope:
         if not isinstance(statement, str) or not isinstance(vk, str):
             raise MalformedInput("proof envelope: statement and vk must be strings", code=MALFORMED)
         if signer is not None and (isinstance(signer, bool) or not isinstance(signer, int)):
-            raise MalformedInput(f"proof envelope: signer must be a seat number or null, got {signer!r}",
+            raise MalformedInput(f"proof envelope: signer must be a seat number or null, got {signer!r:.40}",
+                                 code=MALFORMED)
+        if isinstance(obj["public"], list) and len(obj["public"]) > MAX_PUBLIC:  # before any is parsed
+            raise MalformedInput(f"proof envelope: {len(obj['public'])} public inputs, at most {MAX_PUBLIC}",
                                  code=MALFORMED)
         try:
             return cls(statement, vk, tuple(public_from_json(obj["public"])), Proof.from_json(obj["proof"]), signer)

@@ -427,5 +427,5 @@ def test_the_dealer_commits_first_and_a_malformed_entropy_line_is_refused():
     with pytest.raises(IllegalMove, match="entropy phase"):  # no card before every seat's entropy
         tab.publish(forge(tab, 0, "play", {"rank": 0, "count": 1}))
     assert tab.view.next_line == at
-    tab.publish(seat._line(0, kind, good))  # the twin: the seat's own entropy line
+    tab.publish(seat._remember(seat._line(0, kind, good)))  # the twin: the seat's own entropy line
     assert tab.writer.events[-1]["action"] == "entropy.seat" and 0 in tab.view.ledger.deal.seats

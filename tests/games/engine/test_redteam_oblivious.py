@@ -196,7 +196,8 @@ def test_a_remote_chooser_saves_its_hand_before_its_hand_line_leaves(dealt, tmp_
     tab, events, _ = dealt
     exported = tab.seats[0].export()
     # the seat as it was before it made its hand line: no hand, and no line signed for it yet
-    fresh = {**exported, "deal": {"seed": exported["deal"]["seed"], "hands": {}}, "private": {}, "signed": None}
+    # (its last signed line is its choose, line 3: a seat refuses a deal line in its name it did not make)
+    fresh = {**exported, "deal": {"seed": exported["deal"]["seed"], "hands": {}}, "private": {}, "signed": events[2]}
     seat = Seat.restore(tab.spec, fresh, Prover())
     for e in events[:4]:  # header, commit, choose, transfer: the chooser's hand is due
         seat.receive(e)

@@ -21,14 +21,13 @@ def header_verifying_keys(keys: Any, statements: Sequence[str]) -> dict[str, Ver
     public count is not its statement's (a key of another statement)."""
     if not isinstance(keys, dict) or set(keys) != set(statements):
         raise MalformedInput(f"header: expected keys for {sorted(statements)}", code=HEADER)
-    try:
-        vks = {k: VerifyingKey.from_json(v) for k, v in keys.items()}
+    try:  # every key's shape and count first, before any point of any key is decoded
+        for k, v in keys.items():
+            declared, expected = VerifyingKey.check_shape(v), len(get_statement(k).public)
+            if declared != expected:
+                raise UntrustedKey(f"header: the key for {k} has {declared} public inputs, the statement {expected}",
+                                   statement=k)
+        return {k: VerifyingKey.from_json(v) for k, v in keys.items()}
     except MalformedInput as exc:
         exc.code = HEADER
         raise
-    for k, vk in vks.items():
-        expected = len(get_statement(k).public)
-        if vk.n_public != expected:
-            raise UntrustedKey(f"header: the key for {k} has {vk.n_public} public inputs, the statement {expected}",
-                               statement=k)
-    return vks

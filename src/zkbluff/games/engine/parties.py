@@ -7,6 +7,7 @@ today; a network server passes the same messages over a socket.
 """
 from __future__ import annotations
 
+import copy
 import json
 import secrets as pysecrets
 import time
@@ -205,14 +206,19 @@ class Seat(_Party):
         """Raise :class:`CommitmentMismatch`, changing nothing, if ``event`` is a move in this
         seat's name that this seat did not make: none is pending at its number, or it is not
         the line this seat signed there (its action, data and proofs; a resend re-stamps only).
+        The same for the deal's lines a seat makes (its entropy, its opening, a complaint):
+        one in its name is the one it signed at that number, or refused.
         Cheap and before any party takes the line: the table asks it of every seat it hosts
         before the referee checks and writes (refused means unchanged)."""
-        if self.view is None or event.get("seat") != self.seat or event.get("action") in self._not_moves():
+        if self.view is None or event.get("seat") != self.seat or event.get("action") in self._not_moves() - \
+                self._own_deal_lines():
             return
         try:  # a line not signed with this seat's key is not its own: the referee refuses it as such
             check_line_signature(dict(event), self.public_key, f"seat {self.seat}")
         except (ZkbluffError, TypeError, ValueError):
             return
+        if event.get("action") in self._own_deal_lines():  # its entropy, opening, complaint: the one it signed
+            return self._check_signed_here(event)
         pending = self._pending
         if pending is None or pending[0] != event.get("n"):
             raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, "
@@ -223,6 +229,18 @@ class Seat(_Party):
             if any(mine.get(k) != got.get(k) for k in ("prev", "action", "data", "proofs")):
                 raise CommitmentMismatch(f"seat {self.seat}: line {event.get('n')!r} is in this seat's name, but "
                                          f"this seat did not make it (it made {mine.get('action')} there)")
+
+    def _own_deal_lines(self) -> set[Any]:
+        return {k for k, role in self.spec.deal.line_roles.items() if role == Role.SEAT}
+
+    def _check_signed_here(self, event: Mapping[str, Any]) -> None:
+        made = self.signed
+        mine = json.loads(json.dumps(made)) if made is not None else {}
+        got = json.loads(json.dumps(dict(event)))
+        if made is None or made.get("n") != event.get("n") or \
+                any(mine.get(k) != got.get(k) for k in ("prev", "action", "data", "proofs")):
+            raise CommitmentMismatch(f"seat {self.seat}: deal line {event.get('n')!r} ({event.get('action')}) is in "
+                                     f"this seat's name, but this seat did not make it")
 
     def _not_moves(self) -> set[Any]:
         """Line kinds that are no seat's move (the header, deal lines, the end, the closing)."""
@@ -336,6 +354,15 @@ class Dealer(_Party):
         self._follow(event)
         if self.view is not None and self.state is not None and self.view.next_line > 2:
             self.state = self.spec.deal.dealer_receive(self.state, self.view.ledger, event)
+
+    def check_line(self, event: Mapping[str, Any]) -> None:
+        """Raise, changing nothing, if this dealer could not take the deal line ``event``
+        (a seat's sealed opening that does not open): the table asks before it writes."""
+        if self.view is None or self.state is None or event.get("action") not in self.spec.deal.line_roles:
+            return
+        view = copy.deepcopy(self.view)
+        view.apply(dict(event))
+        self.spec.deal.dealer_receive(self.state, view.ledger, event)
 
     def deal_line(self) -> Optional[dict[str, Any]]:
         """The dealer's own deal line due now (its entropy commitment), or None."""

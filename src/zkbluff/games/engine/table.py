@@ -111,6 +111,7 @@ class Table:
         try:
             for seat in self.seats:
                 seat.check_own(line)
+            self.dealer.check_line(line)
         except CommitmentMismatch as refused:  # the referee's public reason first, where it has one
             copy.deepcopy(self.view).apply(line)  # on a copy: a refusal changes nothing
             raise refused

@@ -26,7 +26,7 @@ the series (the seed sets no limit; the table's choice, docs/mind-bluff.md "Time
 A sealed choice that does not open enters as ``SealComplaint(seat)``: instead of the eat's
 verdict, the referee says the eater's sealed choice does not open to its commitment. The
 eater answers with ``SealAnswer(key)`` (the spec checks the key opens the box to the
-commitment: the referee lied, the series is void with the referee at fault) or lets its
+commitment: the referee lied, the series ends on the games won, the referee at fault) or lets its
 time run out (``TimeOut``: it forfeits the series). docs/mind-bluff.md "A sealed choice
 that does not open".
 
@@ -222,7 +222,7 @@ class SealAnswer(Action):
     hex digits) of the ephemeral key on its eat line, from which anyone derives the channel
     key, opens the box and checks the opening against the committed choice (the spec's
     check; a key that does not is refused). Accepted, the referee's complaint was false:
-    the series ends void, the referee at fault (the game in progress is abandoned)."""
+    the series ends on the games won (:meth:`MindBluffRules.standing_places`), the referee at fault (the game in progress is abandoned)."""
 
     kind: ClassVar[str] = "seal_answer"
     key: str
@@ -244,7 +244,7 @@ class RefereeTimeOut(Action):
     """A seat's claim that the referee let its time run out: the table waited on it (a
     verdict, the reveal, the next game's start) past the header's ``proof`` limit from the
     last line's stamp (the engine checks the claim's own stamp against it:
-    ``GameSpec.claimed_wait``). The series ends void, the referee at fault, nobody's
+    ``GameSpec.claimed_wait``). The series ends on the games won, the referee at fault, nobody's
     standing worsened (the game in progress is abandoned). Legal exactly while the table
     waits on the referee in a phase it must answer in (:data:`REFEREE_WAITS`)."""
 
@@ -287,7 +287,7 @@ class EventKind(str, Enum):
     ALL_DONE_RESULT = "all_done_result"  # outcome True = exactly one remained (a win)
     GAME_ENDED = "game_ended"          # seat: the winner
     TIMED_OUT = "timed_out"            # seat let its time run out: it forfeits the series
-    REFEREE_TIMED_OUT = "referee_timed_out"  # seat claimed the referee's time ran out: the series is void
+    REFEREE_TIMED_OUT = "referee_timed_out"  # seat claimed the referee's time ran out: the series ends on the games won
     SEAL_COMPLAINT = "seal_complaint"  # the referee: seat's sealed choice does not open
     SEAL_ANSWERED = "seal_answered"    # seat showed its sealed choice opens: the referee is at fault
 
@@ -353,8 +353,8 @@ class MindBluffState:
     humans: tuple[bool, bool]
     series_winner: Optional[int]
     timed_out: Optional[int] = None  # the seat whose time ran out (it forfeited the series)
-    referee_fault: Optional[int] = None  # the seat the referee falsely accused (the series is void)
-    referee_timed_out: Optional[int] = None  # the seat that claimed the referee's time ran out (void)
+    referee_fault: Optional[int] = None  # the seat the referee falsely accused (the series ends on the games won)
+    referee_timed_out: Optional[int] = None  # the seat that claimed the referee's time ran out (settled on the games won)
 
 
 # ------------------------------------------------------------------ the engine
@@ -389,10 +389,10 @@ class MindBluffRules(Rules):
         self._actor = 0  # the seat whose eat or All done awaits the referee's verdict
         self.timed_out: Optional[int] = None  # the seat that forfeited the series by the clock
         #: the seat whose sealed choice the referee says does not open (SEAL_ANSWER), and
-        #: once it showed it opens, the seat the referee falsely accused (the series is void)
+        #: once it showed it opens, the seat the referee falsely accused (the series ends on the games won)
         self.accused: Optional[int] = None
         self.referee_fault: Optional[int] = None
-        #: the seat whose claim that the referee let its time run out stands (the series is void)
+        #: the seat whose claim that the referee let its time run out stands (the series ends on the games won)
         self.referee_timed_out: Optional[int] = None
 
     # ---- contract
@@ -711,15 +711,22 @@ class MindBluffRules(Rules):
             consents=tuple(sorted(self.consents)), humans=self.humans, series_winner=self.series_winner,
             timed_out=self.timed_out, referee_fault=self.referee_fault, referee_timed_out=self.referee_timed_out)
 
+    def standing_places(self) -> tuple[int, int]:
+        """The places if the series were settled on the games won now: what a referee at
+        fault settles it on (it holds no seat; a void, every seat placed 1, let a referee
+        that stalled while its side trailed turn the leader's lead into a draw)."""
+        a, b = self.wins
+        return (1, 1) if a == b else ((1, 2) if a > b else (2, 1))
+
     def result(self) -> Optional[Result]:
-        if self.over and self.referee_fault is not None:  # void: nobody won what the referee spoiled
-            return Result((1, 1), (self.wins[0], self.wins[1]),
+        if self.over and self.referee_fault is not None:  # settled on the games won: nobody gains by the spoil
+            return Result(self.standing_places(), (self.wins[0], self.wins[1]),
                           f"the referee is at fault: it said {SEAT_NAMES[self.referee_fault]}'s sealed choice does "
-                          f"not open, and it opens; the series is void (games {self.wins[0]}–{self.wins[1]})")
-        if self.over and self.referee_timed_out is not None:  # void: the referee stalled the series
-            return Result((1, 1), (self.wins[0], self.wins[1]),
+                          f"not open, and it opens; the series is settled on the games won ({self.wins[0]}–{self.wins[1]})")
+        if self.over and self.referee_timed_out is not None:  # settled on the games won: the referee stalled
+            return Result(self.standing_places(), (self.wins[0], self.wins[1]),
                           f"the referee is at fault: it let its time run out ({SEAT_NAMES[self.referee_timed_out]} "
-                          f"claimed it); the series is void (games {self.wins[0]}–{self.wins[1]})")
+                          f"claimed it); the series is settled on the games won ({self.wins[0]}–{self.wins[1]})")
         if not self.over or self.series_winner is None:
             return None
         w = self.series_winner
