@@ -121,8 +121,8 @@ def play_match(name: str, game: str, options: dict[str, str], seed: int, out: Pa
                     clock.now = tab.referee.deadline + 0.5  # a timeout comes strictly after its deadline
                     if tab.poll() is None:
                         raise RuntimeError(f"{name}: the table waits, and its deadline brings no line")
-            else:
-                clock.now += 1.0
+            else:  # a second before each move, or to the end of a pause the rules hold play for
+                clock.now = max(clock.now + 1.0, tab.view.paused_until)
                 tab.move(seat, bots[seat].act(tab.observation(seat)))
         else:
             raise RuntimeError(f"{name}: the match did not end")
@@ -616,6 +616,23 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
                 c.add(f"line {k + 1}: seat {claimant} claims the referee's time ran out at the proof limit's "
                       f"deadline, not after it", ["RefereeTimeout"], stall + [canonical(claim)], "invalid", k + 1,
                       "timeout.early")
+
+    # ---- Mind Bluff: the doubt's pause (seed 001: "Doubt pauses all manual and automatic play
+    # for 4.5 seconds"): the next seat's line re-stamped inside it, re-signed by that seat
+    doubts = [n for n in range(2, L) if events[n - 1]["action"] == "doubt"]
+    if doubts:
+        dl = doubts[0]
+        mover = next(n for n in range(dl + 1, L + 1) if events[n - 1]["seat"] is not None)
+        for after, inside in ((4.4, True), (4.6, False)):
+            e = B.ev(mover)
+            e["at"] = events[dl - 1]["at"] + after
+            lines = B.lines[:mover - 1] + [canonical(sign(B.key_for(e), e))]
+            said = (f"line {mover}: seat {e['seat']}'s {e['action']} re-stamped {after} s after the doubt of line "
+                    f"{dl} (the doubt pauses all play for 4.5 s), re-signed by the seat")
+            if inside:
+                c.add(said, ["PausedMove"], lines, "invalid", mover, "move.paused")
+            else:
+                c.add(said + " (valid: after the pause)", ["Valid", "Unfinished", "PausedMove"], lines, "valid")
 
     # ---- a timeout (a referee's line with a clock)
     timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]
