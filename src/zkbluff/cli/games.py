@@ -119,12 +119,15 @@ def rules_cmd(game: str) -> None:
                                               for k, v in cls.option_values.items()))
 
 
-def wait_out_pause(tab: Any, seat: int, sleep: Callable[[float], None] = time.sleep) -> float:
+def wait_out_pause(tab: Any, seat: int, say: Optional[Callable[[str], None]] = None,
+                   sleep: Callable[[float], None] = time.sleep) -> float:
     """Sleep while the rules hold all play (Mind Bluff: 4.5 s after a doubt, game 3's 10-second
     coin animation), by the seat's own clock; returns the seconds waited. A seat's line made
     inside the pause would be refused (``move.paused``)."""
     left = tab.seats[seat].pause_left()
     if left > 0:
+        if say is not None:
+            say(f"  (play is paused for {left:.1f} s)")
         sleep(left)
     return left
 
@@ -440,7 +443,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     except (MalformedInput, IllegalMove) as exc:
                         not_allowed(exc)
                 elif seat == human:
-                    wait_out_pause(tab, seat)
+                    wait_out_pause(tab, seat, click.echo)
                     try:
                         intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
                         with working("your client proves your move"):
@@ -449,7 +452,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                         not_allowed(exc)
                         continue
                 else:
-                    wait_out_pause(tab, seat)
+                    wait_out_pause(tab, seat, click.echo)
                     with working(f"{names[seat]} moves and proves"):
                         tab.move(seat, bots[seat].act(tab.observation(seat)))
                 show(before)

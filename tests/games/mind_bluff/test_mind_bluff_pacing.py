@@ -213,3 +213,17 @@ def test_attack_offline_a_move_restamped_5_s_after_game_3_starts_fails_move_paus
     assert exc.value.code == "move.paused" and exc.value.line == first["n"]
     report = verify_transcript(_restamped(tab, tmp_path, first["n"], start["at"] + 10.1, "late3.jsonl"))
     assert report["lines"] == first["n"]
+
+
+# ---------------------------------------------------------------- `zkbluff play` waits it out
+
+def test_zkbluff_play_sleeps_out_the_pause_before_it_asks_or_moves(tmp_path, match_keys):
+    from zkbluff.cli.games import wait_out_pause
+
+    clock, tab, doubt = _to_doubt(tmp_path)
+    clock.t = doubt["at"] + 0.5
+    slept, said = [], []
+    assert wait_out_pause(tab, 1, said.append, slept.append) == pytest.approx(4.0)
+    assert slept == [pytest.approx(4.0)] and said == ["  (play is paused for 4.0 s)"]
+    clock.t = doubt["at"] + DOUBT_S                   # the twin: at the pause's end nothing is slept
+    assert wait_out_pause(tab, 1, said.append, slept.append) == 0.0 and len(slept) == 1

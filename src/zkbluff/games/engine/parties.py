@@ -432,14 +432,14 @@ class RefereeParty(_Party):
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
         """Check and apply a line (raises, changing nothing, if it is refused). Live (not
         ``restoring``), a line's stamp must be this referee's clock's reading (within
-        :data:`STAMP_TOLERANCE`): nobody back-dates an entropy or a timeout."""
-        if not restoring:
-            now = self.clock()
-            at = event.get("at")
+        :data:`STAMP_TOLERANCE`): nobody back-dates an entropy or a timeout; and no seat's line
+        reaches it inside a pause the rules hold play for (:meth:`Referee.check_pause`)."""
+        if not restoring and "at" in event:
+            now, at = self.clock(), event["at"]
             if isinstance(at, (int, float)) and not isinstance(at, bool) and abs(at - now) > STAMP_TOLERANCE:
                 raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}")
-            if self.view is not None:  # a seat's line inside a pause, whatever its stamp says
-                self.view.check_pause(event, now, by="the referee's clock reads")
+        if not restoring and self.view is not None:  # a seat's line inside a pause, whatever its stamp says
+            self.view.check_pause(event, self.clock(), by="the referee's clock reads")
         if self.view is None:
             self.view = Referee(event, verify_now=True, trust=self.prover.trust())
             out: tuple[Any, list[dict[str, int]]] = (None, [])
