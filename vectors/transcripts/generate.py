@@ -47,7 +47,7 @@ BASES: list[tuple[str, str, dict[str, str], int]] = [
     ("cheat-3", "cheat", {"players": "3", "hands": "3", "window": "1"}, 13),
     ("bluffers-2", "bluffers", {"players": "2"}, 14),
     ("bluffers-3", "bluffers", {"players": "3"}, 22),
-    ("mind-bluff", "mind-bluff", {"humans": "none"}, 16),
+    ("mind-bluff", "mind-bluff", {"humans": "none"}, 20),  # a 1–1 series: game 3 (its draw, its coin's pause)
 ]
 
 
@@ -617,19 +617,21 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
                       f"deadline, not after it", ["RefereeTimeout"], stall + [canonical(claim)], "invalid", k + 1,
                       "timeout.early")
 
-    # ---- Mind Bluff: the doubt's pause (seed 001: "Doubt pauses all manual and automatic play
-    # for 4.5 seconds"): the next seat's line re-stamped inside it, re-signed by that seat
-    doubts = [n for n in range(2, L) if events[n - 1]["action"] == "doubt"]
-    if doubts:
-        dl = doubts[0]
-        mover = next(n for n in range(dl + 1, L + 1) if events[n - 1]["seat"] is not None)
-        for after, inside in ((4.4, True), (4.6, False)):
+    # ---- Mind Bluff's paced pauses (seed 001: "Doubt pauses all manual and automatic play for 4.5
+    # seconds"; game 3's 10-second coin animation "does not skip the server's waiting period"): the
+    # next seat's line re-stamped inside the pause and just after it, re-signed by that seat
+    doubts = [(n, 4.5, "the doubt", (4.4, 4.6)) for n in range(2, L) if events[n - 1]["action"] == "doubt"]
+    coins = [(n, 10.0, "game 3's start", (5.0, 10.1)) for n in range(2, L)
+             if events[n - 1]["action"] == "start_game" and events[n - 1]["data"].get("game") == 3]
+    for opened, seconds, what, (inside, after) in doubts[:1] + coins[:1]:
+        mover = next(n for n in range(opened + 1, L + 1) if events[n - 1]["seat"] is not None)
+        for delay in (inside, after):
             e = B.ev(mover)
-            e["at"] = events[dl - 1]["at"] + after
+            e["at"] = events[opened - 1]["at"] + delay
             lines = B.lines[:mover - 1] + [canonical(sign(B.key_for(e), e))]
-            said = (f"line {mover}: seat {e['seat']}'s {e['action']} re-stamped {after} s after the doubt of line "
-                    f"{dl} (the doubt pauses all play for 4.5 s), re-signed by the seat")
-            if inside:
+            said = (f"line {mover}: seat {e['seat']}'s {e['action']} re-stamped {delay:g} s after {what} (line "
+                    f"{opened}), which pauses all play for {seconds:g} s; re-signed by the seat")
+            if delay < seconds:
                 c.add(said, ["PausedMove"], lines, "invalid", mover, "move.paused")
             else:
                 c.add(said + " (valid: after the pause)", ["Valid", "Unfinished", "PausedMove"], lines, "valid")
