@@ -1,7 +1,8 @@
 """Mind Bluff over the real server on loopback (issue 27 items 11 and 12).
 
-Item 11, the paced pauses: a seat's line inside the doubt's 4.5 s is refused by the
-server's referee (``PausedMove``), whether its stamp is inside the pause or ahead of it;
+Item 11, the paced pauses: a seat's line inside the doubt's 4.5 s, or inside game 3's 10 s
+coin, is refused by the server's referee (``PausedMove``), whether its stamp is inside the
+pause or ahead of it;
 the server's house bot waits the pause out (the server's clock moves it once it ends); a
 person's client waits it out by itself and is never refused. The clock is shared and
 injected: the test moves it past each pause instead of sleeping.
@@ -184,6 +185,70 @@ def test_a_move_inside_the_doubts_pause_is_refused_by_the_server_and_its_bot_wai
             await p1.send(p1.seat.move(Move(Eat(), 1)))  # after the pause: taken
             await p1.until(lambda s: s.view.next_line > n + 1)
             assert host.table.writer.events[n]["action"] == "eat" and host.table.writer.events[n]["seat"] == 0
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(run(), 3 * STEP))
+
+
+class AllDoner:
+    """Calls All done at every turn of games 1 and 2 (it loses each game it opens: 30 remain),
+    eats 1 in game 3 (the series goes on); otherwise its first legal move (its draw entropy)."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def act(self, view):
+        if view.state.phase == Phase.TURN:
+            return Move(Eat(), 1) if view.state.game == 3 else Move(AllDone())
+        return Move(view.legal[0])
+
+
+def test_a_move_inside_game_3s_coin_pause_is_refused_by_the_server(tmp_path, match_keys, monkeypatch, seed_secrets):
+    """Games 1 and 2 are lost by All done at once (1–1); game 3's start opens a 10 s pause:
+    whichever seat the coin names first (seeded: the same seat every run), nothing of its is
+    written before the pause ends, and its eat after it is."""
+    seed_secrets(2711)
+    monkeypatch.setattr(MindBluffSpec, "house_bot", AllDoner)
+    coin_s = 10.0  # the seed's number
+
+    async def run():
+        clock = Clock()
+        server = Server(tmp_path / "data", key_folder=match_keys, clock=clock, tick=0.05)
+        task, url = await _serve(server)
+        async with connect(url) as ws:
+            p1 = RawSeat(ws, clock)
+            host = server.rooms[await p1.open_room()]
+            me, sent = AllDoner(), None  # P1 loses game 1, the bot game 2; P1 consents, reveals its entropy
+            while True:
+                await p1.until(lambda s: s.view.rules.game == 3 or (
+                    s.view.rules.to_move == 0 and s.view.next_line != sent))
+                if p1.seat.view.rules.game == 3:
+                    break
+                sent = p1.seat.view.next_line
+                await p1.send(p1.seat.move(me.act(p1.seat.observation())))
+            start = next(e for e in reversed(host.table.writer.events) if e["action"] == "start_game")
+            until = start["at"] + coin_s
+            assert start["data"]["game"] == 3 and p1.seat.view.paused_until == until
+            first = p1.seat.view.rules.to_move
+            n = len(host.table.writer.events)
+            if first == 0:                                # P1's line 5 s in: refused, nothing written
+                await p1.send(p1.made_anyway(Move(Eat(), 1), max(clock(), start["at"] + 5.0)))
+                refused = await p1.refused()
+                assert refused["error"] == "PausedMove" and len(host.table.writer.events) == n
+                clock.past(until)
+                p1.seat._pending = None
+                await p1.send(p1.seat.move(Move(Eat(), 1)))
+            else:                                         # the server's bot is held until the pause ends
+                for _ in range(STEP * 20):
+                    if not host.lock.locked():
+                        break
+                    await asyncio.sleep(0.05)
+                assert host.bot_call is not None and host.bot_call[0] == pytest.approx(until, abs=0.5)
+                assert len(host.table.writer.events) == n
+                clock.past(until)
+            await p1.until(lambda s: s.view.next_line > n + 1)
+            moved = host.table.writer.events[n]
+            assert moved["seat"] == first and moved["action"] == "eat" and moved["at"] >= until
         task.cancel()
 
     asyncio.run(asyncio.wait_for(run(), 3 * STEP))
