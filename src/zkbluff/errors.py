@@ -53,6 +53,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "deal.complaint": "a complaint about the dealer that its own evidence does not support",
     "seal.answer": "a seat's answer to the referee's complaint that its sealed choice does not open (Mind Bluff) whose "
                    "key does not open that sealed choice to the choice the seat committed",
+    "move.paused": "a seat's line stamped inside a pause the game's rules hold all play for (Mind Bluff: 4.5 s after "
+                   "a doubt, 10 s after game 3's start), measured from the stamp of the line that opened it",
     "timeout.clock": "a timeout whose clock is not what the transcript and the header give",
     "timeout.early": "a timeout (or forfeit) declared at or before its deadline",
     "sealed.early": "a seat's sealed automatic move played by the referee before that seat's timeout (the house "
@@ -200,6 +202,15 @@ class EarlyTimeout(OutOfOrder):
 
     exit_code = 1
     code = "timeout.early"
+
+
+class PausedMove(IllegalMove):
+    """A seat's line inside a pause the game's rules hold all play for (``GameSpec.pause``:
+    Mind Bluff's 4.5 s after a doubt, 10 s after game 3's start): by its stamp, or by the
+    referee's clock when the line reached it."""
+
+    exit_code = 1
+    code = "move.paused"
 
 
 class LimitTooShort(IllegalMove):

@@ -2,6 +2,7 @@
 server): a person's client hosts, house bots fill the other seats server-side, real
 proofs; the client's own copy verifies offline and equals the server's."""
 import asyncio
+import time
 
 import pytest
 
@@ -16,16 +17,39 @@ OPTIONS = {"cheat": {"players": "3", "window": "1"}}
 NETWORKED = tuple(sorted(games()))
 
 
+class Clock:
+    """The server's and the client's clock: the real time, plus the pauses skipped."""
+
+    def __init__(self):
+        self.skipped = 0.0
+
+    def __call__(self):
+        return time.time() + self.skipped
+
+
+async def _skip_pauses(server, clock):
+    """The pauses the rules hold play for (Mind Bluff's doubt, game 3's coin) pass at once:
+    the shared clock is moved to each one's end (the pauses themselves: test_server_pacing.py)."""
+    while True:
+        await asyncio.sleep(0.05)
+        for host in list(server.rooms.values()):
+            table = host.table
+            if table is not None and not host.lock.locked() and table.view.paused_until > clock():
+                clock.skipped += table.view.paused_until - clock()
+
+
 async def _one(game, match_keys, tmp_path):
     options = OPTIONS.get(game)
-    server = Server(tmp_path / "data", key_folder=match_keys)
+    clock = Clock()
+    server = Server(tmp_path / "data", key_folder=match_keys, clock=clock)
+    skipping = asyncio.ensure_future(_skip_pauses(server, clock))
     port = asyncio.get_running_loop().create_future()
     task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
     url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 30)}"
     n_bots = games()[game](options).n_seats - 1
     said = []
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(11), said.append, key_folder=match_keys,
-                        add_bots=tuple(f"house {i}" for i in range(1, n_bots + 1)))
+                        add_bots=tuple(f"house {i}" for i in range(1, n_bots + 1)), clock=clock)
     report = await client.host(game, options)
     host = server.rooms[report["code"]]
     assert report["verified"]["complete"] and report["verified"]["game"] == game
@@ -35,6 +59,7 @@ async def _one(game, match_keys, tmp_path):
     assert not report["result"]["online"] and server.store.leaderboard() == []  # against bots: local only
     assert server.store.local_total(f"key:{client.key.public_hex}") == report["result"]["points"][report["seat"]]
     assert any(line.startswith("  ") for line in said)  # the game's own event text was shown
+    skipping.cancel()
     task.cancel()
 
 

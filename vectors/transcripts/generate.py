@@ -47,7 +47,7 @@ BASES: list[tuple[str, str, dict[str, str], int]] = [
     ("cheat-3", "cheat", {"players": "3", "hands": "3", "window": "1"}, 13),
     ("bluffers-2", "bluffers", {"players": "2"}, 14),
     ("bluffers-3", "bluffers", {"players": "3"}, 22),
-    ("mind-bluff", "mind-bluff", {"humans": "none"}, 16),
+    ("mind-bluff", "mind-bluff", {"humans": "none"}, 20),  # a 1–1 series: game 3 (its draw, its coin's pause)
 ]
 
 
@@ -121,8 +121,8 @@ def play_match(name: str, game: str, options: dict[str, str], seed: int, out: Pa
                     clock.now = tab.referee.deadline + 0.5  # a timeout comes strictly after its deadline
                     if tab.poll() is None:
                         raise RuntimeError(f"{name}: the table waits, and its deadline brings no line")
-            else:
-                clock.now += 1.0
+            else:  # a second before each move, or to the end of a pause the rules hold play for
+                clock.now = max(clock.now + 1.0, tab.view.paused_until)
                 tab.move(seat, bots[seat].act(tab.observation(seat)))
         else:
             raise RuntimeError(f"{name}: the match did not end")
@@ -616,6 +616,25 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
                 c.add(f"line {k + 1}: seat {claimant} claims the referee's time ran out at the proof limit's "
                       f"deadline, not after it", ["RefereeTimeout"], stall + [canonical(claim)], "invalid", k + 1,
                       "timeout.early")
+
+    # ---- Mind Bluff's paced pauses (seed 001: "Doubt pauses all manual and automatic play for 4.5
+    # seconds"; game 3's 10-second coin animation "does not skip the server's waiting period"): the
+    # next seat's line re-stamped inside the pause and just after it, re-signed by that seat
+    doubts = [(n, 4.5, "the doubt", (4.4, 4.6)) for n in range(2, L) if events[n - 1]["action"] == "doubt"]
+    coins = [(n, 10.0, "game 3's start", (5.0, 10.1)) for n in range(2, L)
+             if events[n - 1]["action"] == "start_game" and events[n - 1]["data"].get("game") == 3]
+    for opened, seconds, what, (inside, after) in doubts[:1] + coins[:1]:
+        mover = next(n for n in range(opened + 1, L + 1) if events[n - 1]["seat"] is not None)
+        for delay in (inside, after):
+            e = B.ev(mover)
+            e["at"] = events[opened - 1]["at"] + delay
+            lines = B.lines[:mover - 1] + [canonical(sign(B.key_for(e), e))]
+            said = (f"line {mover}: seat {e['seat']}'s {e['action']} re-stamped {delay:g} s after {what} (line "
+                    f"{opened}), which pauses all play for {seconds:g} s; re-signed by the seat")
+            if delay < seconds:
+                c.add(said, ["PausedMove"], lines, "invalid", mover, "move.paused")
+            else:
+                c.add(said + " (valid: after the pause)", ["Valid", "Unfinished", "PausedMove"], lines, "valid")
 
     # ---- a timeout (a referee's line with a clock)
     timed = [n for n in B.house_lines(proofs=False) if "clock" in events[n - 1]]

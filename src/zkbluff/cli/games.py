@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import click
 
@@ -118,6 +119,19 @@ def rules_cmd(game: str) -> None:
                                               for k, v in cls.option_values.items()))
 
 
+def wait_out_pause(tab: Any, seat: int, say: Optional[Callable[[str], None]] = None,
+                   sleep: Callable[[float], None] = time.sleep) -> float:
+    """Sleep while the rules hold all play (Mind Bluff: 4.5 s after a doubt, game 3's 10-second
+    coin animation), by the seat's own clock; returns the seconds waited. A seat's line made
+    inside the pause would be refused (``move.paused``)."""
+    left = tab.seats[seat].pause_left()
+    if left > 0:
+        if say is not None:
+            say(f"  (play is paused for {left:.1f} s)")
+        sleep(left)
+    return left
+
+
 def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Optional[list[str]] = None,
               keys: Optional[str] = None) -> int:
     import random
@@ -175,6 +189,7 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
                 now[0] = max(now[0], tab.referee.deadline + 1.0)  # a timeout comes strictly after its deadline
                 tab.poll()
         else:
+            now[0] = max(now[0], tab.view.paused_until)  # a pause the rules hold play for (Mind Bluff's doubt)
             tab.move(seat, bots[seat].act(tab.observation(seat)))
         show()
     t_match = time.perf_counter() - t0 - t_keys
@@ -428,6 +443,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     except (MalformedInput, IllegalMove) as exc:
                         not_allowed(exc)
                 elif seat == human:
+                    wait_out_pause(tab, seat, click.echo)
                     try:
                         intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
                         with working("your client proves your move"):
@@ -436,6 +452,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                         not_allowed(exc)
                         continue
                 else:
+                    wait_out_pause(tab, seat, click.echo)
                     with working(f"{names[seat]} moves and proves"):
                         tab.move(seat, bots[seat].act(tab.observation(seat)))
                 show(before)

@@ -267,6 +267,10 @@ class RoomHost:
         assert table is not None
         self.bot_call = None
         while not table.over and table.to_move in self.bot_seats:
+            wait = self.bot_seats[table.to_move].pause_left()
+            if wait > 0:  # the rules hold all play (Mind Bluff's doubt, game 3's coin): the ticker moves it then
+                self.bot_call = (self.server.clock() + wait, table.view.next_line, table.to_move, None)
+                return
             if not self._bot_move(table.to_move, None):
                 return
         if table.over or table.to_move is not None or not table.spec.clock_due(table.rules):

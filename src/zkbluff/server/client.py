@@ -497,6 +497,7 @@ class SeatClient:
             self._save()
             await self._send_line(conn, line)
             return
+        await self._wait_out_pause(seat)
         try:
             line = await asyncio.to_thread(seat.move, self._intent)  # the table's lines wait meanwhile
         except (IllegalMove, MalformedInput) as exc:
@@ -507,6 +508,14 @@ class SeatClient:
         await asyncio.to_thread(self._save)  # the pending move is saved before the line leaves
         self.moves += 1
         await self._send_line(conn, line)
+
+    @staticmethod
+    async def _wait_out_pause(seat: Seat) -> None:
+        """Hold this seat's move while the rules hold all play (Mind Bluff: 4.5 s after a
+        doubt, game 3's 10-second coin), by this machine's clock: a line made inside would be
+        refused (``move.paused``). In short steps, so an injected clock moved on ends it too."""
+        while (left := seat.pause_left()) > 0:
+            await asyncio.sleep(min(left, 0.05))
 
     async def leave_table(self) -> None:
         """Leave the table now (Bluffers: "you earn no points from that match"; the seat
@@ -644,7 +653,10 @@ class SeatClient:
         await self._deal_line(conn)
         await self._seal(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
-            self._tries += 1
+            if msg.get("error") == "PausedMove":  # the referee's clock is behind this machine's: a moment later
+                await asyncio.sleep(0.25)
+            else:
+                self._tries += 1
             if self._tries <= 2:
                 self._sent_for = None  # refused: try once more, then leave it to the referee's clock
                 self._drop_stale_line()

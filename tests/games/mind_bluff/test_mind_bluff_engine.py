@@ -24,21 +24,23 @@ from zkbluff.protocol.commit_reveal import commit_entropy
 from zkbluff.protocol.signing import sign_line
 from zkbluff.protocol.transcript import canonical
 from zkbluff.statements.values import start_draw_native
+from pause_clock import SkipClock, play
 
 NAMES = ["Aiko", "Ben"]
 
 
 def table(tmp_path, keys, name="mb", humans="none"):
+    """A table on a clock that each move (:func:`play`) moves past the rules' pauses."""
     return open_match("mind-bluff", {"humans": humans}, NAMES, transcript=tmp_path / f"{name}.jsonl",
-                      key_folder=keys)
+                      key_folder=keys, clock=SkipClock())
 
 
 def eat(tab, seat, choice, claim=None, respond=None):
-    tab.move(seat, Move(Eat(), choice))
+    play(tab, seat, Move(Eat(), choice))
     if tab.rules.phase == Phase.CLAIM:
-        tab.move(seat, Move(Claim(choice if claim is None else claim, False)))
+        play(tab, seat, Move(Claim(choice if claim is None else claim, False)))
         if respond is not None:
-            tab.move(1 - seat, Move(respond))
+            play(tab, 1 - seat, Move(respond))
 
 
 def lines(tab):
@@ -99,7 +101,7 @@ def ate_last(tmp_path_factory, match_keys):
 def all_done(tmp_path_factory, match_keys):
     """Game 1: P1 calls All done at once (30 left: P1 loses)."""
     tab = table(tmp_path_factory.mktemp("alldone"), match_keys)
-    tab.move(0, Move(AllDone()))
+    play(tab, 0, Move(AllDone()))
     return tab
 
 
@@ -184,7 +186,7 @@ def test_a_lying_referee_is_refused_by_the_table_before_anything_is_written(tmp_
     tab.referee.spec = LyingSpec({"humans": "none"})
     n = len(tab.writer.events)
     with pytest.raises(IllegalMove, match="equal"):
-        tab.move(0, Move(AllDone()))
+        play(tab, 0, Move(AllDone()))
     assert len(tab.writer.events) == n + 1 and tab.writer.events[-1]["action"] == "all_done"
 
 
@@ -192,11 +194,11 @@ def test_a_claim_that_breaks_a_debt_is_refused(tmp_path, match_keys):
     tab = table(tmp_path, match_keys)
     eat(tab, 0, 2, claim=3, respond=Doubt())                 # BLUFF: P1 owes one honest claim
     eat(tab, 1, 1, respond=Believe())
-    tab.move(0, Move(Eat(), 2))
+    play(tab, 0, Move(Eat(), 2))
     n, state = len(tab.writer.events), tab.rules.public_state()
     assert state.debts == (1, 0)
     with pytest.raises(IllegalMove, match="claim what you ate"):
-        tab.move(0, Move(Claim(3, True)))                     # the seat's client refuses to try
+        play(tab, 0, Move(Claim(3, True)))                     # the seat's client refuses to try
     unproven = sign_line(tab.seats[0].key, {"n": tab.view.next_line, "prev": tab.view.head, "seat": 0,
                                             "action": "claim", "data": {"amount": 3, "proven_equal": False}})
     with pytest.raises(IllegalMove, match="owes 1 honest"):    # an unproven claim in debt: the table refuses
@@ -207,7 +209,7 @@ def test_a_claim_that_breaks_a_debt_is_refused(tmp_path, match_keys):
     with pytest.raises(UnsatisfiedConstraint, match="verdict"):
         tab.seats[0].prover.prove(CHOICE, {"choice": opening["choice"], "choice_salt": int(opening["salt"]),
                                            "claim": 3, "verdict": 1}, tab.match_id, 99, "00" * 32, 0)
-    tab.move(0, Move(Claim(2, True)))                         # the honest claim, proven: pays the debt
+    play(tab, 0, Move(Claim(2, True)))                         # the honest claim, proven: pays the debt
     events = lines(tab)
     assert events[-1]["data"] == {"amount": 2, "proven_equal": True} and tab.rules.debts == [0, 0]
     # the same line rewritten to claim 3 and re-signed by the seat itself: refused
@@ -262,15 +264,15 @@ def test_the_choice_reaches_the_referee_sealed(ate_last, tmp_path):
 def to_game_three(tmp_path_factory, match_keys):
     """P1 calls All done at once in game 1 (loses), P2 in game 2 (loses): 1-1; game 3 is drawn."""
     tab = table(tmp_path_factory.mktemp("g3"), match_keys)
-    tab.move(0, Move(AllDone()))
-    tab.move(1, Move(AllDone()))
+    play(tab, 0, Move(AllDone()))
+    play(tab, 1, Move(AllDone()))
     assert tab.rules.phase == Phase.DRAW
     for _ in range(2):
-        tab.move(tab.to_move, Move(RevealEntropy("")))
+        play(tab, tab.to_move, Move(RevealEntropy("")))
     before = lines(tab)
     first = tab.to_move
     eat(tab, first, 1, respond=Believe())
-    tab.move(1 - first, Move(AllDone()))
+    play(tab, 1 - first, Move(AllDone()))
     return tab, before
 
 
@@ -345,13 +347,13 @@ def test_a_reveal_that_contradicts_a_verdict_is_refused(to_game_three, tmp_path)
 
 def test_the_next_game_waits_for_the_human_seat_only(tmp_path, match_keys):
     tab = table(tmp_path, match_keys, humans="P2")
-    tab.move(0, Move(AllDone()))
+    play(tab, 0, Move(AllDone()))
     assert tab.rules.phase == Phase.NEXT_GAME and tab.to_move == 1
     events = lines(tab)
     assert events[-1]["action"] == "reveal"                    # the review came first
     with pytest.raises(IllegalMove, match="bot"):
         tab.seats[0].move(Move(tab.rules.legal_actions(1)[0]))
-    tab.move(1, tab.spec.house_bot(1).act(tab.observation(1)))   # consent
+    play(tab, 1, tab.spec.house_bot(1).act(tab.observation(1)))   # consent
     assert tab.rules.game == 2 and lines(tab)[-2]["action"] == "consent"
 
 
@@ -366,7 +368,7 @@ def test_a_whole_series_of_house_bots_with_real_proofs(tmp_path, match_keys):
     bots = [HouseBot(seed), HouseBot(seed + 10)]
     while not tab.over:
         s = tab.to_move
-        tab.move(s, bots[s].act(tab.observation(s)))
+        play(tab, s, bots[s].act(tab.observation(s)))
     report = verify_transcript(tab.writer.path)
     assert report["complete"] and len(tab.rules.games) == 3
     reviews = [json.loads(e["data"]["review"]) for e in lines(tab) if e["action"] == "reveal"]

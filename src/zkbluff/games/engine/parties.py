@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, PausedMove, ZkbluffError
 from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
@@ -299,10 +299,21 @@ class Seat(_Party):
             raise IllegalMove("the match has not started")
         if self.signed_here() is not None:  # before any proof: a second move here is never made
             raise Equivocation(self._refusal())
+        left = self.pause_left()
+        if left > 0:  # the rules hold all play: a line made now would be refused (move.paused)
+            raise PausedMove(f"seat {self.seat}: the table is paused for {left:.2f} s more (until "
+                             f"{self.view.paused_until}); wait it out before moving")
         move = self.spec.seat_move(self.private, self.view.rules, self.seat, intent)
         line = self._remember(self._signed_move(move, self.seat, self.prover))
         self._pending = (line["n"], move.update)
         return line
+
+    def pause_left(self) -> float:
+        """Seconds, by this seat's clock, until the pause the rules hold play for ends (0.0
+        when none runs): a client or bot waits this long before it makes a line."""
+        if self.view is None:
+            return 0.0
+        return max(0.0, self.view.paused_until - self.clock())
 
     def observation(self) -> Any:
         assert self.view is not None
@@ -448,11 +459,14 @@ class RefereeParty(_Party):
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
         """Check and apply a line (raises, changing nothing, if it is refused). Live (not
         ``restoring``), a line's stamp must be this referee's clock's reading (within
-        :data:`STAMP_TOLERANCE`): nobody back-dates an entropy or a timeout."""
+        :data:`STAMP_TOLERANCE`): nobody back-dates an entropy or a timeout; and no seat's line
+        reaches it inside a pause the rules hold play for (:meth:`Referee.check_pause`)."""
         if not restoring and "at" in event:
             now, at = self.clock(), event["at"]
             if isinstance(at, (int, float)) and not isinstance(at, bool) and abs(at - now) > STAMP_TOLERANCE:
                 raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}")
+        if not restoring and self.view is not None:  # a seat's line inside a pause, whatever its stamp says
+            self.view.check_pause(event, self.clock(), by="the referee's clock reads")
         if self.view is None:
             self.view = Referee(event, verify_now=True, trust=self.prover.trust())
             out: tuple[Any, list[dict[str, int]]] = (None, [])

@@ -38,12 +38,13 @@ rules say so or when the deal ends it (a forfeit before the deal, the dealer at 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
 import math
 
-from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, ZkbluffError
+from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, PausedMove, ZkbluffError
 from zkbluff.games.engine.header_keys import header_verifying_keys
 from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
@@ -84,6 +85,16 @@ def limit_seconds(limits: Mapping[str, Any], limit: Any) -> Optional[float]:
         return float(limit)
     value = limits.get(limit) if isinstance(limit, str) else None
     return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class Pause:
+    """A pause the game's rules hold all play for (``GameSpec.pause``): opened by line
+    ``line``, ``seconds`` long, over at ``until`` (that line's stamp plus ``seconds``)."""
+
+    line: int
+    seconds: float
+    until: float
 
 
 class Referee:
@@ -161,6 +172,8 @@ class Referee:
         self.next_line = 2
         #: per seat, ``[line, hash]`` of the last line it signed
         self.last_signed: dict[int, list[Any]] = {}
+        #: the last pause a line opened (``GameSpec.pause``), or None
+        self.pause: Optional[Pause] = None
 
     # ---- who may make a line
     def role_of(self, kind: Any) -> Role:
@@ -247,6 +260,33 @@ class Referee:
             raise EarlyTimeout(f"{event.get('action')}: claimed at {at}, not after its deadline "
                                f"{self.head_at + seconds} (line {self.next_line - 1} + {seconds} s)")
 
+    @property
+    def paused_until(self) -> float:
+        """When the last pause the rules hold play for ends (0.0 if none opened): a seat's
+        client waits for it before it makes a line."""
+        return 0.0 if self.pause is None else self.pause.until
+
+    def check_pause(self, event: Mapping[str, Any], at: Optional[float], by: str = "stamped") -> None:
+        """Refuse (:class:`PausedMove`, ``move.paused``) a seat's line made at ``at`` inside
+        the last pause (its stamp; live, the referee's clock when it reached it, ``by``);
+        the referee's and the dealer's lines (seat null) are never held."""
+        pause = self.pause
+        if pause is None or event.get("seat") is None or event.get("action") in self.spec.deal.line_roles:
+            return
+        if at is None:
+            raise MalformedInput(f"{event.get('action')!r:.40}: a seat's line after a pause needs its stamp 'at'",
+                                 code="line.stamp")
+        if at < pause.until:
+            raise PausedMove(f"{event.get('action')!r:.40}: {by} {at}, inside the {pause.seconds:g} s pause line "
+                             f"{pause.line} opened (play resumes at {pause.until})")
+
+    def _open_pause(self, line: int, action: Action) -> None:
+        """After ``action``'s line is applied: the pause it opens, from its stamp (the one
+        the deadlines run from, :attr:`head_at`)."""
+        seconds = self.spec.pause(self.rules, action)
+        if seconds > 0 and self.head_at is not None:
+            self.pause = Pause(line, float(seconds), self.head_at + float(seconds))
+
     # ---- the check
     def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         """Check one line and apply it; return its action (None for end and closing lines)
@@ -319,6 +359,8 @@ class Referee:
                 raise IllegalMove(f"{kind}: the deal's entropy phase is not complete", code=ORDER)
             action = self.spec.action_class(kind).from_data(data)
             self.rules.check(seat, action)
+            if role is Role.SEAT:
+                self.check_pause(event, at)
             due = self.spec.timeout(self.rules) if role is Role.REFEREE else None
             if due is not None and kind == due[0].kind:
                 if action != due[0]:
@@ -357,6 +399,8 @@ class Referee:
         self.head = line_hash(canonical(dict(event)))
         if at is not None:
             self.head_at = at
+        if action is not None:
+            self._open_pause(event["n"], action)
         if role is Role.SEAT:
             self.last_signed[seat] = [event["n"], self.head]  # type: ignore[index]
         self.next_line += 1

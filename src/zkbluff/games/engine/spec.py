@@ -433,6 +433,14 @@ class GameSpec(ABC):
         """The seat whose sealed move the referee may play now (its time ran out), or None."""
         return None
 
+    def pause(self, rules: Rules, action: Action) -> float:
+        """Seconds after the accepted line of ``action`` (``rules`` as it left them) in which
+        no seat may make a line: a pause the game's rules hold all play for (Mind Bluff: a
+        doubt, game 3's start). It runs from that line's stamp, the one the table's deadlines
+        run from; a seat's line inside it is refused (:class:`~zkbluff.errors.PausedMove`,
+        ``move.paused``), the referee's own lines are not. Default: no pause (0)."""
+        return 0.0
+
     def clock_due(self, rules: Rules) -> bool:
         """True when nobody is to move and the table waits on the referee's clock (a calling
         window any seat may answer) instead of the dealer. The default: never."""

@@ -65,8 +65,10 @@ def fixed_first_player(game: int) -> Optional[int]:
 
 @dataclass(frozen=True)
 class Pacing:
-    """The seed's presentation pauses, in seconds: data a UI may use. The rules never
-    wait; a table that honours them holds play for ``hold_s`` of the event that names one."""
+    """The seed's pauses, in seconds. Two are rules, held by the table (``MindBluffSpec.pause``:
+    no seat's line inside them, ``move.paused``): the doubt's 4.5 s and game 3's 10-second
+    coin animation. The others only cover a result already final (presentation, a UI's
+    data). The rules themselves never wait; each event's ``hold_s`` names its pause."""
 
     doubt_hold_s: float = 4.5          # Doubt pauses all manual and automatic play
     doubt_voice_s: float = 1.25        # the claimant's voice after "Doubt!"

@@ -35,8 +35,8 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, N_SEATS, REFEREE_ACTIONS, SEAT_PHASES, Claim, Eat, MindBluffRules, Phase, RefereeTimeOut, RevealEntropy,
-    SealAnswer, StartGame, TimeOut,
+    ACTIONS, MAX_GAMES, N_SEATS, PACING, REFEREE_ACTIONS, SEAT_PHASES, Claim, Doubt, Eat, MindBluffRules, Phase,
+    RefereeTimeOut, RevealEntropy, SealAnswer, StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
 from zkbluff.protocol.entropy import x25519_keypair
@@ -159,6 +159,18 @@ class MindBluffSpec(GameSpec):
     def claimed_wait(self, rules: Rules, action: Action) -> Any:
         """A seat's :class:`RefereeTimeOut` claims the referee let the ``proof`` limit run out."""
         return "proof" if isinstance(action, RefereeTimeOut) else None
+
+    def pause(self, rules: Rules, action: Action) -> float:
+        """The seed's pauses that are rules, not decoration: "Doubt pauses all manual and
+        automatic play for 4.5 seconds", and game 3's 10-second coin/number animation
+        ("Closing the animation does not skip the server's waiting period"). No seat moves
+        inside either (the referee's verdict on the doubt comes at once). The other pauses
+        (voices, All done's suspense) only cover a result already final: presentation."""
+        if isinstance(action, Doubt):
+            return PACING.doubt_hold_s
+        if isinstance(action, StartGame) and action.game == MAX_GAMES:
+            return PACING.coin_animation_s
+        return 0.0
 
     def fault(self, ledger: VerdictChecker) -> Optional[tuple[int, str]]:
         """``(line, reason)`` once a seat showed its sealed choice opens after the referee
