@@ -4,6 +4,7 @@ same pinned key (`zkbluff ceremony zkey export`), on every statement vector's pr
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,9 +34,15 @@ def _param(stem: str):
 
 
 def _without_range_check(source: str) -> str:
-    lines = [ln for ln in source.splitlines() if ">= R) return false" not in ln]
-    assert len(lines) < len(source.splitlines())
-    return "\n".join(lines)
+    out = re.sub(r"input\[\d+\] >= R \|\| ", "", source)
+    assert out != source and ">= R" not in out
+    return out
+
+
+def _without_negation_check(source: str) -> str:
+    out = source.replace("if (a[1] >= Q) return false;", "")
+    assert out != source
+    return out
 
 
 def _extra_cases(words: list[int], n_public: int) -> list[tuple[str, list[int]]]:
@@ -50,6 +57,9 @@ def _extra_cases(words: list[int], n_public: int) -> list[tuple[str, list[int]]]
     cases = [(f"public input {k - 8} + r", changed(k, words[k] + r)) for k in sorted({first, last})]
     cases += [("last public input + 1", changed(last, (words[last] + 1) % r)),
               ("pi_a.x + q", changed(0, words[0] + p)),
+              ("pi_a.y + q", changed(1, words[1] + p)),
+              ("pi_b.x imaginary + q", changed(2, words[2] + p)),
+              ("pi_c.y + q", changed(7, words[7] + p)),
               ("pi_c off the curve", words[:6] + [1, 3] + words[8:]),
               ("pi_a at infinity", [0, 0] + words[2:]),
               ("pi_b real parts first", words[:2] + [words[3], words[2], words[5], words[4]] + words[6:])]
@@ -77,7 +87,7 @@ def _snarkjs_source(snarkjs, key_id: str, tmp: Path) -> str:
 
 
 @pytest.fixture(scope="module", params=[_param(s) for s in STEMS])
-def evm(request, snarkjs, node_modules, tmp_path_factory):
+def evm(request, snarkjs, evm_node_modules, tmp_path_factory):
     """Every case of one vector file called on our contract and on snarkjs's, in one EVM."""
     stem = request.param
     vectors = json.loads((VECTORS / f"{stem}.json").read_text())
@@ -88,7 +98,7 @@ def evm(request, snarkjs, node_modules, tmp_path_factory):
                  "snarkjs": (_snarkjs_source(snarkjs, key_id, tmp_path_factory.mktemp("sol")), "Groth16Verifier")}
     cases = _cases(vectors)
     calls = [(k, words) for k in contracts for _, _, words in cases]
-    out = evm_run(node_modules, contracts, calls)
+    out = evm_run(evm_node_modules, contracts, calls)
     results = {k: out["calls"][i * len(cases):(i + 1) * len(cases)] for i, k in enumerate(contracts)}
     return {"stem": stem, "n_public": vk.n_public, "cases": cases, "results": results, "contracts": out["contracts"]}
 
@@ -104,8 +114,8 @@ def test_our_contract_accepts_the_valid_proofs(evm):
 
 def test_our_contract_returns_false_for_every_bad_case(evm):
     """Every tampered vector (wrong public input, another context, another statement) and every
-    extra case (input + r, point off the curve, at infinity, coordinate + q, G2 in the wrong
-    order) returns false; none reverts."""
+    extra case (input + r, a coordinate + q, a point off the curve, A at infinity, G2's
+    coordinates in the wrong order) returns false; none reverts."""
     bad = [(name, res) for (name, expected, _), res in zip(evm["cases"], evm["results"]["ours"]) if not expected]
     assert len(bad) >= 10
     for name, res in bad:
@@ -127,22 +137,34 @@ def test_gas_of_a_valid_verification_is_in_the_expected_range(evm):
 
 
 @pytest.fixture(scope="module")
-def unguarded(node_modules):
-    """The claim's vector cases on our contract with its `input >= R` lines removed."""
+def unguarded(evm_node_modules):
+    """The claim's cases on two mutants of our contract: without its `input >= R` checks, and
+    without its `a[1] >= Q` check. Per mutant, per case name, the call's result."""
     vectors = json.loads((VECTORS / f"{UNGUARDED_ON}.json").read_text())
     key_id = resolve_pinned_id(vectors["statement"])
-    source = _without_range_check(solidity_verifier(pinned_vk(key_id), key_id))
+    source = solidity_verifier(pinned_vk(key_id), key_id)
+    mutants = {"no range check": _without_range_check(source), "no a[1] check": _without_negation_check(source)}
     cases = _cases(vectors)
-    out = evm_run(node_modules, {"unguarded": (source, "ZkbluffVerifier")}, [("unguarded", w) for _, _, w in cases])
-    return {name: res["returned"] for (name, _, _), res in zip(cases, out["calls"])}
+    out = evm_run(evm_node_modules, {k: (src, "ZkbluffVerifier") for k, src in mutants.items()},
+                  [(k, w) for k in mutants for _, _, w in cases])
+    calls = iter(out["calls"])
+    return {k: {name: next(calls) for name, _, _ in cases} for k in mutants}
 
 
 def test_the_range_check_is_what_refuses_input_plus_r(unguarded):
     """Without its `input >= R` lines the contract accepts a valid proof with input + r (the
     scalar precompile reduces it mod r): the guard is needed, and the bad-case test sees it."""
-    plus_r = [name for name in unguarded if name.endswith("+ r")]
-    assert plus_r and all(unguarded[name] is True for name in plus_r)
-    assert unguarded["last public input + 1"] is False
+    verdicts = unguarded["no range check"]
+    plus_r = [name for name in verdicts if name.endswith("+ r")]
+    assert plus_r and all(verdicts[name]["returned"] is True for name in plus_r)
+    assert verdicts["last public input + 1"]["returned"] is False
+
+
+def test_the_a_y_check_is_what_keeps_a_y_plus_q_from_reverting(unguarded):
+    """Without `a[1] >= Q` the negation Q - a[1] underflows: the call reverts instead of
+    returning false (the bad-case test asserts no revert)."""
+    res = unguarded["no a[1] check"]["pi_a.y + q"]
+    assert res["reverted"] is True and res["returned"] is None
 
 
 # ---------------------------------------------------------------- the generator and the CLI, no EVM

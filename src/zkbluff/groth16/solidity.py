@@ -8,10 +8,13 @@ e(C, delta) = 1`` with the EVM's BN254 precompiles (0x06 add, 0x07 scalar multip
 
 It never reverts on a proof or an input: it returns **false** for every public input not
 below r (the scalar precompile would reduce it mod r, so an unchecked ``x + r`` would pass
-for ``x``), for a coordinate not below q, for A, B or C at infinity (zkbluff's own
-verifier refuses them too), for a point off its curve or a G2 point outside its subgroup
+for ``x``), for a coordinate not below q (A's y is checked before it is negated; the pairing
+precompile fails on any other), for a point off its curve or a G2 point outside its subgroup
 (the precompiles fail on those, and the failure is returned as false), and for a proof
-that does not verify. A public input of 0 or 1 costs no scalar multiplication (0 adds
+that does not verify. A point at infinity (all zero words) is the identity to the
+precompiles: a proof with one verifies only if the rest of the equation holds on its own,
+which nobody can arrange without the key's secrets, so it gets no check of its own (zkbluff's
+Python verifier refuses it as malformed; both reject). A public input of 0 or 1 costs no scalar multiplication (0 adds
 nothing, 1 adds IC[i] itself): the inputs are public, so the saving leaks nothing.
 
 The generator is zkbluff's own; only the facts above (addresses, encodings, ABI) are
@@ -59,36 +62,20 @@ def _constants(vk: VerifyingKey) -> list[str]:
 
 
 _HELPERS = """
-    /// acc + s * (x, y) through the precompiles; ok is false if one fails
-    function _accumulate(uint256[2] memory acc, uint256 x, uint256 y, uint256 s)
-        private view returns (bool ok, uint256[2] memory out)
-    {
-        if (s == 0) return (true, acc);
-        uint256[4] memory buf;
-        buf[2] = x;
-        buf[3] = y;
-        if (s != 1) {
-            uint256[3] memory scaled = [x, y, s];
-            uint256[2] memory prod;
-            assembly { ok := staticcall(gas(), 0x07, scaled, 0x60, prod, 0x40) }
-            if (!ok) return (false, acc);
-            buf[2] = prod[0];
-            buf[3] = prod[1];
+    /// buf[0..1] += s * (x, y) through the precompiles, in place (buf[2..4] is scratch:
+    /// no memory is allocated per input); false if a precompile fails
+    function _accumulate(uint256[5] memory buf, uint256 x, uint256 y, uint256 s) private view returns (bool ok) {
+        if (s == 0) return true;
+        assembly {
+            let scratch := add(buf, 0x40)
+            mstore(scratch, x)
+            mstore(add(buf, 0x60), y)
+            mstore(add(buf, 0x80), s)
+            ok := 1
+            if gt(s, 1) { ok := staticcall(gas(), 0x07, scratch, 0x60, scratch, 0x40) }
+            if ok { ok := staticcall(gas(), 0x06, buf, 0x80, buf, 0x40) }
         }
-        buf[0] = acc[0];
-        buf[1] = acc[1];
-        assembly { ok := staticcall(gas(), 0x06, buf, 0x80, out, 0x40) }
     }
-
-    function _wellFormed(uint256[2] calldata a, uint256[2][2] calldata b, uint256[2] calldata c)
-        private pure returns (bool)
-    {
-        if (a[0] >= Q || a[1] >= Q || c[0] >= Q || c[1] >= Q) return false;
-        if (b[0][0] >= Q || b[0][1] >= Q || b[1][0] >= Q || b[1][1] >= Q) return false;
-        if ((a[0] | a[1]) == 0 || (c[0] | c[1]) == 0) return false;
-        return (b[0][0] | b[0][1] | b[1][0] | b[1][1]) != 0;
-    }
-
 """
 
 _PAIRING_WORDS = (
@@ -104,7 +91,7 @@ def _pairing_function() -> list[str]:
     return [
         "",
         "    function _pairingHolds(uint256[2] calldata a, uint256[2][2] calldata b, uint256[2] calldata c,",
-        "                           uint256[2] memory vkx) private view returns (bool ok) {",
+        "                           uint256[5] memory vkx) private view returns (bool ok) {",
         f"        uint256[{len(_PAIRING_WORDS)}] memory w;",
         *(f"        w[{i}] = {e};" for i, e in enumerate(_PAIRING_WORDS)),
         "        uint256[1] memory result;",
@@ -115,11 +102,9 @@ def _pairing_function() -> list[str]:
 
 
 def _accumulate_lines(n_public: int) -> list[str]:
-    lines = ["        uint256[2] memory vkx = [uint256(IC0_X), uint256(IC0_Y)];", "        bool ok;"]
+    lines = ["        uint256[5] memory vkx;", "        vkx[0] = IC0_X;", "        vkx[1] = IC0_Y;"]
     for i in range(n_public):
-        lines += [f"        if (input[{i}] >= R) return false;",
-                  f"        (ok, vkx) = _accumulate(vkx, IC{i + 1}_X, IC{i + 1}_Y, input[{i}]);",
-                  "        if (!ok) return false;"]
+        lines += [f"        if (input[{i}] >= R || !_accumulate(vkx, IC{i + 1}_X, IC{i + 1}_Y, input[{i}])) return false;"]
     return lines
 
 
@@ -137,14 +122,14 @@ def solidity_verifier(vk: VerifyingKey, statement: str, contract: str = "Zkbluff
         f"pragma solidity {PRAGMA};",
         "",
         f"// Returns true for a valid proof of {statement} with these {n} public inputs, false for anything else",
-        "// (an input >= r, a coordinate >= q, a point at infinity, off its curve or outside its subgroup).",
+        "// (an input >= r, a coordinate >= q, a point off its curve or outside its subgroup).",
         f"contract {contract} {{",
     ]
     body = [
         "",
         f"    function verifyProof(uint256[2] calldata a, uint256[2][2] calldata b, uint256[2] calldata c,",
         f"                         uint256[{n}] calldata input) external view returns (bool) {{",
-        "        if (!_wellFormed(a, b, c)) return false;",
+        "        if (a[1] >= Q) return false; // -A is (a[0], Q - a[1]); any other coordinate >= q fails in 0x08",
         *_accumulate_lines(n),
         "        return _pairingHolds(a, b, c, vkx);",
         "    }",
