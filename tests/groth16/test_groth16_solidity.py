@@ -129,11 +129,13 @@ def test_snarkjs_contract_reaches_the_same_verdicts(evm):
 
 def test_gas_of_a_valid_verification_is_in_the_expected_range(evm):
     """The pairing check of four pairs costs 45,000 + 4 * 34,000 = 181,000 gas on its own;
-    each public input adds at most one scalar multiplication (6,000) and one addition (150)."""
+    each public input adds at most one scalar multiplication (6,000) and one addition (150)
+    through the precompiles, plus its calls' bookkeeping (allowed: 1,000 an input, 30,000 in
+    all)."""
     n = evm["n_public"]
     for k in ("ours", "snarkjs"):
         gas = [res["gas"] for (_, ok, _), res in zip(evm["cases"], evm["results"][k]) if ok]
-        assert all(181_000 < g < 181_000 + 150 + 6_150 * n + 30_000 for g in gas), (k, gas)
+        assert all(181_000 < g < 181_000 + 30_000 + (6_150 + 1_000) * n for g in gas), (k, gas)
 
 
 @pytest.fixture(scope="module")
