@@ -48,6 +48,15 @@ def node_modules(node) -> Path:
 
 
 @pytest.fixture(scope="session")
+def evm_node_modules(node_modules) -> Path:
+    """node_modules with solc-js and @ethereumjs/evm (tools/evm_verify.cjs)."""
+    for pkg in ("solc", "@ethereumjs/evm", "@ethereumjs/util"):
+        if not (node_modules / pkg).is_dir():
+            _missing(f"{pkg} not installed in {node_modules} (run `make test`, which runs `npm ci`)")
+    return node_modules
+
+
+@pytest.fixture(scope="session")
 def snarkjs(node_modules) -> list[str]:
     return ["node", str(node_modules / "snarkjs" / "build" / "cli.cjs")]
 

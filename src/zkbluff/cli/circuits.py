@@ -145,17 +145,58 @@ def circuits_setup(name: str | None) -> None:
     click.echo(f"keys ready (rebuilt keys are cached in {key_dir()})")
 
 
-@circuits_group.command("export")
-@click.argument("name")
-@click.argument("verification_key", type=click.Path(dir_okay=False))
-@typed_errors
-def circuits_export(name: str, verification_key: str) -> None:
-    """Write NAME's verification key as snarkjs JSON (for `snarkjs groth16 verify`)."""
+def _export_verification_key(name: str, out: str) -> None:
     from zkbluff.statements.keys import verifying_key
 
     vk = verifying_key(name, create=False)
-    write_json(verification_key, vk.to_json())
-    click.echo(f"wrote the verification key of {name} to {verification_key} (fingerprint {vk.fingerprint()[:16]})")
+    write_json(out, vk.to_json())
+    click.echo(f"wrote the verification key of {name} to {out} (fingerprint {vk.fingerprint()[:16]})")
+
+
+def _write_text_whole(path: str, text: str) -> None:
+    """Write ``text`` beside ``path`` first, then rename it into place: never half a file."""
+    import os
+
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _export_solidity(name: str, out: str) -> None:
+    from zkbluff.groth16.solidity import solidity_verifier
+    from zkbluff.statements import get_statement
+    from zkbluff.statements.keys import verifying_key
+
+    key_id = get_statement(name).key_id
+    vk = verifying_key(key_id, create=False)
+    _write_text_whole(out, solidity_verifier(vk, key_id))
+    click.echo(f"wrote a Solidity verifier of {key_id} to {out} (contract ZkbluffVerifier, {vk.n_public} public "
+               f"inputs, key {vk.fingerprint()[:16]})")
+
+
+#: the forms ``circuits export FORM NAME FILE`` writes besides the verification key
+EXPORT_FORMS = {"solidity": _export_solidity}
+
+
+@circuits_group.command("export", context_settings={"ignore_unknown_options": False})
+@click.argument("args", nargs=-1, required=True, metavar="[FORM] NAME FILE")
+@typed_errors
+def circuits_export(args: tuple[str, ...]) -> None:
+    """Write NAME's pinned verification key as snarkjs JSON (`export NAME FILE`, for `snarkjs
+    groth16 verify`), or another FORM of its verifier: `export solidity NAME FILE` writes a
+    Solidity contract, verifyProof(a, b, c, input) -> bool (docs/interop.md)."""
+    if len(args) == 2:
+        _export_verification_key(*args)
+    elif len(args) == 3 and args[0] in EXPORT_FORMS:
+        EXPORT_FORMS[args[0]](args[1], args[2])
+    else:
+        raise click.UsageError(f"expected NAME FILE, or FORM NAME FILE with FORM one of "
+                               f"{', '.join(sorted(EXPORT_FORMS))}; got {' '.join(args)!r}")
 
 
 def _statement_inputs(stmt, path: str) -> dict:
