@@ -91,6 +91,7 @@ class Conn:
         self.seated = False    # it has been sent its seat message for the current match
         self.refusals = 0
         self.counted = False   # it holds one of its address's connections (Server.admit)
+        self.shared = False    # ... also in the directory's count (Server.admit_shared)
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         try:
@@ -523,6 +524,8 @@ class Server:
         #: connections not yet in a room, and when each opened (the sign-in deadline)
         self.unsigned: dict[Conn, float] = {}
         self.per_address: dict[str, int] = {}
+        #: connections counted in the directory's per-address count (admit_shared)
+        self.shared: set[Conn] = set()
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
 
@@ -563,7 +566,7 @@ class Server:
         self._next_conn += 1
         peer = ws.remote_address[0] if ws.remote_address else "?"
         conn = Conn(ws, f"c{self._next_conn}", str(peer))
-        if not self.admit(conn):
+        if not self.admit(conn) or not await self.admit_shared(conn):
             await conn.send(error_reply(MalformedInput(
                 f"too many connections from this address (at most {self.room_limits.max_connections})")))
             await ws.close(1013, "too many connections from this address")
@@ -576,6 +579,7 @@ class Server:
             log.info("connection %s closed: %s", conn.ident, exc)
         finally:
             self.detach(conn)
+            await self.detach_shared(conn)
 
     def admit(self, conn: Conn) -> bool:
         """A new connection under the per-address cap (it then has until the sign-in
@@ -587,6 +591,46 @@ class Server:
         conn.counted = True
         self.unsigned[conn] = self.clock()
         return True
+
+    async def admit_shared(self, conn: Conn) -> bool:
+        """With a directory, the per-address cap counts this address's connections on every
+        live server (:meth:`RoomDirectory.connect
+        <zkbluff.server.directory.RoomDirectory.connect>`); a refused one gives back its
+        local count. While Redis is away the local cap alone holds."""
+        if self.directory is None:
+            return True
+        try:
+            shared = await self.directory.connect(conn.address, self.room_limits.max_connections)
+        except StorageError as exc:
+            log.warning("%s: the connection cap is this server's alone meanwhile", exc)
+            return True
+        if not shared:
+            self.detach(conn)
+            return False
+        conn.shared = True
+        self.shared.add(conn)
+        return True
+
+    async def detach_shared(self, conn: Conn) -> None:
+        if not conn.shared:
+            return
+        conn.shared = False
+        self.shared.discard(conn)
+        try:
+            await self.directory.disconnect(conn.address)
+        except StorageError as exc:  # the count is set again by the directory's next refresh
+            log.warning("%s", exc)
+
+    async def create_allowed(self, address: str) -> bool:
+        """The room-creation budget of ``address``: shared by every server through the
+        directory (on Redis's clock), this server's own without one or while Redis is away."""
+        if self.directory is not None:
+            lim = self.room_limits
+            try:
+                return bool(await self.directory.take("create", address, lim.create_rate, lim.create_burst))
+            except StorageError as exc:
+                log.warning("%s: the room-creation limit is this server's alone meanwhile", exc)
+        return self.creates.allow(address)
 
     def detach(self, conn: Conn) -> None:
         self.messages.forget(conn.ident)
@@ -607,6 +651,13 @@ class Server:
             host.idle_since = self.clock()
             if host.table is not None:
                 asyncio.ensure_future(host.release())
+
+    def shared_connections(self) -> dict[str, int]:
+        """This server's connections in the directory's count, per address."""
+        counts: dict[str, int] = {}
+        for conn in self.shared:
+            counts[conn.address] = counts.get(conn.address, 0) + 1
+        return counts
 
     async def sweep(self) -> None:
         """The room limits' clock (by the ticker): a connection that has not created,
@@ -655,29 +706,31 @@ class Server:
             await conn.send(error_reply(exc))
 
     # ---- lobby
-    def _lookup(self, conn: Conn, code: Any) -> RoomHost:
-        if not self.lookups.allow(conn.address):
+    async def _find(self, conn: Conn, code: Any) -> Optional[RoomHost]:
+        """The room a join or watch asks for, under the per-address look-up budget (shared
+        by every server with a directory); ``None`` once the client was redirected to the
+        server of the directory that holds it (``redirect``; the client follows)."""
+        if not await self.lookup_allowed(conn.address):
             raise MalformedInput("rate limit: too many room look-ups; wait a moment")
-        host = self.rooms.get(normalise_code(code))
-        if host is None:
-            raise MalformedInput("no room with this code")
-        return host
-
-    async def _redirected(self, conn: Conn, msg: dict[str, Any]) -> bool:
-        """A room this server does not hold but another server of the directory does: the
-        client is sent there (``redirect``; it follows). A look-up like any other."""
-        if self.directory is None:
-            return False
-        code = normalise_code(msg.get("code"))
-        if code in self.rooms:
-            return False
-        if not self.lookups.allow(conn.address):
-            raise MalformedInput("rate limit: too many room look-ups; wait a moment")
-        holder = await self.directory.locate(code)
+        code = normalise_code(code)
+        host = self.rooms.get(code)
+        if host is not None:
+            return host
+        holder = None if self.directory is None else await self.directory.locate(code)
         if holder is None or holder == self.directory.server_url:
             raise MalformedInput("no room with this code")
         await conn.send({"type": "redirect", "code": code, "url": holder})
-        return True
+        return None
+
+    async def lookup_allowed(self, address: str) -> bool:
+        """The room look-up budget of ``address`` (codes cannot be enumerated faster
+        through many servers): as :meth:`create_allowed`."""
+        if self.directory is not None:
+            try:
+                return bool(await self.directory.take("lookup", address, self.lookups.rate, self.lookups.burst))
+            except StorageError as exc:
+                log.warning("%s: the room look-up limit is this server's alone meanwhile", exc)
+        return self.lookups.allow(address)
 
     def _member_host(self, conn: Conn) -> RoomHost:
         if conn.host is None or conn.spectator or conn.public_key is None:
@@ -688,7 +741,7 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("create: this connection is already in a room")
-        if not self.creates.allow(conn.address):
+        if not await self.create_allowed(conn.address):
             raise MalformedInput("rate limit: too many rooms created from this address; wait a moment")
         options = msg.get("options") or None
         spec = spec_for(msg.get("game"), options)
@@ -709,9 +762,9 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("join: this connection is already in a room")
-        if await self._redirected(conn, msg):
+        host = await self._find(conn, msg.get("code"))
+        if host is None:
             return
-        host = self._lookup(conn, msg.get("code"))
         async with host.lock:
             seat = host.seat_of(public_key)
             if seat is None:
@@ -755,9 +808,9 @@ class Server:
     async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
         if conn.host is not None:
             raise IllegalMove("watch: this connection is already in a room")
-        if await self._redirected(conn, msg):
+        host = await self._find(conn, msg.get("code"))
+        if host is None:
             return
-        host = self._lookup(conn, msg.get("code"))
         conn.host, conn.spectator = host, True
         have = msg.get("have", 0)
         conn.sent = have if isinstance(have, int) and not isinstance(have, bool) and have >= 0 else 0
@@ -1022,7 +1075,8 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
         if server.directory is not None:  # this server's rooms listed (again) in the shared directory
             server.directory.bind(f"ws://{host}:{sockets[0].getsockname()[1]}")
             await server.directory.refresh(list(server.rooms))
-            keeper = asyncio.ensure_future(server.directory.keep(lambda: list(server.rooms)))
+            keeper = asyncio.ensure_future(server.directory.keep(lambda: list(server.rooms),
+                                                                 server.shared_connections))
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
         ticker = asyncio.ensure_future(server.ticker())
