@@ -183,6 +183,27 @@ class RoomDirectory:
         for address, n in counts.items():
             await self.redis.hset(f"zkbluff:conns:{address}", me, n)
 
+    async def locate_many(self, codes: list[str]) -> list[Optional[str]]:
+        """The servers holding ``codes`` (``None`` where none does), in one round trip."""
+        if not codes:
+            return []
+        try:
+            return [None if h is None else str(h) for h in await self.redis.mget([room_key(c) for c in codes])]
+        except RedisError as exc:
+            raise self._error(exc, "could not look up rooms") from None
+
+    async def servers(self) -> list[str]:
+        """The live servers' addresses (their presence keys), at most 16."""
+        found: list[str] = []
+        try:
+            async for key in self.redis.scan_iter(match=SERVER_PREFIX + "*", count=100):
+                found.append(str(key)[len(SERVER_PREFIX):])
+                if len(found) >= 16:
+                    break
+        except RedisError as exc:
+            raise self._error(exc, "could not list the servers") from None
+        return sorted(found)
+
     async def refresh(self, codes: Iterable[str], connections: Optional[Mapping[str, int]] = None) -> list[str]:
         """Claim every room this server holds again and renew its presence; the codes
         another server holds now (logged: two servers think they hold one room). A Redis

@@ -149,6 +149,15 @@ class DataLock:
             self._fd = None
 
 
+def room_lock(folder: Union[str, Path]) -> Optional[DataLock]:
+    """The flock on one room's folder (``<room>/.lock``) for this process, or ``None`` if
+    another process holds it: two servers sharing a rooms folder never play one room."""
+    try:
+        return DataLock(folder)
+    except DataFolderLocked:
+        return None
+
+
 def append_line(path: Union[str, Path], line: str) -> None:
     """Append one line and fsync it; a write that fails (the disk full) is cut back to the
     file's length before it, so the file never holds part of a line it did not take."""
