@@ -127,7 +127,8 @@ def test_server_a_killed_mid_match_and_the_match_finished_on_b_recorded_once(tmp
                                                                               match_keys):
     from zkbluff.games.engine.verifier import verify_transcript
     from zkbluff.server.app import Server
-    from zkbluff.server.client import SeatClient, bot_policy
+    from zkbluff.protocol.transcript import parse_chain, read_lines
+    from zkbluff.server.client import SeatClient, Spectator, bot_policy
     from zkbluff.server.postgres import PostgresResultStore
 
     def slow(seed):  # a person who thinks a little: the match is still on when A dies
@@ -148,12 +149,14 @@ def test_server_a_killed_mid_match_and_the_match_finished_on_b_recorded_once(tmp
         await asyncio.sleep(1.0)  # A's next turn notes B among the lobby's servers
         ann = SeatClient(url_a, tmp_path / "ann", "ann", slow(1), lambda m: None, key_folder=match_keys)
         bob = SeatClient(url_b, tmp_path / "bob", "bob", slow(2), lambda m: None, key_folder=match_keys)
+        watcher = Spectator(url_a, lambda m: None)
         try:
             hosting = asyncio.ensure_future(ann.host("proof-or-bluff", {"mode": "casual", "deal": "dealer"}))
             await _until(lambda: ann.code is not None, "ann's room was not created")
             joining = asyncio.ensure_future(bob.join(ann.code))
+            watching = asyncio.ensure_future(watcher.watch(ann.code))
             await _until(lambda: ann.writer is not None and len(ann.writer.events) >= 4, "the match did not start")
-            assert ann.result is None and bob.url == url_a and url_b in ann.servers
+            assert ann.result is None and bob.url == url_a and url_b in ann.servers and url_b in watcher.servers
             proc.send_signal(signal.SIGKILL)  # A dies mid-match: no goodbye, its flocks dropped by the kernel
             proc.wait(30)
             killed = time.monotonic()
@@ -161,22 +164,24 @@ def test_server_a_killed_mid_match_and_the_match_finished_on_b_recorded_once(tmp
             await _until(lambda: len(b.rooms[ann.code].conns) == 2, "the seats did not reach B")
             timing["resumed_s"] = time.monotonic() - killed
             reports = await asyncio.gather(hosting, joining)
-            return b, url_b, reports, ann, bob
+            seen = await asyncio.wait_for(watching, STEP)
+            return b, url_b, reports, ann, bob, {**seen, "url": watcher.url}
         finally:
             task_b.cancel()
             await asyncio.gather(task_b, return_exceptions=True)
 
     try:
-        b, url_b, reports, ann, bob = asyncio.run(asyncio.wait_for(go(), 600))
+        b, url_b, reports, ann, bob, seen = asyncio.run(asyncio.wait_for(go(), 600))
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert ann.url == bob.url == url_b
+    assert ann.url == bob.url == seen["url"] == url_b
     for report in reports:
         assert report["verified"]["complete"] and report["result"]["online"]
     host = b.rooms[reports[0]["code"]]
     assert host.restores == 1  # resumed once, from A's transcript and secrets
     assert verify_transcript(host.transcript)["complete"]
+    assert seen["events"] == list(parse_chain(read_lines(host.transcript)))  # the spectator saw every line
     store = PostgresResultStore(postgres_url)
     try:
         board = store.leaderboard(season=None)
@@ -184,3 +189,33 @@ def test_server_a_killed_mid_match_and_the_match_finished_on_b_recorded_once(tmp
     finally:
         store.close()
     print(f"resumed on B {timing['resumed_s']:.1f} s after A's kill -9")
+
+
+def test_a_private_rooms_folder_is_never_taken_over_from(tmp_path, redis_url):
+    """The negative twin of the shared folder: without --rooms a server adopts nothing,
+    even a room folder whose lease is gone and whose lock is free."""
+    from zkbluff.server.app import Server
+
+    async def go():
+        a = Server(tmp_path / "a", directory=RoomDirectory(redis_url))
+        task_a, url_a = await _served(a)
+        owner, code, _ = await _create(url_a)
+        try:
+            await a.directory.redis.delete(room_key(code))
+            host = a.rooms.pop(code)
+            host.room_lock.release()
+            return await a.adopt(code), await a.adopt_orphans(), code, a
+        finally:
+            await owner.close()
+            task_a.cancel()
+            await asyncio.gather(task_a, return_exceptions=True)
+
+    adopted, orphans, code, a = asyncio.run(asyncio.wait_for(go(), STEP))
+    assert adopted is None and orphans == [] and code not in a.rooms
+
+
+def test_serve_refuses_a_shared_rooms_folder_without_a_directory(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-m", "zkbluff", "serve", "--port", "0", "--data", str(tmp_path / "a"),
+                          "--rooms", str(tmp_path / "rooms")], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 2 and "--rooms" in out.stderr and "Traceback" not in out.stderr

@@ -509,6 +509,7 @@ class Server:
         #: the rooms' folders: ``data/rooms``, or a folder the servers share (``--rooms``:
         #: a dead server's rooms are taken over from it, :meth:`adopt`)
         self.rooms_dir = Path(rooms) if rooms is not None else self.data / "rooms"
+        self.shared_rooms = rooms is not None
         private_dir(self.rooms_dir)
         private_dir(self.data)
         self.key_folder, self.backend = key_folder, backend
@@ -602,7 +603,7 @@ class Server:
             if code in self.rooms:
                 return self.rooms[code]
             folder = self.rooms_dir / code
-            if self.directory is None or not (folder / "room.json").exists() \
+            if self.directory is None or not self.shared_rooms or not (folder / "room.json").exists() \
                     or await self.directory.locate(code) is not None:
                 return None
             lock = room_lock(folder)
@@ -624,14 +625,15 @@ class Server:
             return host
 
     async def adopt_orphans(self) -> list[str]:
-        """Every room of the rooms folder that no server holds, taken over (:meth:`adopt`);
-        the live servers noted (:attr:`peers`)."""
+        """Every room of the shared rooms folder that no server holds, taken over
+        (:meth:`adopt`); the live servers noted (:attr:`peers`)."""
+        self.peers = await self.directory.servers()
+        if not self.shared_rooms:
+            return []
         codes = [p.name for p in sorted(self.rooms_dir.iterdir())
                  if p.name not in self.rooms and (p / "room.json").exists()]
         holders = await self.directory.locate_many(codes)
-        taken = [code for code, holder in zip(codes, holders) if holder is None and await self.adopt(code)]
-        self.peers = await self.directory.servers()
-        return taken
+        return [code for code, holder in zip(codes, holders) if holder is None and await self.adopt(code)]
 
     async def keep_adopting(self) -> None:
         """:meth:`adopt_orphans` every ``ttl / 3`` seconds until cancelled (a Redis that is

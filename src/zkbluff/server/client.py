@@ -797,6 +797,7 @@ class Spectator:
 
     def __init__(self, url: str, say: Say = print, reconnect_for: float = 60.0):
         self.url, self.say, self.reconnect_for = url, say, reconnect_for
+        self.servers: list[str] = []  # the lobby's servers as the last hello named them
         self.view: Optional[Referee] = None
         self.events: list[dict[str, Any]] = []
         self.match_id: Any = None
@@ -812,7 +813,7 @@ class Spectator:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws)
                     await conn.open()
-                    connected = True
+                    connected, self.servers = True, conn.servers or self.servers
                     await conn.send({"type": "watch", "code": code, "have": len(self.events)})
                     while True:
                         msg = await conn.recv()
@@ -837,6 +838,8 @@ class Spectator:
                     connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
                     raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
+                if isinstance(exc, OSError) and self.servers:  # nobody listens there: ask another server
+                    self.url, redirects = next_server(self.url, self.servers), 0
                 await asyncio.sleep(0.5)
 
     def _on_line(self, line: Any, match_id: Any = None) -> None:
