@@ -219,3 +219,20 @@ def test_serve_refuses_a_shared_rooms_folder_without_a_directory(tmp_path):
     out = subprocess.run([sys.executable, "-m", "zkbluff", "serve", "--port", "0", "--data", str(tmp_path / "a"),
                           "--rooms", str(tmp_path / "rooms")], capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 2 and "--rooms" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_server_raises_its_open_files_limit_to_the_hard_one():
+    """A room's flock is an open file: the common soft limit of 1024 would stop a server at
+    a few hundred rooms."""
+    import resource
+
+    from zkbluff.server.files import raise_open_files
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard < 256:
+        pytest.skip(f"the hard limit of open files here is {hard}: nothing to raise it to")
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, hard))
+        assert raise_open_files() == hard == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -42,8 +42,8 @@ from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new
 from zkbluff.server.results import seat_results
 from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomLimits, RoomState, \
     new_room_code, normalise_code
-from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, room_lock, \
-    write_private_json
+from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, \
+    raise_open_files, room_lock, write_private_json
 from zkbluff.server.storage import ResultStore, SeatResult, SqliteResultStore, counts_online
 
 log = logging.getLogger("zkbluff.server")
@@ -1226,6 +1226,7 @@ async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
     """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled. The data
     folder is locked for this process first (a second server on it exits, exit 3)."""
     lock = DataLock(data)
+    raise_open_files()
     try:
         await serve(Server(data, **kwargs), host, port, ready)
     finally:
