@@ -124,7 +124,7 @@ def test_an_address_holds_its_connection_cap_across_two_servers(tmp_path, redis_
         third_b, refused_b = await _open(url_b)
         await first.close()  # one given back: another may open, on either server
         deadline = time.monotonic() + STEP
-        while a.shared:
+        while a.directory.server_url in await a.directory.redis.hgetall("zkbluff:conns:127.0.0.1"):
             assert time.monotonic() < deadline, "server A kept the closed connection's count"
             await asyncio.sleep(0.05)
         again, hello_again = await _open(url_b)
@@ -204,3 +204,35 @@ def test_without_a_directory_each_server_has_its_own_look_up_budget(tmp_path, re
     answers = run(go())
     assert all("no room with this code" in m for m in answers[:4]), answers
     assert "too many room look-ups" in answers[4]
+
+
+def test_while_redis_is_away_each_server_keeps_its_own_connection_cap(tmp_path, redis_server, redis_url):
+    """Redis away: a connection is not refused for want of the shared count, and this
+    server's own cap still holds; back, the server lists both its connections again."""
+    from zkbluff.server.app import Server, serve
+
+    async def go():
+        server = Server(tmp_path / "a", room_limits=RoomLimits(max_connections=2),
+                        directory=RoomDirectory(redis_url, ttl=0.6, timeout=0.5))
+        port = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
+        url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+        first, hello = await _open(url)  # counted in Redis
+        redis_server.stop()
+        try:
+            second, hello_away = await _open(url)
+            third, refused = await _open(url)
+            redis_server.start()  # empty
+            other = RoomDirectory(redis_url)
+            deadline = time.monotonic() + STEP
+            while await other.redis.hgetall("zkbluff:conns:127.0.0.1") != {server.directory.server_url: "2"}:
+                assert time.monotonic() < deadline, "the server did not list its connections again"
+                await asyncio.sleep(0.05)
+            await other.close()
+            return hello, hello_away, refused
+        finally:
+            await _stop([task], [first, second, third])
+
+    hello, hello_away, refused = run(go())
+    assert hello["type"] == hello_away["type"] == "hello"
+    assert refused["type"] == "error" and "too many connections" in refused["message"]

@@ -535,8 +535,6 @@ class Server:
         #: connections not yet in a room, and when each opened (the sign-in deadline)
         self.unsigned: dict[Conn, float] = {}
         self.per_address: dict[str, int] = {}
-        #: connections counted in the directory's per-address count (admit_shared)
-        self.shared: set[Conn] = set()
         self._next_conn = 0
         self.stats = {"lines": 0, "refused": 0, "verify_s": 0.0, "proofs": 0}
 
@@ -694,21 +692,19 @@ class Server:
             return True
         try:
             shared = await self.directory.connect(conn.address, self.room_limits.max_connections)
-        except StorageError as exc:
+        except StorageError as exc:  # (counted again by the directory's next refresh once it is back)
             log.warning("%s: the connection cap is this server's alone meanwhile", exc)
-            return True
+            shared = True
         if not shared:
             self.detach(conn)
             return False
         conn.shared = True
-        self.shared.add(conn)
         return True
 
     async def detach_shared(self, conn: Conn) -> None:
         if not conn.shared:
             return
         conn.shared = False
-        self.shared.discard(conn)
         try:
             await self.directory.disconnect(conn.address)
         except StorageError as exc:  # the count is set again by the directory's next refresh
@@ -746,11 +742,9 @@ class Server:
                 asyncio.ensure_future(host.release())
 
     def shared_connections(self) -> dict[str, int]:
-        """This server's connections in the directory's count, per address."""
-        counts: dict[str, int] = {}
-        for conn in self.shared:
-            counts[conn.address] = counts.get(conn.address, 0) + 1
-        return counts
+        """This server's open connections per address, as the directory's count lists them
+        (set again at every refresh: a count missed while Redis was away is put right)."""
+        return dict(self.per_address)
 
     async def sweep(self) -> None:
         """The room limits' clock (by the ticker): a connection that has not created,

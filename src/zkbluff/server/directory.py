@@ -124,6 +124,7 @@ class RoomDirectory:
         self._take = self.redis.register_script(TAKE)
         self._connect = self.redis.register_script(CONNECT)
         self._disconnect = self.redis.register_script(DISCONNECT)
+        self._counted: set[str] = set()  # the addresses this server has a count under
 
     def bind(self, server_url: str) -> None:
         if self.server_url is None:
@@ -163,6 +164,7 @@ class RoomDirectory:
     async def connect(self, address: str, cap: int) -> bool:
         """Count one more open connection from ``address`` on this server, unless the live
         servers together hold ``cap`` of them already (``False``)."""
+        self._counted.add(address)
         try:
             return bool(await self._connect(keys=[f"zkbluff:conns:{address}"],
                                             args=[self._me(), cap, SERVER_PREFIX]))
@@ -178,10 +180,14 @@ class RoomDirectory:
 
     async def list_connections(self, counts: Mapping[str, int]) -> None:
         """This server's open connections per address, set again (after Redis restarted
-        empty, or a count that was lost while it was away)."""
+        empty, or a count that was lost while it was away); an address it no longer has
+        connections from is cleared."""
         me = self._me()
+        for address in self._counted - set(counts):
+            await self.redis.hdel(f"zkbluff:conns:{address}", me)
         for address, n in counts.items():
             await self.redis.hset(f"zkbluff:conns:{address}", me, n)
+        self._counted = set(counts)
 
     async def locate_many(self, codes: list[str]) -> list[Optional[str]]:
         """The servers holding ``codes`` (``None`` where none does), in one round trip."""
