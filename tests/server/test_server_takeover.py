@@ -236,3 +236,33 @@ def test_a_server_raises_its_open_files_limit_to_the_hard_one():
         assert raise_open_files() == hard == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_server_starting_on_the_shared_folder_leaves_a_held_room_to_its_holder(tmp_path, redis_url):
+    """B starts while A plays: A's room (its flock held) is not loaded by B. C starts once
+    A's flock is free but while another server's lease on the code stands: C drops it."""
+    from zkbluff.server.app import Server
+
+    async def go():
+        a = Server(tmp_path / "a", directory=RoomDirectory(redis_url), rooms=tmp_path / "rooms")
+        task_a, url_a = await _served(a)
+        owner, code, _ = await _create(url_a)
+        tasks = [task_a]
+        try:
+            b = Server(tmp_path / "b", directory=RoomDirectory(redis_url), rooms=tmp_path / "rooms")
+            task_b, _ = await _served(b)
+            tasks.append(task_b)
+            in_b = code in b.rooms
+            a.rooms[code].room_lock.release()  # A's flock gone, its lease (A's entry) still there
+            c = Server(tmp_path / "c", directory=RoomDirectory(redis_url), rooms=tmp_path / "rooms")
+            task_c, url_c = await _served(c)
+            tasks.append(task_c)
+            return in_b, code in c.rooms, await c.directory.locate(code) == url_a
+        finally:
+            await owner.close()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    in_b, in_c, still_a = asyncio.run(asyncio.wait_for(go(), STEP))
+    assert not in_b and not in_c and still_a
