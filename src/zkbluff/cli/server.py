@@ -60,10 +60,13 @@ results_option = click.option("--results", default=None, metavar="URL|FILE",
                                    "the server extra) or a SQLite file (default: results.sqlite in --data)")
 
 
-def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
+def _directory(url: Optional[str], public_url: Optional[str], lease: float = 30.0,
+               rooms: Optional[str] = None) -> Any:
     if url is None:
         if public_url is not None:
             raise click.BadParameter("--public-url names this server in a --directory; give one")
+        if rooms is not None:
+            raise click.BadParameter("--rooms (a folder the servers share) needs --directory: the rooms' leases")
         return None
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise click.BadParameter(f"--directory: expected redis://HOST[:PORT], got {url[:60]!r}")
@@ -72,7 +75,7 @@ def _directory(url: Optional[str], public_url: Optional[str]) -> Any:
     except ImportError as exc:
         from zkbluff.errors import StorageError
         raise StorageError(f"--directory needs the server extra (pip install 'zkbluff[server]'): {exc}") from None
-    return RoomDirectory(url, public_url)
+    return RoomDirectory(url, public_url, ttl=lease)
 
 
 def _supervise(params: dict[str, Any]) -> int:
@@ -119,13 +122,19 @@ def _supervise(params: dict[str, Any]) -> int:
                    "them, a join for a room another server holds is sent there")
 @click.option("--public-url", default=None, metavar="ws://HOST:PORT",
               help="this server's address as the directory gives it to clients (default ws://--host:PORT)")
+@click.option("--rooms", default=None, type=click.Path(file_okay=False),
+              help="a rooms folder the servers share (default --data/rooms; needs --directory): a dead "
+                   "server's rooms are taken over by another from their transcripts")
+@click.option("--lease", default=30.0, show_default=True, type=click.FloatRange(min=1.0, max=3600.0),
+              help="seconds a room's entry in the --directory lives unless its server renews it (a dead "
+                   "server's rooms are taken over after it)")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1, max=64),
               help="server processes on this machine (ports PORT.., folders --data/worker-<i>; needs --directory)")
 @typed_errors
 def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: float, entropy_limit: float,
               deal_limit: float, lookups: float, room_rate: float, room_burst: int, room_expiry: float,
               signin_timeout: float, max_connections: int, results: Optional[str], directory: Optional[str],
-              public_url: Optional[str], workers: int) -> None:
+              public_url: Optional[str], rooms: Optional[str], lease: float, workers: int) -> None:
     """Host rooms over WebSocket: the referee, the dealer and house bots run here; each
     person's seat, secrets and prover stay in their own client."""
     if workers > 1:
@@ -150,7 +159,8 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
         store = None if results is None else open_result_store(results, Path(data))  # (None: the server's SQLite)
         asyncio.run(run_server(Path(data), host, port, ready, limits=limits, room_limits=room_limits,
                                lookup_rate=lookups, lookup_burst=max(1, int(5 * lookups)), store=store,
-                               directory=_directory(directory, public_url)))
+                               directory=_directory(directory, public_url, lease, rooms),
+                               rooms=None if rooms is None else Path(rooms)))
     except KeyboardInterrupt:
         pass
     click.echo("stopped; every unfinished match resumes at the next start")  # (Ctrl-C or SIGTERM)

@@ -42,7 +42,8 @@ from zkbluff.server.protocol import check_auth, decode, encode, error_reply, new
 from zkbluff.server.results import seat_results
 from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, RateLimiter, Room, RoomLimits, RoomState, \
     new_room_code, normalise_code
-from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, write_private_json
+from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, \
+    raise_open_files, room_lock, write_private_json
 from zkbluff.server.storage import ResultStore, SeatResult, SqliteResultStore, counts_online
 
 log = logging.getLogger("zkbluff.server")
@@ -91,6 +92,7 @@ class Conn:
         self.seated = False    # it has been sent its seat message for the current match
         self.refusals = 0
         self.counted = False   # it holds one of its address's connections (Server.admit)
+        self.shared = False    # ... also in the directory's count (Server.admit_shared)
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         try:
@@ -143,6 +145,8 @@ class RoomHost:
         self._archive: Optional[tuple[str, list[dict[str, Any]], Optional[dict[str, Any]]]] = None
         #: how many times this room's match was rebuilt from its transcript
         self.restores = 0
+        #: the flock on this room's folder while this server holds it (with a directory)
+        self.room_lock: Optional[DataLock] = None
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -502,11 +506,15 @@ class Server:
                  store: Optional[ResultStore] = None, message_rate: float = 20.0, message_burst: int = 60,
                  lookup_rate: float = 2.0, lookup_burst: int = 10, tick: float = 0.2,
                  open_timeout: float = 10.0, ping_interval: float = 20.0, ping_timeout: float = 30.0,
-                 room_limits: Optional[RoomLimits] = None, directory: Any = None):
+                 room_limits: Optional[RoomLimits] = None, directory: Any = None, rooms: Optional[Path] = None):
         self.data = Path(data)
         #: the shared room directory (server/directory.py) when rooms span servers, else None
         self.directory = directory
-        private_dir(self.data / "rooms")
+        #: the rooms' folders: ``data/rooms``, or a folder the servers share (``--rooms``:
+        #: a dead server's rooms are taken over from it, :meth:`adopt`)
+        self.rooms_dir = Path(rooms) if rooms is not None else self.data / "rooms"
+        self.shared_rooms = rooms is not None
+        private_dir(self.rooms_dir)
         private_dir(self.data)
         self.key_folder, self.backend = key_folder, backend
         self.limits = limits or TimeLimits()
@@ -522,6 +530,10 @@ class Server:
         #: connection that answers no ping (sent every ``ping_interval``) in ``ping_timeout``
         self.open_timeout, self.ping_interval, self.ping_timeout = open_timeout, ping_interval, ping_timeout
         self.rooms: dict[str, RoomHost] = {}
+        #: the live servers of the directory (sent in ``hello``: where a client goes on when
+        #: its server dies, to be sent to the room's new holder)
+        self.peers: list[str] = []
+        self._adopting = asyncio.Lock()
         self.room_limits = room_limits or RoomLimits()
         self.creates = RateLimiter(self.room_limits.create_rate, self.room_limits.create_burst, clock)
         #: connections not yet in a room, and when each opened (the sign-in deadline)
@@ -535,44 +547,126 @@ class Server:
 
     # ---- start-up
     def load(self) -> int:
-        """Reload every room under ``data/rooms`` and resume its unfinished match."""
+        """Reload every room under the rooms folder and resume its unfinished match. With a
+        directory each room's folder is locked first (:func:`room_lock`): a room another
+        live server holds (its lock taken) is left to it."""
         resumed = 0
-        for file in sorted((self.data / "rooms").glob("*/room.json")):
-            try:
-                d = json.loads(file.read_text())
-                spec = spec_for(d["game"], d["options"])
-                room = Room(d["code"], d["game"], d["owner"], spec.min_seats, spec.n_seats,
-                            [Member(m["name"], m["bot"], m["publicKey"], bool(m.get("botClient", False)))
-                             for m in d["members"]],
-                            RoomState(d["state"]))
-                host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
-                host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
-                finished = room.state is RoomState.FINISHED and host.match_id in host.recorded
-                if room.state is not RoomState.LOBBY and host.match_id and not finished:
-                    try:
-                        host.restore()  # (a finished match is rebuilt only when someone comes back to it)
-                    except StorageError as exc:  # kept, paused: the clock tries it again
-                        host.stall(exc)
-                    if host.table is not None and not host.table.over:
-                        resumed += 1
-                    host.finish()
-            except (ZkbluffError, OSError, ValueError, KeyError, TypeError) as exc:
-                log.error("room %s not loaded: %s", file.parent.name, exc)
+        for file in sorted(self.rooms_dir.glob("*/room.json")):
+            lock = None
+            if self.directory is not None:
+                lock = room_lock(file.parent)
+                if lock is None:
+                    continue
+            loaded = self._load_room(file)
+            if loaded is None:
+                if lock is not None:
+                    lock.release()
                 continue
-            self.rooms[room.code] = host
+            host, live = loaded
+            host.room_lock = lock
+            self.rooms[host.room.code] = host
+            resumed += live
         return resumed
+
+    def _load_room(self, file: Path) -> Optional[tuple[RoomHost, bool]]:
+        """One room from its ``room.json``, its unfinished match resumed; whether a match
+        is live. ``None``: the room cannot be loaded (logged)."""
+        try:
+            d = json.loads(file.read_text())
+            spec = spec_for(d["game"], d["options"])
+            room = Room(d["code"], d["game"], d["owner"], spec.min_seats, spec.n_seats,
+                        [Member(m["name"], m["bot"], m["publicKey"], bool(m.get("botClient", False)))
+                         for m in d["members"]],
+                        RoomState(d["state"]))
+            host = RoomHost(self, room, dict(d["options"] or {}), file.parent)
+            host.match_id, host.recorded = d["matchId"], set(d.get("recorded", []))
+            finished = room.state is RoomState.FINISHED and host.match_id in host.recorded
+            live = False
+            if room.state is not RoomState.LOBBY and host.match_id and not finished:
+                try:
+                    host.restore()  # (a finished match is rebuilt only when someone comes back to it)
+                except StorageError as exc:  # kept, paused: the clock tries it again
+                    host.stall(exc)
+                live = host.table is not None and not host.table.over
+                host.finish()
+        except (ZkbluffError, OSError, ValueError, KeyError, TypeError) as exc:
+            log.error("room %s not loaded: %s", file.parent.name, exc)
+            return None
+        return host, live
+
+    # ---- taking over a dead server's rooms (a shared rooms folder, a directory)
+    async def adopt(self, code: str) -> Optional[RoomHost]:
+        """The room ``code`` of the shared rooms folder, taken over from a server that
+        died: only when its lease in the directory has lapsed, its folder's lock is free
+        (the holder's process is gone: the kernel dropped its flock) and this server's
+        claim of the code lands. The match resumes from its transcript and the parties'
+        secrets beside it, as after a restart. ``None``: not ours to take."""
+        async with self._adopting:
+            if code in self.rooms:
+                return self.rooms[code]
+            folder = self.rooms_dir / code
+            if self.directory is None or not self.shared_rooms or not (folder / "room.json").exists() \
+                    or await self.directory.locate(code) is not None:
+                return None
+            lock = room_lock(folder)
+            if lock is None:
+                return None  # its server lives (its lease lapsed while Redis was away): never robbed
+            try:
+                loaded = await self.directory.claim(code) and await asyncio.to_thread(self._load_room,
+                                                                                     folder / "room.json")
+            except BaseException:
+                lock.release()
+                raise
+            if not loaded:
+                lock.release()
+                return None
+            host = loaded[0]
+            host.room_lock = lock
+            self.rooms[code] = host
+            log.warning("room %s taken over from a server that stopped holding it", code)
+            return host
+
+    async def adopt_orphans(self) -> list[str]:
+        """Every room of the shared rooms folder that no server holds, taken over
+        (:meth:`adopt`); the live servers noted (:attr:`peers`)."""
+        self.peers = await self.directory.servers()
+        if not self.shared_rooms:
+            return []
+        codes = [p.name for p in sorted(self.rooms_dir.iterdir())
+                 if p.name not in self.rooms and (p / "room.json").exists()]
+        holders = await self.directory.locate_many(codes)
+        return [code for code, holder in zip(codes, holders) if holder is None and await self.adopt(code)]
+
+    async def keep_adopting(self) -> None:
+        """:meth:`adopt_orphans` every ``ttl / 3`` seconds until cancelled (a Redis that is
+        away: tried again at the next turn)."""
+        while True:
+            await asyncio.sleep(self.directory.ttl / 3)
+            try:
+                await self.adopt_orphans()
+            except StorageError as exc:
+                log.warning("taking over rooms: %s", exc)
+            except Exception:  # a bug here must not stop the next turn
+                log.exception("taking over rooms failed")
+
+    def drop(self, code: str) -> None:
+        """Let go of a room another server holds (found at start-up)."""
+        host = self.rooms.pop(code, None)
+        if host is not None and host.room_lock is not None:
+            host.room_lock.release()
 
     # ---- the socket
     async def handler(self, ws: Any) -> None:
         self._next_conn += 1
         peer = ws.remote_address[0] if ws.remote_address else "?"
         conn = Conn(ws, f"c{self._next_conn}", str(peer))
-        if not self.admit(conn):
+        if not self.admit(conn) or not await self.admit_shared(conn):
             await conn.send(error_reply(MalformedInput(
                 f"too many connections from this address (at most {self.room_limits.max_connections})")))
             await ws.close(1013, "too many connections from this address")
             return
-        await conn.send({"type": "hello", "challenge": conn.challenge, "maxMessageBytes": MAX_MESSAGE_BYTES})
+        hello = {"type": "hello", "challenge": conn.challenge, "maxMessageBytes": MAX_MESSAGE_BYTES}
+        await conn.send({**hello, "servers": self.peers} if self.peers else hello)
         try:
             async for raw in ws:
                 await self.on_message(conn, raw)
@@ -580,6 +674,7 @@ class Server:
             log.info("connection %s closed: %s", conn.ident, exc)
         finally:
             self.detach(conn)
+            await self.detach_shared(conn)
 
     def admit(self, conn: Conn) -> bool:
         """A new connection under the per-address cap (it then has until the sign-in
@@ -591,6 +686,44 @@ class Server:
         conn.counted = True
         self.unsigned[conn] = self.clock()
         return True
+
+    async def admit_shared(self, conn: Conn) -> bool:
+        """With a directory, the per-address cap counts this address's connections on every
+        live server (:meth:`RoomDirectory.connect
+        <zkbluff.server.directory.RoomDirectory.connect>`); a refused one gives back its
+        local count. While Redis is away the local cap alone holds."""
+        if self.directory is None:
+            return True
+        try:
+            shared = await self.directory.connect(conn.address, self.room_limits.max_connections)
+        except StorageError as exc:  # (counted again by the directory's next refresh once it is back)
+            log.warning("%s: the connection cap is this server's alone meanwhile", exc)
+            shared = True
+        if not shared:
+            self.detach(conn)
+            return False
+        conn.shared = True
+        return True
+
+    async def detach_shared(self, conn: Conn) -> None:
+        if not conn.shared:
+            return
+        conn.shared = False
+        try:
+            await self.directory.disconnect(conn.address)
+        except StorageError as exc:  # the count is set again by the directory's next refresh
+            log.warning("%s", exc)
+
+    async def create_allowed(self, address: str) -> bool:
+        """The room-creation budget of ``address``: shared by every server through the
+        directory (on Redis's clock), this server's own without one or while Redis is away."""
+        if self.directory is not None:
+            lim = self.room_limits
+            try:
+                return bool(await self.directory.take("create", address, lim.create_rate, lim.create_burst))
+            except StorageError as exc:
+                log.warning("%s: the room-creation limit is this server's alone meanwhile", exc)
+        return self.creates.allow(address)
 
     def detach(self, conn: Conn) -> None:
         self.messages.forget(conn.ident)
@@ -611,6 +744,11 @@ class Server:
             host.idle_since = self.clock()
             if host.table is not None:
                 asyncio.ensure_future(host.release())
+
+    def shared_connections(self) -> dict[str, int]:
+        """This server's open connections per address, as the directory's count lists them
+        (set again at every refresh: a count missed while Redis was away is put right)."""
+        return dict(self.per_address)
 
     async def sweep(self) -> None:
         """The room limits' clock (by the ticker): a connection that has not created,
@@ -634,6 +772,8 @@ class Server:
                         continue
                     del self.rooms[code]
                     shutil.rmtree(host.folder, ignore_errors=True)
+                    if host.room_lock is not None:  # (after the folder is gone: nobody adopts it meanwhile)
+                        host.room_lock.release()
                     log.info("room %s expired unused", code)
 
     async def on_message(self, conn: Conn, raw: Any) -> None:
@@ -659,29 +799,35 @@ class Server:
             await conn.send(error_reply(exc))
 
     # ---- lobby
-    def _lookup(self, conn: Conn, code: Any) -> RoomHost:
-        if not self.lookups.allow(conn.address):
+    async def _find(self, conn: Conn, code: Any) -> Optional[RoomHost]:
+        """The room a join or watch asks for, under the per-address look-up budget (shared
+        by every server with a directory); ``None`` once the client was redirected to the
+        server of the directory that holds it (``redirect``; the client follows)."""
+        if not await self.lookup_allowed(conn.address):
             raise MalformedInput("rate limit: too many room look-ups; wait a moment")
-        host = self.rooms.get(normalise_code(code))
-        if host is None:
-            raise MalformedInput("no room with this code")
-        return host
-
-    async def _redirected(self, conn: Conn, msg: dict[str, Any]) -> bool:
-        """A room this server does not hold but another server of the directory does: the
-        client is sent there (``redirect``; it follows). A look-up like any other."""
-        if self.directory is None:
-            return False
-        code = normalise_code(msg.get("code"))
-        if code in self.rooms:
-            return False
-        if not self.lookups.allow(conn.address):
-            raise MalformedInput("rate limit: too many room look-ups; wait a moment")
-        holder = await self.directory.locate(code)
+        code = normalise_code(code)
+        host = self.rooms.get(code)
+        if host is not None:
+            return host
+        holder = None if self.directory is None else await self.directory.locate(code)
+        if holder is None and self.directory is not None:
+            host = await self.adopt(code)  # a room its dead server no longer holds: taken over here
+            if host is not None:
+                return host
         if holder is None or holder == self.directory.server_url:
             raise MalformedInput("no room with this code")
         await conn.send({"type": "redirect", "code": code, "url": holder})
-        return True
+        return None
+
+    async def lookup_allowed(self, address: str) -> bool:
+        """The room look-up budget of ``address`` (codes cannot be enumerated faster
+        through many servers): as :meth:`create_allowed`."""
+        if self.directory is not None:
+            try:
+                return bool(await self.directory.take("lookup", address, self.lookups.rate, self.lookups.burst))
+            except StorageError as exc:
+                log.warning("%s: the room look-up limit is this server's alone meanwhile", exc)
+        return self.lookups.allow(address)
 
     def _member_host(self, conn: Conn) -> RoomHost:
         if conn.host is None or conn.spectator or conn.public_key is None:
@@ -692,7 +838,7 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("create: this connection is already in a room")
-        if not self.creates.allow(conn.address):
+        if not await self.create_allowed(conn.address):
             raise MalformedInput("rate limit: too many rooms created from this address; wait a moment")
         options = msg.get("options") or None
         spec = spec_for(msg.get("game"), options)
@@ -702,7 +848,11 @@ class Server:
             code = new_room_code(lambda c: c in self.rooms)
         room = Room(code, spec.game, public_key, spec.min_seats, spec.n_seats)
         room.join(msg.get("name"), public_key, _bot_client(msg))  # type: ignore[arg-type]
-        host = RoomHost(self, room, dict(spec.options), self.data / "rooms" / code)
+        host = RoomHost(self, room, dict(spec.options), self.rooms_dir / code)
+        if self.directory is not None:
+            host.room_lock = room_lock(host.folder)
+            if host.room_lock is None:  # (a folder of this code held by a server that lost its claim)
+                raise StorageError(f"room {code}: its folder is locked by another server; create again")
         host.save()
         self.rooms[code] = host
         conn.public_key, conn.host = public_key, host
@@ -713,9 +863,9 @@ class Server:
         public_key = check_auth(msg, conn.challenge)
         if conn.host is not None:
             raise IllegalMove("join: this connection is already in a room")
-        if await self._redirected(conn, msg):
+        host = await self._find(conn, msg.get("code"))
+        if host is None:
             return
-        host = self._lookup(conn, msg.get("code"))
         async with host.lock:
             seat = host.seat_of(public_key)
             if seat is None:
@@ -759,9 +909,9 @@ class Server:
     async def _watch(self, conn: Conn, msg: dict[str, Any]) -> None:
         if conn.host is not None:
             raise IllegalMove("watch: this connection is already in a room")
-        if await self._redirected(conn, msg):
+        host = await self._find(conn, msg.get("code"))
+        if host is None:
             return
-        host = self._lookup(conn, msg.get("code"))
         conn.host, conn.spectator = host, True
         have = msg.get("have", 0)
         conn.sent = have if isinstance(have, int) and not isinstance(have, bool) and have >= 0 else 0
@@ -1025,8 +1175,12 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
         keeper = None
         if server.directory is not None:  # this server's rooms listed (again) in the shared directory
             server.directory.bind(f"ws://{host}:{sockets[0].getsockname()[1]}")
-            await server.directory.refresh(list(server.rooms))
-            keeper = asyncio.ensure_future(server.directory.keep(lambda: list(server.rooms)))
+            for code in await server.directory.refresh(list(server.rooms)):
+                server.drop(code)  # another server holds it now (took it over): left to it
+            server.peers = await server.directory.servers()
+            keeper = asyncio.ensure_future(server.directory.keep(lambda: list(server.rooms),
+                                                                 server.shared_connections))
+            adopter = asyncio.ensure_future(server.keep_adopting())
         if ready is not None:
             ready(sockets[0].getsockname()[1], resumed)
         ticker = asyncio.ensure_future(server.ticker())
@@ -1044,6 +1198,7 @@ async def serve(server: Server, host: str = "127.0.0.1", port: int = 8765,
             ticker.cancel()
             if keeper is not None:
                 keeper.cancel()
+                adopter.cancel()
                 await server.directory.close()
             server.close()
 
@@ -1069,6 +1224,7 @@ async def run_server(data: Path, host: str = "127.0.0.1", port: int = 8765,
     """``zkbluff serve``: a :class:`Server` on ``data``, served until cancelled. The data
     folder is locked for this process first (a second server on it exits, exit 3)."""
     lock = DataLock(data)
+    raise_open_files()
     try:
         await serve(Server(data, **kwargs), host, port, ready)
     finally:

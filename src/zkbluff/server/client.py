@@ -143,12 +143,14 @@ class _Connection:
     def __init__(self, ws: Any):
         self.ws = ws
         self.challenge = ""
+        self.servers: list[str] = []
 
     async def open(self) -> None:
         hello = await self.recv()
         if hello.get("type") != "hello" or not isinstance(hello.get("challenge"), str):
             raise MalformedInput(f"server: expected hello, got {str(hello)[:80]}")
         self.challenge = hello["challenge"]
+        self.servers = lobby_servers(hello.get("servers"))
 
     async def recv(self) -> dict[str, Any]:
         from websockets.exceptions import ConnectionClosed
@@ -169,6 +171,35 @@ class _Connection:
             await self.ws.send(encode(msg))
         except ConnectionClosed as exc:
             raise _Closed(str(exc)) from None
+
+
+def lobby_servers(servers: Any) -> list[str]:
+    """The other servers of this lobby a ``hello`` names (where to go on if this one dies:
+    the room's new holder is found through any of them); what is not a ws:// or wss://
+    address is ignored, and at most 16 kept."""
+    if not isinstance(servers, list) or not servers:
+        return []
+    try:
+        from zkbluff.server.directory import check_server_url
+    except ImportError:  # (no server extra here: the client stays with the server it knows)
+        return []
+    found = []
+    for url in servers[:16]:
+        try:
+            found.append(check_server_url(url))
+        except MalformedInput:
+            continue
+    return found
+
+
+def next_server(url: str, servers: Sequence[str]) -> str:
+    """The server after ``url`` in the lobby's list (``url`` itself if it knows no other)."""
+    others = [s for s in servers if s != url]
+    if not others:
+        return url
+    later = [s for s in others if s > url]
+    return (later or others)[0]
+
 
 
 class SeatClient:
@@ -207,6 +238,8 @@ class SeatClient:
         self.started = False
         self.errors: list[dict[str, Any]] = []
         self._redirects = 0  # redirects followed since a server last held this room (MAX_REDIRECTS)
+        #: the lobby's servers as the last hello named them (where to go when this one dies)
+        self.servers: list[str] = []
         self.moves = 0
         self._sent_for: Optional[int] = None  # the line number this client last moved at
         self._sent_at: Optional[int] = None
@@ -558,6 +591,7 @@ class SeatClient:
                     conn = _Connection(ws)
                     await conn.open()
                     delay, connected = 0.2, True
+                    self.servers = conn.servers or self.servers
                     if self.code is None and create is not None:
                         await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name,
                                                              **self._kind()}, conn.challenge))
@@ -575,6 +609,8 @@ class SeatClient:
                     connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
                     raise MalformedInput(f"lost the server at {self.url} and could not reconnect: {exc}") from None
+                if isinstance(exc, OSError) and self.servers:  # nobody listens there: ask another server
+                    self.url, self._redirects = next_server(self.url, self.servers), 0
                 self.say(f"connection lost ({exc.__class__.__name__}); reconnecting…")
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
@@ -773,6 +809,7 @@ class Spectator:
 
     def __init__(self, url: str, say: Say = print, reconnect_for: float = 60.0):
         self.url, self.say, self.reconnect_for = url, say, reconnect_for
+        self.servers: list[str] = []  # the lobby's servers as the last hello named them
         self.view: Optional[Referee] = None
         self.events: list[dict[str, Any]] = []
         self.match_id: Any = None
@@ -788,7 +825,7 @@ class Spectator:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws)
                     await conn.open()
-                    connected = True
+                    connected, self.servers = True, conn.servers or self.servers
                     await conn.send({"type": "watch", "code": code, "have": len(self.events)})
                     while True:
                         msg = await conn.recv()
@@ -813,6 +850,8 @@ class Spectator:
                     connected, deadline = False, time.monotonic() + self.reconnect_for
                 if time.monotonic() > deadline:
                     raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
+                if isinstance(exc, OSError) and self.servers:  # nobody listens there: ask another server
+                    self.url, redirects = next_server(self.url, self.servers), 0
                 await asyncio.sleep(0.5)
 
     def _on_line(self, line: Any, match_id: Any = None) -> None:

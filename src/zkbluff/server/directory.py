@@ -7,8 +7,14 @@ holds each room, so that many servers share one lobby (docs/scale-out.md).
   stops refreshing, and its rooms' entries lapse). A Redis that restarts empty is filled
   again by the next refresh; while it is away the rooms keep playing (only look-ups of
   rooms held elsewhere need it).
-- ``zkbluff:room:<CODE>:lines``: a pub/sub channel per room, where the holder publishes
-  every public line it sends, for spectators connected elsewhere.
+- ``zkbluff:room:<CODE>:lines``: a pub/sub channel per room (``publish``/``subscribe``).
+- The per-address limits shared by every server (:meth:`RoomDirectory.take`,
+  :meth:`RoomDirectory.connect`): ``zkbluff:bucket:<what>:<ADDRESS>``, a token bucket on
+  Redis's clock (rooms created), and ``zkbluff:conns:<ADDRESS>``, a hash of each server's
+  open connections from that address, summed over the servers that are alive
+  (``zkbluff:server:<URL>``, the server's presence, refreshed with its rooms): a server
+  that dies stops counting within the time to live. While Redis is away each server falls
+  back on its own limits.
 
 A room still lives in one process at a time. A server asked for a room another holds
 answers ``{"type": "redirect", "url": …}`` and the client follows (server/client.py).
@@ -39,6 +45,56 @@ return 0
 """
 
 
+#: a token bucket on Redis's clock: KEYS[1] the bucket, ARGV rate, burst; 1 if a token was taken
+TAKE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1e6
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens, at = tonumber(b[1]) or burst, tonumber(b[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local ok = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  ok = 1
+end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 1)
+return ok
+"""
+
+#: one more connection from an address: KEYS[1] its hash (server -> open connections),
+#: ARGV this server, the cap, the presence key prefix; the live servers' sum is under the
+#: cap (a dead server's count is dropped); 1 if counted
+CONNECT = """
+local total = 0
+local counts = redis.call('HGETALL', KEYS[1])
+for i = 1, #counts, 2 do
+  if counts[i] == ARGV[1] or redis.call('EXISTS', ARGV[3] .. counts[i]) == 1 then
+    total = total + tonumber(counts[i + 1])
+  else
+    redis.call('HDEL', KEYS[1], counts[i])
+  end
+end
+if total >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+redis.call('EXPIRE', KEYS[1], 86400)
+return 1
+"""
+
+#: one connection fewer: KEYS[1] the address's hash, ARGV this server
+DISCONNECT = """
+if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
+SERVER_PREFIX = "zkbluff:server:"
+
+
 def room_key(code: str) -> str:
     return f"zkbluff:room:{code}"
 
@@ -65,6 +121,10 @@ class RoomDirectory:
         self.redis = aioredis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout,
                                              decode_responses=True)
         self._claim = self.redis.register_script(CLAIM)
+        self._take = self.redis.register_script(TAKE)
+        self._connect = self.redis.register_script(CONNECT)
+        self._disconnect = self.redis.register_script(DISCONNECT)
+        self._counted: set[str] = set()  # the addresses this server has a count under
 
     def bind(self, server_url: str) -> None:
         if self.server_url is None:
@@ -93,13 +153,75 @@ class RoomDirectory:
             raise self._error(exc, f"could not look up room {code}") from None
         return None if holder is None else str(holder)
 
-    async def refresh(self, codes: Iterable[str]) -> list[str]:
-        """Claim every room this server holds again (its presence); the codes another
-        server holds now (logged: two servers think they hold one room). A Redis that
-        cannot be reached raises, rooms or none (a server with a wrong --directory exits 3
-        at start rather than running alone)."""
+    async def take(self, what: str, address: str, rate: float, burst: int) -> bool:
+        """A token from ``address``'s bucket ``what`` that every server shares (``rate`` a
+        second, bursts up to ``burst``, on Redis's clock); ``False``: none left."""
+        try:
+            return bool(await self._take(keys=[f"zkbluff:bucket:{what}:{address}"], args=[rate, burst]))
+        except RedisError as exc:
+            raise self._error(exc, f"could not count {what} of {address}") from None
+
+    async def connect(self, address: str, cap: int) -> bool:
+        """Count one more open connection from ``address`` on this server, unless the live
+        servers together hold ``cap`` of them already (``False``)."""
+        self._counted.add(address)
+        try:
+            return bool(await self._connect(keys=[f"zkbluff:conns:{address}"],
+                                            args=[self._me(), cap, SERVER_PREFIX]))
+        except RedisError as exc:
+            raise self._error(exc, f"could not count the connections of {address}") from None
+
+    async def disconnect(self, address: str) -> None:
+        """One connection from ``address`` fewer on this server."""
+        try:
+            await self._disconnect(keys=[f"zkbluff:conns:{address}"], args=[self._me()])
+        except RedisError as exc:
+            raise self._error(exc, f"could not count the connections of {address}") from None
+
+    async def list_connections(self, counts: Mapping[str, int]) -> None:
+        """This server's open connections per address, set again (after Redis restarted
+        empty, or a count that was lost while it was away); an address it no longer has
+        connections from is cleared."""
+        me = self._me()
+        for address in self._counted - set(counts):
+            await self.redis.hdel(f"zkbluff:conns:{address}", me)
+        for address, n in counts.items():
+            await self.redis.hset(f"zkbluff:conns:{address}", me, n)
+        self._counted = set(counts)
+
+    async def locate_many(self, codes: list[str]) -> list[Optional[str]]:
+        """The servers holding ``codes`` (``None`` where none does), in one round trip."""
+        if not codes:
+            return []
+        try:
+            return [None if h is None else str(h) for h in await self.redis.mget([room_key(c) for c in codes])]
+        except RedisError as exc:
+            raise self._error(exc, "could not look up rooms") from None
+
+    async def servers(self) -> list[str]:
+        """The live servers' addresses (their presence keys), at most 16."""
+        found: list[str] = []
+        try:
+            async for key in self.redis.scan_iter(match=SERVER_PREFIX + "*", count=100):
+                found.append(str(key)[len(SERVER_PREFIX):])
+                if len(found) >= 16:
+                    break
+        except RedisError as exc:
+            raise self._error(exc, "could not list the servers") from None
+        return sorted(found)
+
+    async def refresh(self, codes: Iterable[str], connections: Optional[Mapping[str, int]] = None) -> list[str]:
+        """Claim every room this server holds again and renew its presence; the codes
+        another server holds now (logged: two servers think they hold one room). A Redis
+        that cannot be reached raises, rooms or none (a server with a wrong --directory
+        exits 3 at start rather than running alone). ``connections``: this server's open
+        connections per address, listed again (:meth:`list_connections`)."""
         try:
             await self.redis.ping()
+            if self.server_url is not None:
+                await self.redis.set(SERVER_PREFIX + self.server_url, "1", ex=max(1, round(self.ttl)))
+            if connections is not None:
+                await self.list_connections(connections)
         except RedisError as exc:
             raise self._error(exc, "could not be reached") from None
         lost = [code for code in list(codes) if not await self.claim(code)]
@@ -107,13 +229,14 @@ class RoomDirectory:
             log.error("room directory: room %s is held by %s too", code, await self.locate(code))
         return lost
 
-    async def keep(self, codes: Callable[[], Iterable[str]]) -> None:
+    async def keep(self, codes: Callable[[], Iterable[str]],
+                   connections: Optional[Callable[[], Mapping[str, int]]] = None) -> None:
         """Refresh every ``ttl / 3`` seconds until cancelled; a Redis that is away is
         logged and tried again at the next turn (the rooms keep playing)."""
         down = False
         while True:
             try:
-                await self.refresh(codes())
+                await self.refresh(codes(), None if connections is None else connections())
                 if down:
                     log.warning("room directory %s is back: this server's rooms are listed again", self.where)
                 down = False

@@ -149,6 +149,31 @@ class DataLock:
             self._fd = None
 
 
+def raise_open_files() -> int:
+    """The soft limit of open files raised to the hard one (a server holds a socket per
+    connection and, with a directory, an flock'd file per room: 1024, a common default,
+    is a few hundred rooms); the limit now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # (a platform that refuses: the limit stays)
+            pass
+    return soft
+
+
+def room_lock(folder: Union[str, Path]) -> Optional[DataLock]:
+    """The flock on one room's folder (``<room>/.lock``) for this process, or ``None`` if
+    another process holds it: two servers sharing a rooms folder never play one room."""
+    try:
+        return DataLock(folder)
+    except DataFolderLocked:
+        return None
+
+
 def append_line(path: Union[str, Path], line: str) -> None:
     """Append one line and fsync it; a write that fails (the disk full) is cut back to the
     file's length before it, so the file never holds part of a line it did not take."""
