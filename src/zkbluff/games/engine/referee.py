@@ -29,8 +29,9 @@ over the line as the seat signed it (:func:`~zkbluff.protocol.signing.sign_recei
 seat's ``at`` may be at most the header's ``clock.tolerance`` from it. A line's *referee
 stamp* is its receipt's time (a seat's line) or its ``at`` (the referee's and the dealer's
 lines); referee stamps never go backwards, and every deadline runs from them, never from a
-seat's self-chosen ``at``. (A header without ``clock``, from before receipts, takes the
-tolerance :data:`STAMP_TOLERANCE` and seat lines without receipts.) The header may carry
+seat's self-chosen ``at``. The live referee writes a receipt on every seat line; offline
+a seat line without one is taken on its own stamp (no earlier than the line before), and a
+header without ``clock`` (from before receipts) takes :data:`STAMP_TOLERANCE`. The header may carry
 ``limits`` (seconds per limit name). A timeout (the line the spec's ``timeout`` gives)
 carries ``clock``: ``since`` (the line that started the wait: the line before it),
 ``limit`` (its name), ``seconds``, ``deadline`` (``since``'s referee stamp plus ``seconds``)
@@ -146,8 +147,6 @@ class Referee:
         self.header = data
         #: how far a seat's stamp may be from the referee's receipt (the header's ``clock.tolerance``)
         self.tolerance = header_tolerance(data)
-        #: seat lines carry the referee's receipt (a header that states ``clock``)
-        self.receipts = "clock" in data
         try:
             self.spec: GameSpec = spec_for(data["game"], data["options"])
         except MalformedInput as exc:
