@@ -68,13 +68,14 @@ def _write_json(path: Path, data: Any) -> None:
     write_private_json(path, data)
 
 
-def _append_json(path: Path, record: Mapping[str, Any]) -> None:
-    """One canonical JSON line appended to ``path`` (a seat's own evidence file), on disk
-    before the caller goes on."""
+def _append_json(path: Path, record: Mapping[str, Any], sync: bool = False) -> None:
+    """One canonical JSON line appended to ``path`` (a seat's own evidence file), written
+    before the caller goes on (``sync``: and fsynced, for a complaint the client stops on)."""
     with open(path, "a", encoding="utf-8") as f:
         f.write(canonical(dict(record)) + "\n")
         f.flush()
-        os.fsync(f.fileno())
+        if sync:
+            os.fsync(f.fileno())
 
 
 def load_identity(home: Path) -> SigningKey:
@@ -369,7 +370,7 @@ class SeatClient:
         except ClockDispute as dispute:
             _append_json(self.disputes_path(self.match_id), {**dispute.complaint, "matchId": self.match_id,
                                                              "seat": self.seat.seat, "server": self.url,
-                                                             "lineReceived": dict(line)})
+                                                             "lineReceived": dict(line)}, sync=True)
             dispute.args = (f"{dispute.args[0]} (the complaint is kept in {self.disputes_path(self.match_id)})",)
             raise
         n = int(line["n"])

@@ -278,3 +278,17 @@ def test_the_calling_window_still_closes_a_window_after_the_referee_receipt():
     clock.now += 1.01
     with pytest.raises(IllegalMove, match="closed"):
         tab.move(2, CallBluff(tab.rules.s.play_no))
+
+
+def test_a_line_as_sent_and_as_received_are_one_move_not_an_equivocation(monkeypatch, tmp_path):
+    from zkbluff.games.engine.verifier import equivocation
+
+    ref = Clock(100.0)
+    tab = timed_table(monkeypatch, tmp_path, ref)
+    header = tab.writer.events[0]
+    sent = tab.seats[0].move(Go(1))
+    written = tab.submit(sent)
+    assert "received" in written and "received" not in sent
+    assert equivocation(header, sent, written) is None
+    other = sign_line(tab.seats[0].key, {**{k: v for k, v in sent.items() if k != "sig"}, "data": {"step": 2}})
+    assert equivocation(header, other, written) is not None  # the twin: another move for the line

@@ -16,8 +16,7 @@ from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import ClockDispute, CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, ZkbluffError
-from zkbluff.games.engine.referee import (END, STAMP_TOLERANCE, Referee, header_tolerance, limit_seconds,
-                                          referee_stamp, result_data)
+from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, referee_stamp, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
@@ -323,17 +322,23 @@ class Seat(_Party):
         if stamp - now > tolerance:  # a stamp behind this clock may be a late delivery (a reconnect), not a skew
             self._dispute("clock.skew", f"line {event.get('n')!r} is stamped {stamp} by the referee; this seat's "
                           f"clock read {now} when it came (tolerance {tolerance} s)", record)
-        wait = event.get("clock")
-        if event.get("seat") is None and isinstance(wait, dict) and wait.get("since") in self.received_at:
-            seconds = wait.get("seconds")  # a line that came late began its wait no later than its stamp allows
-            came = self.received_at[wait["since"]]
-            began = min(came, self.referee_stamps.get(wait["since"], came) + tolerance)
-            if isinstance(seconds, (int, float)) and now - began < seconds - tolerance:
-                self._dispute("timeout.contradicted", f"line {event.get('n')!r}: a timeout of a {seconds} s wait "
-                              f"from line {wait['since']}, which reached this seat at {began}: by its clock only "
-                              f"{now - began:.3f} s ran", {**record, "since": wait["since"], "sinceReceivedAt": began,
-                                                          "seconds": seconds})
+        self._check_wait(event, now, record)
         return now
+
+    def _check_wait(self, event: Mapping[str, Any], now: float, record: dict[str, Any]) -> None:
+        """``timeout.contradicted`` unless a timeout's wait ran, by this seat's clock, its
+        seconds less the tolerance from the line that began it (from that line's arrival, or
+        from its stamp plus the tolerance when it came late)."""
+        wait, tolerance = event.get("clock"), record["tolerance"]
+        if event.get("seat") is not None or not isinstance(wait, dict) or wait.get("since") not in self.received_at:
+            return
+        seconds, came = wait.get("seconds"), self.received_at[wait["since"]]
+        began = min(came, self.referee_stamps.get(wait["since"], came) + tolerance)
+        if isinstance(seconds, (int, float)) and now - began < seconds - tolerance:
+            self._dispute("timeout.contradicted", f"line {event.get('n')!r}: a timeout of a {seconds} s wait from "
+                          f"line {wait['since']}, which began at {began} by this seat's clock: only "
+                          f"{now - began:.3f} s ran", {**record, "since": wait["since"], "sinceReceivedAt": came,
+                                                       "began": began, "seconds": seconds})
 
     def _dispute(self, code: str, message: str, record: dict[str, Any]) -> None:
         complaint = {"code": code, **record}
