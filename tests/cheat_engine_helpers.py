@@ -93,7 +93,8 @@ def forge(tab: Table, seat: int, kind: str, data: dict[str, Any], statement: Opt
     """A line in ``seat``'s name, signed with its own key, with a real proof of whatever
     ``inputs`` say (the referee pins what the table holds)."""
     view = tab.view
-    event: dict[str, Any] = {"n": view.next_line, "prev": view.head, "seat": seat, "action": kind, "data": data}
+    event: dict[str, Any] = {"n": view.next_line, "prev": view.head, "seat": seat, "action": kind, "data": data,
+                             "at": tab.referee.clock()}
     if statement is not None:
         assert inputs is not None
         event["proofs"] = [tab.seats[seat].prover.prove(statement, inputs, view.match_id, view.next_line,

@@ -22,7 +22,7 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "transcript.unreadable": "the file cannot be read as UTF-8 text",
     "transcript.empty": "the file holds no line",
     "line.json": "a line that is not a JSON object",
-    "line.fields": "a line without n, prev, seat, action, data, or with a field outside those and proofs, sig, at, clock",
+    "line.fields": "a line without n, prev, seat, action, data, or with a field outside those and proofs, sig, at, clock, received",
     "secret.leaked": "a line (or its data) carrying a field named as a secret: a private witness input or a party's "
                      "secret (salt, entropy, hand, handKey, ...) that no line may carry",
     "line.canonical": "a line that is not the canonical JSON of its event (sorted keys, no spaces): it was edited",
@@ -42,7 +42,9 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "line.party": "a line made by a party not entitled to it: a seat's action on a line naming seat null (the dealer "
                   "or referee acting for a seat), a house line naming a seat, a seat that does not exist",
     "line.signature": "a signature missing, malformed, or not by the party entitled to the line",
-    "line.stamp": "a time stamp that is not a time, or earlier than the line before",
+    "line.stamp": "a line without its time stamp 'at', a stamp that is not a time or is earlier than the line before, "
+                  "or a seat's stamp more than the header's "
+                  "clock.tolerance from the referee's receipt of it",
     "line.malformed": "a line's data not exactly its action's fields and types (or a proof list of the wrong length)",
     "deal.order": "a deal line out of the commit order (a seat's entropy before the dealer's commitment, twice)",
     "deal.late": "a seat's entropy stamped after the deadline the dealer's commitment set",
@@ -342,6 +344,22 @@ class ForkedMatch(TranscriptError):
         super().__init__(message, line=line)
         self.evidence = evidence or {}
         self.saved = saved
+
+
+class ClockDispute(ZkbluffError):
+    """A seat refuses a line because its own clock contradicts the referee's: a referee stamp
+    further than the header's ``clock.tolerance`` from the seat's clock when the line
+    arrived (``clock.skew``), or a timeout whose wait, by the seat's own receive times,
+    had not run out (``timeout.contradicted``). ``complaint`` is the record the seat saved
+    (the line, its hash, the referee's stamp, the seat's receive times). A seat's own
+    evidence, never a proof to a third party. Exit 1."""
+
+    exit_code = 1
+    code = "clock.skew"
+
+    def __init__(self, message: str, code: str | None = None, complaint: dict | None = None):
+        super().__init__(message, code=code)
+        self.complaint = complaint or {}
 
 
 class TableMismatch(CommitmentMismatch):

@@ -42,7 +42,7 @@ class HouseThatCallsItStale:
 
 
 def _move_of(line):
-    return {k: v for k, v in line.items() if k not in ("at", "sig")}
+    return {k: v for k, v in line.items() if k not in ("at", "sig", "received")}
 
 
 def test_a_client_answers_stale_with_the_same_move_restamped_never_a_second_move(tmp_path):

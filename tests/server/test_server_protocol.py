@@ -164,7 +164,9 @@ def test_a_second_entropy_line_under_the_same_key_is_refused(tmp_path):
     host.submit(first)
     for s in seats:
         s.receive(table.writer.events[-1])
-    assert table.writer.events[-1] == first and not table.view.deal_ready
+    written = table.writer.events[-1]
+    assert {k: v for k, v in written.items() if k != "received"} == first and "received" in written  # its receipt
+    assert not table.view.deal_ready
     # the same key, another entropy, signed for the next line
     second = sign_line(other.key, {**{k: v for k, v in made.items() if k != "sig"}, "n": table.view.next_line,
                                    "prev": table.view.head, "at": time.time()})
@@ -387,9 +389,11 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
 
         def __init__(self):
             self.received = []
+            self.received_at = {}  # its clock's time of each line (the client writes it beside its copy)
 
         def receive(self, line):
             self.received.append(line["n"])
+            self.received_at[line["n"]] = 0.0
 
         def export(self):
             return {}

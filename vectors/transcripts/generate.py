@@ -267,6 +267,32 @@ def rechain(events: list[dict[str, Any]], start: int, key_for: Optional[Callable
     return out
 
 
+def receipt(key: Any, event: dict[str, Any], at: float) -> dict[str, Any]:
+    from zkbluff.protocol.signing import sign_receipt
+
+    return sign_receipt(key, event, at)
+
+
+def receipt_cases(c: "Cases", B: "Base", q: int, with_line: Callable[[int, dict[str, Any]], list[str]]) -> None:
+    """Seat line ``q`` with the referee's receipt ``received`` added (the line's own signature
+    does not cover it; the receipt covers the whole line): a good one is taken (the next line
+    then links to the line without it), one not the referee's, one whose time moved after it was
+    signed, and one further than the tolerance (the header's, 5 s by default) from the line's stamp."""
+    e, tolerance = B.ev(q), float(B.ev(1)["data"].get("clock", {}).get("tolerance", 5.0))
+    c.add(f"line {q} with the referee's receipt 1 s after its stamp: taken; the next line still links to the "
+          f"line without it", ["LineChanged", "Receipt"], with_line(q, receipt(B.referee_key, e, e["at"] + 1)),
+          "invalid", q + 1, "line.chain")
+    c.add(f"line {q} with a receipt signed by its seat, not by the referee", ["LineChanged", "Receipt", "WrongSigner"],
+          with_line(q, receipt(B.key_for(e), e, e["at"] + 1)), "invalid", q, "line.signature")
+    moved = receipt(B.referee_key, e, e["at"] + 1)
+    moved["received"] = {**moved["received"], "at": e["at"] + 2}
+    c.add(f"line {q} with the referee's receipt, its time moved a second after the referee signed it",
+          ["LineChanged", "Receipt"], with_line(q, moved), "invalid", q, "line.signature")
+    c.add(f"line {q} received by the referee {tolerance + 1} s after the seat's stamp (further than the header's "
+          f"tolerance): a back-dated line", ["LineChanged", "Receipt"],
+          with_line(q, receipt(B.referee_key, e, e["at"] + tolerance + 1)), "invalid", q, "line.stamp")
+
+
 class Cases:
     def __init__(self, base: Base):
         self.base = base
@@ -399,6 +425,11 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
         e["at"] = events[q - 2]["at"] - 1
         c.add(f"line {q} stamped a second before the line it follows, re-signed by its seat", ["LineChanged"],
               with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.stamp")
+    e = B.ev(q)
+    del e["at"]
+    c.add(f"line {q} without its stamp 'at' (every line carries one), re-signed by its seat", ["LineChanged"],
+          with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.stamp", exit=2)
+    receipt_cases(c, B, q, with_line)
     e = B.ev(q)
     e["action"] = "dance"
     c.add(f"line {q}: an action the game does not have, signed by the seat", ["LineChanged"],

@@ -32,6 +32,8 @@ from zkbluff.protocol.transcript import canonical
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 LINE_DOMAIN = "zkbluff:line:v1:"
+#: the referee's receipt of a seat's line (``received``: its clock's time and signature)
+RECEIVED_DOMAIN = "zkbluff:received:v1:"
 
 
 class InvalidSignature(InvalidProof):
@@ -138,12 +140,28 @@ def verify_signature(public_hex: str, message: bytes, signature: Any, who: str) 
 
 
 def line_message(event: dict[str, Any]) -> bytes:
-    """The bytes a line's signature covers: the canonical line without ``sig``."""
-    return (LINE_DOMAIN + canonical({k: v for k, v in event.items() if k != "sig"})).encode("utf-8")
+    """The bytes a line's signature covers: the canonical line without ``sig`` and without
+    ``received`` (the referee's receipt, added after its maker signed it)."""
+    return (LINE_DOMAIN + canonical({k: v for k, v in event.items() if k not in ("sig", "received")})).encode("utf-8")
+
+
+def receipt_message(event: dict[str, Any], at: Any) -> bytes:
+    """The bytes the referee's receipt of a line covers: the line as its maker signed it
+    (without ``sig``, which is the maker's own) with ``received`` = ``{"at": at}``."""
+    body = {k: v for k, v in event.items() if k not in ("sig", "received")}
+    return (RECEIVED_DOMAIN + canonical({**body, "received": {"at": at}})).encode("utf-8")
+
+
+def sign_receipt(key: SigningKey, event: dict[str, Any], at: float) -> dict[str, Any]:
+    """``event`` with ``received`` = ``{"at": at, "sig": ...}``: ``key`` (the referee's)
+    signs that it received the line, as its maker signed it, at ``at`` on its clock."""
+    body = {k: v for k, v in event.items() if k != "received"}
+    return {**body, "received": {"at": at, "sig": key.sign(receipt_message(body, at))}}
 
 
 def sign_line(key: SigningKey, event: dict[str, Any]) -> dict[str, Any]:
-    """``event`` with ``sig`` set to ``key``'s signature of it (any old ``sig`` replaced)."""
+    """``event`` with ``sig`` set to ``key``'s signature of it (any old ``sig`` replaced; a
+    receipt kept, which holds only while the line is the one the referee received)."""
     body = {k: v for k, v in event.items() if k != "sig"}
     return {**body, "sig": key.sign(line_message(body))}
 
@@ -183,6 +201,12 @@ class SignatureBatch:
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def add(self, message: bytes, signature: Any, public_hex: str, who: str, line: int) -> None:
+        """Keep ``who``'s ``signature`` of ``message`` (well formed now) for :meth:`verify`."""
+        sig = _hex_bytes(signature, SIGNATURE_BYTES, f"signature of {who}", code="line.signature")
+        _key_of(public_hex, who)
+        self._items.append((line, public_hex, message, sig, who))
 
     def add_line(self, event: dict[str, Any], public_hex: str, who: str, line: int) -> None:
         """Keep ``event``'s signature by ``who`` for :meth:`verify`, after the checks

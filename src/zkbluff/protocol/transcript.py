@@ -21,7 +21,7 @@ from zkbluff.errors import MalformedInput, TranscriptError
 GENESIS = "0" * 64
 #: the fields of a line: the first five always, the others where the line has them
 REQUIRED_FIELDS = frozenset({"n", "prev", "seat", "action", "data"})
-EVENT_FIELDS = REQUIRED_FIELDS | {"proofs", "sig", "at", "clock"}
+EVENT_FIELDS = REQUIRED_FIELDS | {"proofs", "sig", "at", "clock", "received"}
 #: names no line may carry as a field of its own, or of its data beyond its action's fields:
 #: the parties' secrets (a seat's entropy and its salt, a hand and its salt, the hand key, a
 #: signing key's seed, a witness). A verifier adds the private witness inputs of the match's

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.errors import (
-    CommitmentMismatch, ForkedMatch, IllegalMove, MalformedInput, TableMismatch, TranscriptError, ZkbluffError,
+    ClockDispute, CommitmentMismatch, ForkedMatch, IllegalMove, MalformedInput, TableMismatch, TranscriptError,
+    ZkbluffError,
 )
 from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.header_keys import header_verifying_keys
@@ -40,7 +41,7 @@ from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.spec import GameSpec
 from zkbluff.games.engine.table import may_act
 from zkbluff.protocol.signing import SigningKey
-from zkbluff.protocol.transcript import TranscriptWriter, parse_chain
+from zkbluff.protocol.transcript import TranscriptWriter, canonical, line_hash, parse_chain
 from zkbluff.server.expect import Expectation, check_table, describe_table
 from zkbluff.server.protocol import decode, encode, sign_auth
 from zkbluff.server.rooms import normalise_code
@@ -65,6 +66,16 @@ def _write_json(path: Path, data: Any) -> None:
     from zkbluff.server.files import write_private_json
 
     write_private_json(path, data)
+
+
+def _append_json(path: Path, record: Mapping[str, Any], sync: bool = False) -> None:
+    """One canonical JSON line appended to ``path`` (a seat's own evidence file), written
+    before the caller goes on (``sync``: and fsynced, for a complaint the client stops on)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(canonical(dict(record)) + "\n")
+        f.flush()
+        if sync:
+            os.fsync(f.fileno())
 
 
 def load_identity(home: Path) -> SigningKey:
@@ -366,7 +377,7 @@ class SeatClient:
             return  # already have it (the same line: a fork was refused above)
         if line.get("n") == 1:
             self._check_header(self.seat.spec, line)
-        self.seat.receive(line)  # verified here: signature, rules, proofs
+        self._receive(line)  # verified here: signature, rules, proofs, the referee's stamp against this clock
         if line.get("n") == 1:
             self._check_signed_table(self.seat, line)
         self.writer.append_event(line)
@@ -375,6 +386,31 @@ class SeatClient:
         assert view is not None
         if line.get("action") not in ("header", self.seat.spec.deal.closing):
             self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
+
+    def received_path(self, match_id: str) -> Path:
+        return self.folder / f"{match_id}.received.jsonl"
+
+    def disputes_path(self, match_id: str) -> Path:
+        return self.folder / f"{match_id}.disputes.jsonl"
+
+    def _receive(self, line: Mapping[str, Any]) -> None:
+        """The seat follows ``line`` (checking the referee's stamp against this machine's
+        clock); its receive time goes to ``<match>.received.jsonl`` beside the transcript copy,
+        or, refused on this clock (:class:`ClockDispute`), its complaint to
+        ``<match>.disputes.jsonl`` before the error stops the client."""
+        assert self.seat is not None and self.match_id is not None
+        self.seat.receive_clock = self.clock  # this machine's clock, never the stamp clamped to the table's
+        try:
+            self.seat.receive(line)
+        except ClockDispute as dispute:
+            _append_json(self.disputes_path(self.match_id), {**dispute.complaint, "matchId": self.match_id,
+                                                             "seat": self.seat.seat, "server": self.url,
+                                                             "lineReceived": dict(line)}, sync=True)
+            dispute.args = (f"{dispute.args[0]} (the complaint is kept in {self.disputes_path(self.match_id)})",)
+            raise
+        n = int(line["n"])
+        _append_json(self.received_path(self.match_id), {"n": n, "hash": line_hash(canonical(dict(line))),
+                                                          "receivedAt": self.seat.received_at[n]})
 
     def _check_fork(self, line: Mapping[str, Any]) -> None:
         """Stop at a line that forks from this seat's copy (a second, different line for a

@@ -96,7 +96,8 @@ def write(path: Path, events: list[dict]) -> Path:
 def forged(tab: Table, event: dict) -> dict:
     """``event`` as the next line, signed by the key of the party it names."""
     key = tab.dealer.key if event["seat"] is None else tab.seats[event["seat"]].key
-    return sign_line(key, {**event, "n": tab.view.next_line, "prev": tab.view.head})
+    body = {"at": tab.referee.clock(), **{k: v for k, v in event.items() if k != "received"}}  # stamped, unreceived
+    return sign_line(key, {**body, "n": tab.view.next_line, "prev": tab.view.head})
 
 
 def refused_everywhere(tab: Table, line: dict, tmp_path: Path, errors=(IllegalMove, CommitmentMismatch, InvalidProof),

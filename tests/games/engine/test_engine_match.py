@@ -1,6 +1,7 @@
 """The engine's parties and referee: every line signed by the party entitled to it; no
 party acts for another; parties hold only their own secrets; sloppy input is typed."""
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -84,6 +85,7 @@ def test_a_rewrite_without_the_seats_keys_is_rejected(finished, tmp_path):
     i = next(k for k, e in enumerate(events) if e["action"] == "accept")
     forged = json.loads(json.dumps(events))
     forged[i]["action"] = "challenge"
+    forged[i].pop("received", None)  # the line as changed was never the referee's to receive
     lines = resign(forged, house_forger(tab, SigningKey.generate()), start=i)
     assert lines[0] == canonical(events[0])  # the header is untouched
     with pytest.raises(TranscriptError, match="not signed by seat") as exc:
@@ -140,12 +142,12 @@ def test_a_null_seat_accept_is_rejected(finished, tmp_path, match_keys):
     for key in (live.dealer.key, live.referee.key):
         for action in (Accept(), Challenge()):
             line = sign_line(key, {"n": view.next_line, "prev": view.head, "seat": None, "action": action.kind,
-                                   "data": {}})
+                                   "data": {}, "at": time.time()})
             with pytest.raises(IllegalMove, match="seat null"):
                 live.publish(line)
     # and a seat signing in the other seat's name
     line = sign_line(live.seats[seat].key, {"n": view.next_line, "prev": view.head, "seat": 1 - seat,
-                                            "action": "accept", "data": {}})
+                                            "action": "accept", "data": {}, "at": time.time()})
     with pytest.raises(InvalidSignature, match=f"not signed by seat {1 - seat}"):
         live.publish(line)
     assert len(live.writer.events) == n
@@ -300,12 +302,12 @@ def test_a_seat_notices_a_line_in_its_name_that_it_did_not_make(match_keys):
     other = tab.seats[1 - seat]
     view = other.view
     fake = sign_line(SigningKey.generate(), {"n": view.next_line, "prev": view.head, "seat": seat,
-                                              "action": "play", "data": {"count": 1, "rank": 0}})
+                                              "action": "play", "data": {"count": 1, "rank": 0}, "at": time.time()})
     with pytest.raises(InvalidSignature):
         other.receive(fake)
     me = tab.seats[seat]
     stolen = sign_line(me.key, {"n": me.view.next_line, "prev": me.view.head, "seat": 1 - seat,
-                                "action": "accept", "data": {}})
+                                "action": "accept", "data": {}, "at": time.time()})
     with pytest.raises(InvalidSignature):
         me.receive(stolen)  # signed with the wrong seat's key
     hand = [c for c in range(52) if me.private["hand"] >> c & 1]

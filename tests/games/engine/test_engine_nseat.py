@@ -228,8 +228,8 @@ def test_the_three_seat_game_refuses_what_every_game_refuses(race, tmp_path):
         change(forged[i])
         out = [canonical(e) for e in forged[:i]]
         prev = line_hash(out[-1])
-        for n, e in enumerate(forged[i:], start=i + 1):
-            e = sign_line(key_of(e), {**e, "n": n, "prev": prev})
+        for n, e in enumerate(forged[i:], start=i + 1):  # lines the referee never received (no receipts)
+            e = sign_line(key_of(e), {**{k: v for k, v in e.items() if k != "received"}, "n": n, "prev": prev})
             out.append(canonical(e))
             prev = line_hash(out[-1])
         p = tmp_path / "forged.jsonl"
@@ -363,6 +363,7 @@ def test_lines_with_several_proofs_and_referee_moves(monkeypatch, tmp_path, matc
         lines = [canonical(e) for e in events[:i]]
         e = json.loads(json.dumps(events[i]))
         change(e)
+        e.pop("received", None)  # a line the referee never received as changed
         lines.append(canonical(sign_line(seat_key, e)))
         p = tmp_path / "forged.jsonl"
         p.write_text("\n".join(lines) + "\n")

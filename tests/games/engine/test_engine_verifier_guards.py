@@ -236,6 +236,7 @@ def test_a_bad_proof_on_the_line_that_ends_the_match_is_named_before_the_missing
     k = len(events) - 2  # the prove line that ended the match
     forged = json.loads(json.dumps(events[:-1]))
     forged[k]["proofs"][0]["proof"]["pi_c"] = forged[k]["proofs"][0]["proof"]["pi_a"]
+    forged[k].pop("received", None)  # the line as changed was never the referee's to receive
     err = refused(write(tmp_path, _resign(forged, _key_of(tab), k), "f.jsonl"))
     assert isinstance(err, TranscriptError) and err.line == k + 1 and err.code == "proof.invalid"
 
@@ -350,6 +351,7 @@ def test_a_bad_last_proof_of_a_whole_transcript_is_caught_by_the_final_batch(pro
     k = len(events) - 2
     forged = json.loads(json.dumps(events))
     forged[k]["proofs"][0]["proof"]["pi_c"] = forged[k]["proofs"][0]["proof"]["pi_a"]
+    forged[k].pop("received", None)  # the line as changed was never the referee's to receive
     err = refused(write(tmp_path, _resign(forged, _key_of(tab), k), "g.jsonl"))
     assert isinstance(err, TranscriptError) and err.line == k + 1 and err.code == "proof.invalid"
     assert verify_transcript(write(tmp_path, [canonical(e) for e in events], "h.jsonl"))["complete"]  # the twin

@@ -222,7 +222,8 @@ def test_no_game_action_before_the_entropy_phase_is_complete(entropy_paused):
     tab = entropy_paused
     ref = replay(tab)
     line = sign_line(tab.dealer.key, {"n": ref.next_line, "prev": ref.head, "seat": None, "action": "deal",
-                                      "data": {"round": 1, "starting_rank": 0, "sealed_hands": ["ab", "cd"]}})
+                                      "data": {"round": 1, "starting_rank": 0, "sealed_hands": ["ab", "cd"]},
+                                      "at": ref.head_at})
     with pytest.raises(IllegalMove, match="deal: the deal's entropy phase is not complete"):
         ref.apply(line)
 
@@ -512,7 +513,7 @@ def test_a_timeout_needs_its_stamp_its_clock_and_a_passed_deadline(classic_pause
             e["clock"] = clock
         return sign_line(tab.referee.key, e)
 
-    with pytest.raises(MalformedInput, match="^timeout: the line needs its stamp 'at'$"):
+    with pytest.raises(MalformedInput, match="no time stamp 'at' \\(every line carries its stamp\\)$"):
         ref.apply(timeout())
     deadline = ref.head_at + idle
     with pytest.raises(IllegalMove, match="^timeout: its clock None is not what the transcript gives"):
@@ -597,7 +598,7 @@ def test_a_game_without_scores_ends_by_its_deal_with_every_score_zero(match_keys
         ref_before_end.apply(e)
     assert ref_before_end.over and not ref_before_end.ended
     shape = next(e for e in tab.writer.events if e["action"] == "entropy.seat")  # a seat's entropy line, as seat 2
-    late = sign_line(seats[2].key, {**{k: v for k, v in shape.items() if k != "sig"}, "seat": 2,
+    late = sign_line(seats[2].key, {**{k: v for k, v in shape.items() if k not in ("sig", "received")}, "seat": 2,
                                     "n": ref_before_end.next_line, "prev": ref_before_end.head, "at": clock.t})
     with pytest.raises(IllegalMove, match="^entropy.seat: the match is over$") as exc:
         ref_before_end.apply(late)
@@ -614,15 +615,15 @@ def test_the_live_referee_takes_a_stamp_within_five_seconds_of_its_clock(count_g
     tab, events, _ = count_game
     assert STAMP_TOLERANCE == 5.0
     for at, ok in ((1005.0, True), (995.0, True), (1005.25, False), (994.75, False)):
-        lines = rechain(tab, [events[0], {**events[1], "at": at}])
-        party = RefereeParty(tab.spec, clock=lambda: 1000.0)
+        lines = rechain(tab, [{**events[0], "at": 1000.0}, {**events[1], "at": at}])
+        party = RefereeParty(tab.spec, key=tab.referee.key, clock=lambda: 1000.0)
         party.receive(json.loads(lines[0]))
         if ok:
-            party.receive(json.loads(lines[1]))
+            party.receive(party.admit(json.loads(lines[1])))  # as the table passes it: with the receipt
             assert party.view.next_line == 3
         else:
             with pytest.raises(IllegalMove, match=f"^line 2 is stamped {at}; the referee's clock reads 1000.0$"):
-                party.receive(json.loads(lines[1]))
+                party.receive(party.admit(json.loads(lines[1])))
             assert party.view.next_line == 2
 
 
@@ -668,10 +669,10 @@ def test_a_timeout_clock_needs_a_known_limit_and_a_stamp(count_game):
     assert ref.timeout_clock(1, "idle", 2000.0)["deadline"] == 1001.0 + ref.header["limits"]["idle"]
     with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.nosuch and a stamp on line 2$"):
         ref.timeout_clock(1, "nosuch", 2000.0)
-    unstamped = Referee(json.loads(rechain(tab, events[:1])[0]))
-    assert unstamped.head_at is None
-    with pytest.raises(MalformedInput, match=r"^timeout: needs the header's limits.idle and a stamp on line 1$"):
-        unstamped.timeout_clock(0, "idle", 2000.0)
+    header = {k: v for k, v in events[0].items() if k not in ("at", "sig")}  # every line carries its stamp
+    with pytest.raises(MalformedInput, match=r"^line 1: no time stamp 'at'") as refused:
+        Referee(sign_line(tab.referee.key, header))
+    assert refused.value.code == "line.stamp"
 
 
 def test_no_line_data_may_carry_a_secret(count_game):

@@ -1,6 +1,7 @@
 """Proof or Bluff tables with real proofs on the engine: whole matches, signed transcripts,
 cheaters, time, resume."""
 import json
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -223,7 +224,8 @@ def test_rechained_forgeries_are_caught_by_proofs_and_rules(finished, tmp_path):
 def forge_line(tab, seat, action, proof=None):
     """A line in ``seat``'s name, signed with its own key (a cheating client)."""
     view = tab.seats[seat].view
-    line = {"n": view.next_line, "prev": view.head, "seat": seat, "action": action.kind, "data": action.to_data()}
+    line = {"n": view.next_line, "prev": view.head, "seat": seat, "action": action.kind, "data": action.to_data(),
+            "at": time.time()}
     if proof is not None:
         line["proofs"] = [proof]
     return sign_line(tab.seats[seat].key, line)

@@ -12,6 +12,8 @@ transcript signed by its own keys.
 """
 from __future__ import annotations
 
+import time
+
 import json
 import secrets
 import shutil
@@ -80,7 +82,7 @@ def _bluff_and_forge(tab, trapdoor):
     forged = simulate(system, *trapdoor, public)
     env = make_envelope(CLAIM_ID, view.vks[CLAIM_ID], public, forged, house)
     line = {"n": view.next_line, "prev": view.head, "seat": house, "action": "prove",
-            "data": ProveVerdict(True).to_data(), "proofs": [env]}
+            "data": ProveVerdict(True).to_data(), "proofs": [env], "at": time.time()}
     st._pending = (line["n"], {})  # the house's own seat accepts the line it made
     return sign_line(st.key, line)
 

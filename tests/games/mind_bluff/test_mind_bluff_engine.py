@@ -55,6 +55,7 @@ def forge(events, i, change, key):
     """Line ``i`` changed and re-signed with ``key`` (the prefix before it unchanged)."""
     e = json.loads(json.dumps(events[i]))
     change(e)
+    e.pop("received", None)  # the line as changed was never the referee's to receive
     return events[:i] + [sign_line(key, e)]
 
 
@@ -200,7 +201,8 @@ def test_a_claim_that_breaks_a_debt_is_refused(tmp_path, match_keys):
     with pytest.raises(IllegalMove, match="claim what you ate"):
         play(tab, 0, Move(Claim(3, True)))                     # the seat's client refuses to try
     unproven = sign_line(tab.seats[0].key, {"n": tab.view.next_line, "prev": tab.view.head, "seat": 0,
-                                            "action": "claim", "data": {"amount": 3, "proven_equal": False}})
+                                            "action": "claim", "data": {"amount": 3, "proven_equal": False},
+                                            "at": tab.referee.clock()})
     with pytest.raises(IllegalMove, match="owes 1 honest"):    # an unproven claim in debt: the table refuses
         tab.publish(unproven)
     assert len(tab.writer.events) == n and tab.rules.public_state() == state

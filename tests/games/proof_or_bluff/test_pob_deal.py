@@ -202,7 +202,8 @@ def test_grinding_the_dealers_commitment_comes_first_and_a_seat_cannot_go_before
     events = [json.loads(x) for x in path.read_text().splitlines()]
     assert events[1]["action"] == "entropy.dealer" and events[1]["seat"] is None
     verify_transcript(path)
-    swapped = [events[0], events[2], events[1]] + events[3:]  # a seat's entropy before the dealer's commitment
+    moved = {k: v for k, v in events[2].items() if k != "received"}  # moved: the referee never received it there
+    swapped = [events[0], moved, events[1]] + events[3:]  # a seat's entropy before the dealer's commitment
     with pytest.raises(TranscriptError, match="before the dealer's commitment") as exc:
         verify_transcript(write(tmp_path, rechain(swapped, keys_of(tab))))
     assert exc.value.line == 2

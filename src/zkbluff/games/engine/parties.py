@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.ceremony.trust import TrustContext
-from zkbluff.errors import CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, PausedMove, ZkbluffError
-from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, result_data
+from zkbluff.errors import (ClockDispute, CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, PausedMove,
+                            ZkbluffError)
+from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, referee_stamp, result_data
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
 from zkbluff.protocol.context import context_value
 from zkbluff.protocol.envelope import make_envelope
-from zkbluff.protocol.signing import SigningKey, check_line_signature, sign_line
-from zkbluff.protocol.transcript import GENESIS
+from zkbluff.protocol.signing import SigningKey, check_line_signature, sign_line, sign_receipt
+from zkbluff.protocol.transcript import GENESIS, canonical, line_hash
 from zkbluff.statements import get_statement
 from zkbluff.statements.keys import load_keys
 
@@ -143,6 +144,16 @@ class Seat(_Party):
         #: at its position (its number, after its previous hash) the seat signs no other line
         #: there: a house that calls it stale and asks again gets the same line (:meth:`resend`)
         self.signed: Optional[dict[str, Any]] = None
+        #: this seat's own clock's time when each line reached it (line number -> seconds): its
+        #: evidence of when a wait began (saved with its secrets; a client writes them beside its copy)
+        self.received_at: dict[int, float] = {}
+        #: the complaints this seat saved when it refused a line on its own clock (:class:`ClockDispute`)
+        self.disputes: list[dict[str, Any]] = []
+        #: the referee stamp of each line this seat took live (line number -> seconds)
+        self.referee_stamps: dict[int, float] = {}
+        #: the clock this seat reads a line's arrival on (None: :attr:`clock`); a client whose
+        #: stamps are clamped to the table's gives its machine's own clock here
+        self.receive_clock: Optional[Callable[[], float]] = None
 
     def signed_here(self) -> Optional[dict[str, Any]]:
         """The line this seat signed for the table's next position, if it signed one."""
@@ -252,25 +263,40 @@ class Seat(_Party):
         if not restoring:
             self.check_own(event)
         first = self.view is None
+        now = None if restoring or first else self.check_clock(event)
         action, publics = self._follow(event)
         if first:
-            assert self.view is not None
-            if self.view.seat_keys[self.seat] != self.public_key:
-                self.view = None
-                raise CommitmentMismatch(f"seat {self.seat}: the header lists another public key for this seat")
-            got, joined = (self.view.spec.game, dict(self.view.spec.options)), (self.spec.game, dict(self.spec.options))
-            if got != joined:  # the house may not change the table (its deal, its hands) after the join
-                self.view = None
-                raise CommitmentMismatch(f"seat {self.seat}: the header is for {got[0]} {got[1]}; this seat joined "
-                                         f"{joined[0]} {joined[1]}")
-            try:  # its own commitments in the header's deal, as it sent them (commit, then open)
-                self.spec.deal.check_seat_header(self.view.header.get("deal"), self.seat, self.deal_secrets)
-            except CommitmentMismatch:
-                self.view = None
-                raise
+            self._check_header(event, restoring)
             return
+        if now is not None:
+            self.received_at[int(event["n"])], self.referee_stamps[int(event["n"])] = now, referee_stamp(event)
         if restoring:
             return
+        self._take(event, action, publics)
+
+    def _check_header(self, event: Mapping[str, Any], restoring: bool) -> None:
+        """The header this seat's view took: its own key, the table it joined, its own deal
+        commitments, and (live) the referee's stamp against its clock; refused, no view."""
+        assert self.view is not None
+        if self.view.seat_keys[self.seat] != self.public_key:
+            self.view = None
+            raise CommitmentMismatch(f"seat {self.seat}: the header lists another public key for this seat")
+        got, joined = (self.view.spec.game, dict(self.view.spec.options)), (self.spec.game, dict(self.spec.options))
+        if got != joined:  # the house may not change the table (its deal, its hands) after the join
+            self.view = None
+            raise CommitmentMismatch(f"seat {self.seat}: the header is for {got[0]} {got[1]}; this seat joined "
+                                     f"{joined[0]} {joined[1]}")
+        try:  # its own commitments in the header's deal, as it sent them (commit, then open)
+            self.spec.deal.check_seat_header(self.view.header.get("deal"), self.seat, self.deal_secrets)
+            if not restoring:
+                self.received_at[1], self.referee_stamps[1] = self.check_clock(event), referee_stamp(event)
+        except (CommitmentMismatch, ClockDispute, MalformedInput):
+            self.view = None
+            raise
+
+    def _take(self, event: Mapping[str, Any], action: Any, publics: list[dict[str, int]]) -> None:
+        """What a followed line (not the header) gives this seat: its deal line's cards, its
+        own move's update, what another's line opens for it (or its complaint)."""
         if action is None:
             if event.get("action") in self.spec.deal.line_roles:
                 self.private = self.spec.seat_deal_line(self.private, self.deal_secrets, self.seat, event)
@@ -291,6 +317,52 @@ class Seat(_Party):
                 if complaint is None:
                     raise
                 self.complaint = complaint  # published by the table as this seat's complaint line
+
+    def check_clock(self, event: Mapping[str, Any]) -> float:
+        """This seat's clock now, after its checks of the line's referee stamp against it:
+        :class:`ClockDispute` (the complaint kept in :attr:`disputes`), changing nothing else,
+        if the stamp is ahead of this clock by more than the header's tolerance (``clock.skew``;
+        one behind it may be a line delivered late, after a reconnect),
+        or if the line is a timeout whose wait, by this seat's own receive time of the line
+        that began it, had not run out (``timeout.contradicted``: a tolerance allowed for the
+        network). A header with no tolerance stated is refused live."""
+        now = (self.receive_clock or self.clock)()
+        assert self.view is not None
+        if event.get("n") == 1 and "clock" not in self.view.header:
+            raise MalformedInput("header: no clock.tolerance stated: this seat cannot check the referee's stamps",
+                                 code="header.malformed")
+        tolerance = self.view.tolerance
+        try:
+            stamp = referee_stamp(event)
+        except MalformedInput:
+            return now  # its view refuses the line (line.stamp)
+        record = {"line": event.get("n"), "hash": line_hash(canonical(dict(event))), "refereeAt": stamp,
+                  "receivedAt": now, "tolerance": tolerance}
+        if stamp - now > tolerance:  # a stamp behind this clock may be a late delivery (a reconnect), not a skew
+            self._dispute("clock.skew", f"line {event.get('n')!r} is stamped {stamp} by the referee; this seat's "
+                          f"clock read {now} when it came (tolerance {tolerance} s)", record)
+        self._check_wait(event, now, record)
+        return now
+
+    def _check_wait(self, event: Mapping[str, Any], now: float, record: dict[str, Any]) -> None:
+        """``timeout.contradicted`` unless a timeout's wait ran, by this seat's clock, its
+        seconds less the tolerance from the line that began it (from that line's arrival, or
+        from its stamp plus the tolerance when it came late)."""
+        wait, tolerance = event.get("clock"), record["tolerance"]
+        if event.get("seat") is not None or not isinstance(wait, dict) or wait.get("since") not in self.received_at:
+            return
+        seconds, came = wait.get("seconds"), self.received_at[wait["since"]]
+        began = min(came, self.referee_stamps.get(wait["since"], came) + tolerance)
+        if isinstance(seconds, (int, float)) and now - began < seconds - tolerance:
+            self._dispute("timeout.contradicted", f"line {event.get('n')!r}: a timeout of a {seconds} s wait from "
+                          f"line {wait['since']}, which began at {began} by this seat's clock: only "
+                          f"{now - began:.3f} s ran", {**record, "since": wait["since"], "sinceReceivedAt": came,
+                                                       "began": began, "seconds": seconds})
+
+    def _dispute(self, code: str, message: str, record: dict[str, Any]) -> None:
+        complaint = {"code": code, **record}
+        self.disputes.append(complaint)
+        raise ClockDispute(f"seat {self.seat}: {message}", code=code, complaint=complaint)
 
     def move(self, intent: Any) -> dict[str, Any]:
         """The signed line for ``intent`` (with its proof). Raises and changes nothing if
@@ -323,7 +395,8 @@ class Seat(_Party):
         """This seat's own secrets, for its own resume file (never a message)."""
         return {"seat": self.seat, "name": self.name, "key": self.key.secret_hex(), "deal": self.deal_secrets,
                 "private": self.private, "pending": None if self._pending is None else list(self._pending),
-                "signed": self.signed}
+                "signed": self.signed, "receivedAt": sorted(self.received_at.items()),
+                "refereeStamps": sorted(self.referee_stamps.items()), "disputes": self.disputes}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
@@ -339,6 +412,9 @@ class Seat(_Party):
                 if not isinstance(signed, dict):
                     raise TypeError(f"signed must be a line object, got {type(signed).__name__}")
                 seat.signed = dict(signed)
+            seat.received_at = {int(n): float(t) for n, t in data.get("receivedAt", [])}
+            seat.referee_stamps = {int(n): float(t) for n, t in data.get("refereeStamps", [])}
+            seat.disputes = [dict(d) for d in data.get("disputes", [])]
             return seat
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
@@ -450,11 +526,29 @@ class RefereeParty(_Party):
             "parties": {"referee": self.public_key, "dealer": hello["publicKey"],
                         "seats": [j["publicKey"] for j in joins]},
             "keys": dict(keys), "deal": hello["deal"], "limits": self.limit_table(),
+            "clock": {"tolerance": STAMP_TOLERANCE},
         }
         if ceremony is not None:  # a per-match ceremony's record: its digest and folder beside the transcript
             data["ceremony"] = dict(ceremony)
         return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data,
                                     "at": self.clock()})
+
+    def admit(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A seat's line with this referee's signed receipt (``received``: its clock now), the
+        time every deadline after it runs from; other lines as they are. A seat's line that
+        brings a receipt of its own is refused (``line.malformed``), changing nothing."""
+        if self.view is None or self.view.closed:
+            return event
+        try:
+            role = self.view.role_of(event.get("action"))
+        except ZkbluffError:
+            return event  # refused by receive, for what it is
+        if role is not Role.SEAT:
+            return event
+        if "received" in event:
+            raise IllegalMove(f"line {event.get('n')!r}: a seat's line brings no receipt (the referee adds its own)",
+                              code="line.malformed")
+        return sign_receipt(self.key, event, self.clock())
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
         """Check and apply a line (raises, changing nothing, if it is refused). Live (not
@@ -464,7 +558,8 @@ class RefereeParty(_Party):
         if not restoring and "at" in event:
             now, at = self.clock(), event["at"]
             if isinstance(at, (int, float)) and not isinstance(at, bool) and abs(at - now) > STAMP_TOLERANCE:
-                raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}")
+                raise IllegalMove(f"line {event.get('n')!r} is stamped {at}; the referee's clock reads {now}",
+                                  code="line.stamp")
         if not restoring and self.view is not None:  # a seat's line inside a pause, whatever its stamp says
             self.view.check_pause(event, self.clock(), by="the referee's clock reads")
         if self.view is None:

@@ -165,8 +165,11 @@ def _fields(data: Any, expected: "set[str] | frozenset[str]", what: str) -> Mapp
 
 
 def stamp(event: Mapping[str, Any], what: str) -> float:
-    """The line's ``at`` (the maker's stamp, checked against the referee's clock live)."""
-    v = event.get("at")
+    """The line's referee stamp: the referee's signed receipt of a seat's line (checked by
+    the referee before the deal sees the line), else the line's ``at``. Every window of the
+    deal runs from, and every lateness is judged by, these: never a seat's own stamp."""
+    received = event.get("received")
+    v = received.get("at") if isinstance(received, dict) else event.get("at")
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
         raise MalformedInput(f"{what}: the line needs a time stamp 'at' (seconds >= 0), got {v!r}")
     return float(v)

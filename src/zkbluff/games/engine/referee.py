@@ -22,13 +22,21 @@ so no proof is ever checked under a key the verifier does not trust. A header ma
 ``ceremony`` (the digest of a per-match ceremony record, :mod:`zkbluff.ceremony.match`);
 the caller verifies that record and adds its keys to the context.
 
-Time. A line may carry ``at``: its maker's stamp in seconds (the live referee refuses one
-that is not its own clock's reading, within :data:`STAMP_TOLERANCE`); stamps never go
-backwards. The header may carry ``limits`` (seconds per limit name). A timeout (the line
-the spec's ``timeout`` gives) carries ``clock``: ``since`` (the line that started the wait:
-the line before it), ``limit`` (its name), ``seconds``, ``deadline`` (``since``'s stamp plus
-``seconds``) and ``lastSigned`` (``[line, hash]`` of the last line the timed-out seat signed,
-or null); it is refused unless each is what the transcript and the header say, and
+Time. Every line carries ``at``, its maker's stamp in seconds (a line without one is
+malformed, ``line.stamp``). A seat's line also carries ``received`` = ``{at, sig}``: the
+referee's receipt, its own clock's time when it accepted the line, signed by the referee
+over the line as the seat signed it (:func:`~zkbluff.protocol.signing.sign_receipt`); the
+seat's ``at`` may be at most the header's ``clock.tolerance`` from it. A line's *referee
+stamp* is its receipt's time (a seat's line) or its ``at`` (the referee's and the dealer's
+lines); referee stamps never go backwards, and every deadline runs from them, never from a
+seat's self-chosen ``at``. The live referee writes a receipt on every seat line; offline
+a seat line without one is taken on its own stamp (no earlier than the line before), and a
+header without ``clock`` (from before receipts) takes :data:`STAMP_TOLERANCE`. The header may carry
+``limits`` (seconds per limit name). A timeout (the line the spec's ``timeout`` gives)
+carries ``clock``: ``since`` (the line that started the wait: the line before it),
+``limit`` (its name), ``seconds``, ``deadline`` (``since``'s referee stamp plus ``seconds``)
+and ``lastSigned`` (``[line, hash]`` of the last line the timed-out seat signed, or null);
+it is refused unless each is what the transcript and the header say, and
 (:class:`EarlyTimeout`) unless its own stamp is after the deadline.
 
 The deal's own lines (``spec.deal.line_roles``: an entropy phase, complaints) go to the
@@ -50,27 +58,57 @@ from zkbluff.games.engine.rules import Action, Result
 from zkbluff.games.engine.spec import GameSpec, Role
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
-from zkbluff.protocol.signing import SignatureBatch, check_line_signature, check_public_key
+from zkbluff.protocol.signing import (SignatureBatch, check_line_signature, check_public_key, receipt_message,
+                                     verify_signature)
 from zkbluff.protocol.transcript import GENESIS, canonical, line_hash, secret_fields
 from zkbluff.statements import get_statement
 
 HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "keys", "deal"}
 #: optional header fields: ``limits`` (seconds per limit name); ``ceremony`` names a per-match
-#: ceremony record (``--keys match``)
-OPTIONAL_HEADER_FIELDS = {"limits", "ceremony"}
+#: ceremony record (``--keys match``); ``clock`` (``{"tolerance": seconds}``: how far a seat's
+#: stamp may be from the referee's receipt, and a referee stamp from a seat's clock)
+OPTIONAL_HEADER_FIELDS = {"limits", "ceremony", "clock"}
 END = "end"
 #: reason codes (zkbluff.errors.TRANSCRIPT_CODES) given here
 HEADER, ORDER, PARTY = "header.malformed", "line.order", "line.party"
-#: how far (seconds) a live line's stamp may be from the referee's clock
+#: how far (seconds) a live line's stamp may be from the referee's clock (the header's
+#: ``clock.tolerance``, as the referee party writes it)
 STAMP_TOLERANCE = 5.0
+#: the largest ``clock.tolerance`` a header may state (beyond it a stamp proves nothing)
+MAX_TOLERANCE = 30.0
 
 
-def _stamp(event: Mapping[str, Any]) -> Optional[float]:
-    v = event.get("at")
-    if v is None and "at" not in event:
-        return None
+def _time(v: Any, what: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise MalformedInput(f"'at' must be a time in seconds >= 0, got {v!r:.40}", code="line.stamp")
+        raise MalformedInput(f"{what} must be a time in seconds >= 0, got {v!r:.40}", code="line.stamp")
+    return float(v)
+
+
+def _stamp(event: Mapping[str, Any]) -> float:
+    """The line's own ``at``: every line carries one (``line.stamp`` otherwise)."""
+    if "at" not in event:
+        raise MalformedInput(f"line {event.get('n')!r}: no time stamp 'at' (every line carries its stamp)",
+                             code="line.stamp")
+    return _time(event["at"], "'at'")
+
+
+def referee_stamp(event: Mapping[str, Any]) -> float:
+    """The referee's time of an accepted line: its receipt's (a seat's line), else its ``at``."""
+    received = event.get("received")
+    if isinstance(received, dict) and "at" in received:
+        return _time(received["at"], "'received.at'")
+    return _stamp(event)
+
+
+def header_tolerance(data: Mapping[str, Any]) -> float:
+    """The header's ``clock.tolerance`` (:data:`STAMP_TOLERANCE` for a header without ``clock``)."""
+    if "clock" not in data:
+        return STAMP_TOLERANCE
+    clock = data["clock"]
+    v = clock.get("tolerance") if isinstance(clock, dict) and set(clock) == {"tolerance"} else None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= MAX_TOLERANCE:
+        raise MalformedInput(f"header: clock must be {{tolerance: seconds in (0, {MAX_TOLERANCE}]}}, "
+                             f"got {clock!r:.80}", code=HEADER)
     return float(v)
 
 
@@ -118,6 +156,8 @@ class Referee:
                                                not math.isfinite(v) or v <= 0 for v in limits.values()):
             raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}", code=HEADER)
         self.header = data
+        #: how far a seat's stamp may be from the referee's receipt (the header's ``clock.tolerance``)
+        self.tolerance = header_tolerance(data)
         try:
             self.spec: GameSpec = spec_for(data["game"], data["options"])
         except MalformedInput as exc:
@@ -168,7 +208,10 @@ class Referee:
         if self.spec.deal.line_roles:
             self.ledger.deal = self.spec.deal.new_public()  # type: ignore[attr-defined]
         self.head = line_hash(canonical(dict(header_event)))
-        self.head_at = _stamp(header_event)
+        #: the referee stamp of the last line (:func:`referee_stamp`): every deadline runs from it
+        self.head_at: Optional[float] = _stamp(header_event)
+        #: the last line's own ``at`` (a line without a receipt is stamped no earlier)
+        self.head_own_at: Optional[float] = self.head_at
         self.next_line = 2
         #: per seat, ``[line, hash]`` of the last line it signed
         self.last_signed: dict[int, list[Any]] = {}
@@ -238,8 +281,6 @@ class Referee:
 
     def _check_timeout_clock(self, event: Mapping[str, Any], seat: Optional[int], limit: Any) -> None:
         clock, at = event.get("clock"), _stamp(event)
-        if at is None:
-            raise MalformedInput("timeout: the line needs its stamp 'at'", code="line.stamp")
         expected = self.timeout_clock(seat, limit, at)
         if clock != expected:
             raise IllegalMove(f"timeout: its clock {clock!r:.200} is not what the transcript gives: {expected}",
@@ -251,9 +292,9 @@ class Referee:
     def _check_claimed_wait(self, event: Mapping[str, Any], limit: Any) -> None:
         """A seat's claim (:meth:`GameSpec.claimed_wait`) is stamped after the last line's
         stamp plus ``limit``, like a referee's timeout; earlier is ``timeout.early``."""
-        at = _stamp(event)
+        at = referee_stamp(event)
         seconds = limit_seconds(self.header.get("limits", {}), limit)
-        if at is None or seconds is None or self.head_at is None:
+        if seconds is None or self.head_at is None:
             raise MalformedInput(f"{event.get('action')}: a claim needs its stamp 'at', the header's limits.{limit} "
                                  f"and a stamp on line {self.next_line - 1}", code="line.stamp")
         if at <= self.head_at + seconds:
@@ -311,12 +352,9 @@ class Referee:
                               f"(expected it linked to that line's hash)", code="line.chain")
         if self.closed:
             raise IllegalMove("nothing may follow the closing line", code=ORDER)
-        at = _stamp(event)
-        if at is not None and self.head_at is not None and at < self.head_at:
-            raise IllegalMove(f"line {event['n']} is stamped {at}, before the line it follows ({self.head_at})",
-                              code="line.stamp")
         kind, seat, data = event.get("action"), event.get("seat"), event.get("data")
         role = self.role_of(kind)
+        at = self._check_stamps(event, role)
         if role is Role.SEAT:
             if seat is None:
                 raise IllegalMove(f"{kind}: a seat's action; the dealer or referee (seat null) may not make it",
@@ -330,6 +368,7 @@ class Referee:
             check_line_signature(dict(event), public_key, who)
         else:  # well formed now; the arithmetic with the others (SignatureBatch)
             self.signatures.add_line(dict(event), public_key, who, event["n"])
+        self._check_receipt_signature(event)
         self._check_no_secret(kind, data)
         action: Optional[Action] = None
         publics: list[dict[str, int]] = []
@@ -397,14 +436,51 @@ class Referee:
             self.spec.record(self.ledger, seat, action, publics)
             self.spec.deal.observe(self.ledger, event["n"], action, publics)
         self.head = line_hash(canonical(dict(event)))
-        if at is not None:
-            self.head_at = at
+        self.head_at, self.head_own_at = at, _stamp(event)
         if action is not None:
             self._open_pause(event["n"], action)
         if role is Role.SEAT:
             self.last_signed[seat] = [event["n"], self.head]  # type: ignore[index]
         self.next_line += 1
         return action, publics
+
+    def _check_stamps(self, event: Mapping[str, Any], role: Role) -> float:
+        """The line's referee stamp, after its checks (``line.stamp``): it carries ``at``; a
+        seat's line may carry the referee's receipt (the live referee always adds one), within
+        the tolerance of its ``at`` and no earlier than the last line's referee stamp; no other
+        line carries one; a line without a receipt is stamped no earlier than the last line."""
+        at = _stamp(event)
+        received = event.get("received")
+        if role is not Role.SEAT and "received" in event:
+            raise IllegalMove(f"line {event['n']}: only a seat's line carries the referee's receipt",
+                              code="line.malformed")
+        if role is Role.SEAT and "received" in event:
+            if not isinstance(received, dict) or set(received) != {"at", "sig"}:
+                raise MalformedInput(f"line {event['n']}: a seat's line carries the referee's receipt "
+                                     f"{{at, sig}}, got {received!r:.80}", code="line.stamp")
+            got = _time(received["at"], "'received.at'")
+            if abs(got - at) > self.tolerance:
+                raise IllegalMove(f"line {event['n']}: the seat stamped it {at}, the referee received it at {got}: "
+                                  f"more than the tolerance {self.tolerance} s apart", code="line.stamp")
+            if self.head_at is not None and got < self.head_at:  # the seat's own stamp may trail it
+                raise IllegalMove(f"line {event['n']} is received at {got}, before the line it follows "
+                                  f"({self.head_at})", code="line.stamp")
+            return got
+        if self.head_own_at is not None and at < self.head_own_at:
+            raise IllegalMove(f"line {event['n']} is stamped {at}, before the line it follows ({self.head_own_at})",
+                              code="line.stamp")
+        return at
+
+    def _check_receipt_signature(self, event: Mapping[str, Any]) -> None:
+        """The receipt (when the line has one) is the referee's signature (``line.signature``)."""
+        received = event.get("received")
+        if not isinstance(received, dict):
+            return
+        message = receipt_message(dict(event), received["at"])
+        if self.verify_now:
+            verify_signature(self.referee_key, message, received["sig"], "the referee (its receipt)")
+        else:
+            self.signatures.add(message, received["sig"], self.referee_key, "the referee (its receipt)", event["n"])
 
     def data_fields(self, kind: str) -> Optional[frozenset[str]]:
         """The fields a line of ``kind`` carries in its data, where the engine knows them

@@ -115,6 +115,7 @@ class Table:
         except CommitmentMismatch as refused:  # the referee's public reason first, where it has one
             copy.deepcopy(self.view).apply(line)  # on a copy: a refusal changes nothing
             raise refused
+        line = self.referee.admit(line)  # a seat's line: the referee's signed receipt, its time of it
         t = time.perf_counter()
         self.referee.receive(line)
         verify_s = time.perf_counter() - t
