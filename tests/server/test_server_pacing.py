@@ -22,6 +22,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from zkbluff.games.engine.parties import Prover, Seat
+from zkbluff.games.engine.referee import referee_stamp
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.mind_bluff.bot import Move
 from zkbluff.games.mind_bluff.rules import AllDone, Claim, Consent, Doubt, Eat, Phase
@@ -154,7 +155,7 @@ def test_a_move_inside_the_doubts_pause_is_refused_by_the_server_and_its_bot_wai
             # the bot doubts (TRUE: it owes a debt) and is to move next, inside the pause
             await p1.until(lambda s: s.view.rules.to_move == 1 and s.view.rules.phase == Phase.TURN)
             doubt = next(e for e in reversed(host.table.writer.events) if e["action"] == "doubt")
-            until = doubt["at"] + DOUBT_S
+            until = referee_stamp(doubt) + DOUBT_S  # the pause runs from the referee's receipt of the doubt
             assert p1.seat.view.paused_until == until
             for _ in range(STEP * 20):  # the room's lock free: the bot's move is left to the clock
                 if not host.lock.locked():
@@ -297,7 +298,7 @@ def test_a_persons_client_waits_out_the_pause_by_itself_and_is_never_refused(tmp
 
     waited, first, doubts, errors = asyncio.run(asyncio.wait_for(run(), 3 * STEP))
     assert waited and waited[-1][1] > 0 and first["at"] >= waited[-1][0]  # it held its move until the pause ended
-    assert first["at"] >= doubts[-1]["at"] + DOUBT_S
+    assert first["at"] >= referee_stamp(doubts[-1]) + DOUBT_S
     assert not [e for e in errors if e.get("error") == "PausedMove"]
 
 

@@ -20,7 +20,7 @@ from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.mind_bluff.bot import Move
 from zkbluff.games.mind_bluff.rules import PACING, AllDone, Claim, Doubt, Eat, Phase, RevealEntropy
-from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical
 
 DOUBT_S, COIN_S = 4.5, 10.0  # the seed's numbers, not read from the code under test
@@ -178,11 +178,13 @@ def test_games_1_and_2_open_without_a_pause(tmp_path, match_keys):
 
 def _restamped(tab, tmp_path, n, at, name):
     """The transcript up to line ``n``, whose stamp is moved to ``at`` and which is re-signed
-    by the seat that made it (the offending party): a prefix, so every line before it stands."""
+    by the seat that made it (the offending party), its receipt re-issued at the same time by
+    the referee (a house colluding with it): a prefix, so every line before it stands."""
     events = [json.loads(json.dumps(e)) for e in tab.writer.events[:n]]
     line = events[-1]
     line["at"] = at
-    events[-1] = sign_line(tab.seats[line["seat"]].key, {k: v for k, v in line.items() if k != "sig"})
+    signed = sign_line(tab.seats[line["seat"]].key, {k: v for k, v in line.items() if k not in ("sig", "received")})
+    events[-1] = sign_receipt(tab.referee.key, signed, at) if "received" in line else signed
     path = tmp_path / name
     path.write_text("\n".join(canonical(e) for e in events) + "\n")
     return path
