@@ -354,28 +354,35 @@ def _serve(servers: int, directory: Optional[str], data: Path) -> tuple[subproce
     assert server.stdout is not None
     ports: list[int] = []
     pids: list[int] = [] if servers > 1 else [server.pid]
-    while len(ports) < servers or len(pids) < servers:
-        line = server.stdout.readline()
-        if not line:
-            raise RuntimeError(f"zkbluff serve exited ({server.wait()}) before {servers} server(s) listened")
-        if m := re.search(r"listening on ws://[^:]+:(\d+)", line):
-            ports.append(int(m.group(1)))
-        elif m := re.match(r"worker \d+: pid (\d+)", line):
-            pids.append(int(m.group(1)))
+    try:
+        while len(ports) < servers or len(pids) < servers:
+            line = server.stdout.readline()
+            if not line:
+                raise RuntimeError(f"zkbluff serve exited ({server.wait()}) before {servers} server(s) listened")
+            if m := re.search(r"listening on ws://[^:]+:(\d+)", line):
+                ports.append(int(m.group(1)))
+            elif m := re.match(r"worker \d+: pid (\d+)", line):
+                pids.append(int(m.group(1)))
+    except BaseException:
+        _stop(server, pids)
+        raise
     threading.Thread(target=server.stdout.read, daemon=True).start()  # (its log, never a full pipe)
     return server, [f"ws://127.0.0.1:{port}" for port in ports], pids
 
 
 def _stop(server: subprocess.Popen[str], pids: list[int]) -> None:
-    """SIGTERM (a supervisor stops its workers, each checkpointing); then SIGKILL to any left."""
+    """SIGTERM (a supervisor stops its workers, each checkpointing, within 60 s); a supervisor
+    still there after 90 s is killed, and its workers with it."""
     server.terminate()
     try:
         server.wait(90)
     except subprocess.TimeoutExpired:
         server.kill()
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, 9)
+        server.wait()
+        for pid in pids:
+            if pid != server.pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
 
 
 def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, settle: float,
