@@ -37,16 +37,32 @@ load generator must not turn into forfeits. Lines the referee's clock wrote are 
   python benchmarks/server_load.py [--n 10,50,200] [--window S] [--procs 2] [--write]
   python benchmarks/server_load.py --n 2 --window 5 --ramp 1 --settle 2   (a smoke run)
 
+``--servers 1,2,4`` runs the same for each count K of server processes instead:
+``zkbluff serve --workers K`` on one room directory, a throwaway ``redis-server`` on a free
+loopback port with its folder temporary (K = 1: one ``serve`` on that directory, so the
+curve compares like with like). Slot ``i`` plays on worker ``i mod K`` (its host creates the
+room there, its guest joins there). The server's CPU and resident set are summed over the
+worker processes (the supervisor, which only waits, is left out; Redis's CPU is its own
+column); the probe talks to worker 0. The summary gives the ratio of K servers' lines/s to
+one's at each N, their p99s side by side, the share of the machine the clients used, and
+the servers' memory per live room (extrapolated to 1,000 tables, marked so, when the largest
+N is smaller).
+
+  python benchmarks/server_load.py --servers 1,2,4 --n 50
+  python benchmarks/server_load.py --servers 2 --n 2 --window 4 --ramp 0 --settle 2 --procs 1   (a smoke run)
+
 ``--write`` replaces the "Server load" section of benchmarks/results.md.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import re
+import shutil
 import socket
 import statistics
 import subprocess
@@ -56,7 +72,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -66,6 +82,9 @@ from zkbluff.server.client import SeatClient, bot_policy  # noqa: E402
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the house's deal in proof
 MARK_START, MARK_END = "<!-- server_load: start -->", "<!-- server_load: end -->"
 LIMIT = 3600.0  # the server's time limits in this benchmark (seconds)
+#: every client comes from 127.0.0.1: the per-address limits (look-ups, rooms created,
+#: open connections; shared by every server through a directory) raised out of the way
+PER_ADDRESS = ["--lookups", "1000", "--room-rate", "1000", "--room-burst", "1000000", "--max-connections", "1000000"]
 
 
 class TimedClient(SeatClient):
@@ -134,6 +153,11 @@ def _machine() -> str:
     return f"{os.cpu_count()} cores ({model}){mem}; Python {platform.python_version()}; {platform.system()}"
 
 
+def _rooms_files(data: Path, name: str) -> list[Path]:
+    """``rooms/*/<name>`` of one server's data folder, or of every ``--workers`` worker's in it."""
+    return [*data.glob(f"rooms/*/{name}"), *data.glob(f"worker-*/rooms/*/{name}")]
+
+
 def _count(data: Path, t0: float, t1: float) -> dict[str, int]:
     """What the server wrote with stamps in ``[t0, t1)``: lines (headers excluded), the
     seats' proofs it verified, the deal proofs it made, lines its clock wrote (timeouts,
@@ -141,7 +165,7 @@ def _count(data: Path, t0: float, t1: float) -> dict[str, int]:
     (how often a match moves on: it grows with N once the machine is saturated)."""
     out: dict[str, Any] = {"lines": 0, "seat_lines": 0, "seat_proofs": 0, "deal_proofs": 0, "clock": 0, "ends": 0}
     gaps: list[float] = []
-    for f in data.glob("rooms/*/*.jsonl"):
+    for f in _rooms_files(data, "*.jsonl"):
         last: Optional[float] = None
         for raw in f.read_text().splitlines():
             try:
@@ -164,14 +188,14 @@ def _count(data: Path, t0: float, t1: float) -> dict[str, int]:
             else:
                 out["seat_lines"] += 1
                 out["seat_proofs"] += k
-    out["rooms"] = len(list(data.glob("rooms/*/room.json")))
+    out["rooms"] = len(list(_rooms_files(data, "room.json")))
     out["gap_p50_s"] = _pct(gaps, 0.5)
     return out
 
 
 # ---------------------------------------------------------------- the client processes
 
-async def _slots(url: str, first: int, count: int, times: dict[str, float], work: Path,
+async def _slots(urls: list[str], first: int, count: int, times: dict[str, float], work: Path,
                  threads: int) -> dict[str, Any]:
     """Slots ``first .. first + count - 1``: each plays match after match (both seats in
     this process) from its start in the ramp until the run's end."""
@@ -186,7 +210,7 @@ async def _slots(url: str, first: int, count: int, times: dict[str, float], work
     async def slot(i: int) -> None:
         nonlocal finished
         await asyncio.sleep(max(0.0, times["start"] + times["ramp"] * (i - first) / count - time.time()))
-        k = 0
+        k, url = 0, urls[i % len(urls)]
         while time.time() < times["end"]:
             host = TimedClient(url, work / f"h{i}-{k}", f"host{i}", bot_policy(i * 1000 + k), quiet,
                                reconnect_for=LIMIT)
@@ -231,15 +255,17 @@ def _worker(args: argparse.Namespace) -> None:
         prover.key(key_id)  # the per-process key cache every seat here shares
     print("ready", flush=True)
     times = json.loads(sys.stdin.readline())
-    out = asyncio.run(_slots(args.url, args.first, args.count, times, Path(args.work), args.threads))
+    out = asyncio.run(_slots(args.url.split(","), args.first, args.count, times, Path(args.work), args.threads))
     print(json.dumps(out), flush=True)
 
 
 # ---------------------------------------------------------------- the probe and the run
 
-def _probe(url: str, pid: int, times: dict[str, float], out: dict[str, Any]) -> None:
+def _probe(url: str, pids: list[int], times: dict[str, float], out: dict[str, Any],
+           redis_pid: Optional[int] = None) -> None:
     """(A thread.) The server's round trip for a refused message, 5 a second, and the
-    server's CPU and RSS and the load average at the window's ends."""
+    server's CPU and RSS (summed over its processes ``pids``), Redis's CPU, and the load
+    average at the window's ends."""
     from websockets.asyncio.client import connect
 
     async def run() -> None:
@@ -250,7 +276,9 @@ def _probe(url: str, pid: int, times: dict[str, float], out: dict[str, Any]) -> 
             while time.time() < times["end"]:
                 now = time.time()
                 if "cpu_warm" not in out and now >= times["warm"]:
-                    out["cpu_warm"], out["rss_warm"] = _cpu_seconds(pid), _rss_mb(pid)
+                    out["cpu_warm"], out["rss_warm"] = _usage(pids)
+                    if redis_pid:
+                        out["redis_warm"] = _cpu_seconds(redis_pid)
                 t = time.perf_counter()
                 await ws.send(json.dumps({"type": "probe"}))
                 await ws.recv()
@@ -259,7 +287,9 @@ def _probe(url: str, pid: int, times: dict[str, float], out: dict[str, Any]) -> 
                     if not loads or len(rtts) % 25 == 0:
                         loads.append(_load1())
                 await asyncio.sleep(0.2)
-        out["cpu_end"], out["rss_end"] = _cpu_seconds(pid), _rss_mb(pid)
+        out["cpu_end"], out["rss_end"] = _usage(pids)
+        if redis_pid:
+            out["redis_end"] = _cpu_seconds(redis_pid)
         out["rtts"], out["loads"] = rtts, loads
 
     try:
@@ -268,36 +298,111 @@ def _probe(url: str, pid: int, times: dict[str, float], out: dict[str, Any]) -> 
         out["probe_error"] = repr(exc)[:200]
 
 
+def _usage(pids: list[int]) -> tuple[float, float]:
+    """CPU seconds and resident MB summed over processes."""
+    return sum(_cpu_seconds(p) for p in pids), sum(_rss_mb(p) for p in pids)
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(len(xs) * q))] if xs else float("nan")
 
 
-def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, settle: float,
-         window: float) -> dict[str, Any]:
-    """N slots through one server, spread over ``procs`` client processes."""
+@contextlib.contextmanager
+def _redis(work: Path) -> Iterator[tuple[str, int]]:
+    """A throwaway redis-server on a free loopback port, no persistence, its folder in
+    ``work`` (as tests/services.py starts one; that module needs pytest): its URL and pid."""
+    exe = shutil.which("redis-server")
+    if not exe:
+        raise SystemExit("--servers needs redis-server (the room directory): install Debian's redis-server")
+    folder = Path(tempfile.mkdtemp(prefix="redis-", dir=work))
     port = _free_port()
-    url = f"ws://127.0.0.1:{port}"
-    data = work / f"data-{n}"
+    proc = subprocess.Popen([exe, "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder), "--save", "",
+                             "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not _redis_answers(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server did not come up on port {port} (exit {proc.poll()})")
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0", proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _redis_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def _serve(servers: int, directory: Optional[str], data: Path) -> tuple[subprocess.Popen[str], list[str], list[int]]:
+    """``zkbluff serve`` (one process; ``--workers K`` on ``directory`` if given): the
+    process, its servers' URLs and their pids, once every one of them is listening."""
     limits = [f"--{k}-limit" for k in ("proof", "idle", "entropy", "deal")]
-    server = subprocess.Popen([sys.executable, "-m", "zkbluff", "serve", "--port", str(port), "--data", str(data),
-                               "--lookups", "1000",  # every client comes from 127.0.0.1
-                               *[x for k in limits for x in (k, str(LIMIT))]],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    argv = [sys.executable, "-m", "zkbluff", "serve", "--data", str(data),
+            *PER_ADDRESS, *[x for k in limits for x in (k, str(LIMIT))]]
+    if directory is not None:  # (K > 1: port 0, the supervisor picks K free ports and gives each its own)
+        argv += ["--directory", directory, "--workers", str(servers)]
+    argv += ["--port", str(_free_port() if servers == 1 else 0)]
+    server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert server.stdout is not None
+    ports: list[int] = []
+    pids: list[int] = [] if servers > 1 else [server.pid]
+    try:
+        while len(ports) < servers or len(pids) < servers:
+            line = server.stdout.readline()
+            if not line:
+                raise RuntimeError(f"zkbluff serve exited ({server.wait()}) before {servers} server(s) listened")
+            if m := re.search(r"listening on ws://[^:]+:(\d+)", line):
+                ports.append(int(m.group(1)))
+            elif m := re.match(r"worker \d+: pid (\d+)", line):
+                pids.append(int(m.group(1)))
+    except BaseException:
+        _stop(server, pids)
+        raise
+    threading.Thread(target=server.stdout.read, daemon=True).start()  # (its log, never a full pipe)
+    return server, [f"ws://127.0.0.1:{port}" for port in ports], pids
+
+
+def _stop(server: subprocess.Popen[str], pids: list[int]) -> None:
+    """SIGTERM (a supervisor stops its workers, each checkpointing, within 60 s); a supervisor
+    still there after 90 s is killed, and its workers with it."""
+    server.terminate()
+    try:
+        server.wait(90)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        for pid in pids:
+            if pid != server.pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, 9)
+
+
+def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, settle: float,
+         window: float, servers: int = 1, directory: Optional[tuple[str, int]] = None) -> dict[str, Any]:
+    """N slots through ``servers`` server processes (on ``directory``, Redis's URL and pid,
+    if given), spread over ``procs`` client processes."""
+    data = work / f"data-{servers}-{n}"
+    server, urls, pids = _serve(servers, directory[0] if directory else None, data)
+    url = urls[0]
     workers: list[subprocess.Popen[str]] = []
     try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        assert "listening" in line, line
-        threading.Thread(target=server.stdout.read, daemon=True).start()  # (its log, never a full pipe)
         time.sleep(0.5)
-        rss0 = _rss_mb(server.pid)
+        rss0 = _usage(pids)[1]
         procs = max(1, min(procs, n))
         shares = [n // procs + (1 if k < n % procs else 0) for k in range(procs)]
         first = 0
         for k, count in enumerate(shares):
             workers.append(subprocess.Popen(
-                [sys.executable, __file__, "--worker", "--url", url, "--first", str(first), "--count", str(count),
+                [sys.executable, __file__, "--worker", "--url", ",".join(urls), "--first", str(first),
+                 "--count", str(count),
                  "--threads", str(threads), "--work", str(work / f"w{n}-{k}")],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
             first += count
@@ -312,7 +417,7 @@ def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, se
             w.stdin.write(json.dumps(times) + "\n")
             w.stdin.flush()
         probe: dict[str, Any] = {}
-        prober = threading.Thread(target=_probe, args=(url, server.pid, times, probe))
+        prober = threading.Thread(target=_probe, args=(url, pids, times, probe, directory and directory[1]))
         prober.start()
         results = []
         for w in workers:
@@ -320,17 +425,20 @@ def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, se
             results.append(json.loads(text.strip().splitlines()[-1]))
         prober.join()
         counted = _count(data, times["warm"], times["end"])
+        by_server = [len(list(data.glob(f"worker-{i}/rooms/*/room.json"))) for i in range(servers)] \
+            if servers > 1 else [counted["rooms"]]
         cpu = probe.get("cpu_end", float("nan")) - probe.get("cpu_warm", float("nan"))
         failed = [f for r in results for f in r["failed"]]
         lat = [x for r in results for x in r["latencies"]]
         client_cpu = sum(r["cpu"] for r in results)
         loads = probe.get("loads", [])
         out = {
-            "n": n, "started": start, "procs": len(workers), "window": window, "ramp": ramp, "settle": settle,
-            **counted, "finished": sum(r["finished"] for r in results), "failed": len(failed),
+            "n": n, "servers": servers, "directory": directory is not None, "started": start, "procs": len(workers), "window": window, "ramp": ramp, "settle": settle,
+            **counted, "rooms_by_server": by_server, "finished": sum(r["finished"] for r in results), "failed": len(failed),
             "lines_per_s": counted["lines"] / window, "seat_lines_per_s": counted["seat_lines"] / window,
             "p50_ms": 1000 * _pct(lat, 0.5), "p99_ms": 1000 * _pct(lat, 0.99), "latency_samples": len(lat),
             "server_cpu_s": cpu, "server_cpu_share": cpu / window,
+            "redis_cpu_share": (probe.get("redis_end", float("nan")) - probe.get("redis_warm", float("nan"))) / window,
             "cpu_per_proof_ms": 1000 * cpu / counted["seat_proofs"] if counted["seat_proofs"] else float("nan"),
             "cpu_per_line_ms": 1000 * cpu / counted["lines"] if counted["lines"] else float("nan"),
             "client_cpu_s": client_cpu, "client_cpu_share": client_cpu / window,
@@ -350,11 +458,7 @@ def _run(n: int, work: Path, log: Any, procs: int, threads: int, ramp: float, se
         for w in workers:
             if w.poll() is None:
                 w.kill()
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stop(server, pids)
 
 
 def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
@@ -367,7 +471,7 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
            f"Machine: {_machine()}; shared with other work (load average below). Run of "
            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(rows[0].get('started', time.time()) if rows else None))}."
            , "",
-           f"One `zkbluff serve` process (the referee and the dealer of every match); N matches of {GAME} "
+           f"{_servers_prose(rows)}; N matches of {GAME} "
            f"({OPTIONS['mode']}, deal {OPTIONS['deal']}) kept live (a finished match is followed by a new one in its "
            f"slot), both seats remote clients with the house bot choosing, each proving its own moves and verifying "
            f"every line; the seats multiplexed in {args.procs} client processes on the same machine (keys loaded "
@@ -375,20 +479,24 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
            f"{args.settle:.0f} s, then a window of max({args.window:.0f} s, 0.6 s × N) is measured (lines by their "
            f"stamps). CPU times are the processes' user + system time over the window: on a shared machine they "
            f"are the steady measures, the wall-clock ones (lines/s, latency) depend on the load.", "",
-           "| N | window | load avg (min–max) | lines/s | seat lines/s | p50 move latency | p99 move latency "
+           "| servers | N | window | load avg (min–max) | lines/s | seat lines/s | p50 move latency "
+           "| p99 move latency "
            "| a match's next line (p50) | server CPU per seat proof verified | server CPU per line | server CPU share "
            "| server probe p50 / p99 | clients' CPU per line | clients' CPU share | server RSS idle → end "
            "| rooms held | matches finished | clock timeouts |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(
-            f"| {r['n']} | {r['window']:.0f} s | {f1(r['load_min'])}–{f1(r['load_max'])} | {r['lines_per_s']:.1f} | "
+            f"| {r.get('servers', 1)} | {r['n']} | {r['window']:.0f} s | {f1(r['load_min'])}–{f1(r['load_max'])} | "
+            f"{r['lines_per_s']:.1f} | "
             f"{r['seat_lines_per_s']:.1f} | {ms(r['p50_ms'])} | {ms(r['p99_ms'])} | {ms(1000 * r['gap_p50_s'])} | "
             f"{f1(r['cpu_per_proof_ms'])} ms | "
             f"{f1(r['cpu_per_line_ms'])} ms | {r['server_cpu_share']:.2f} | {ms(r['probe_p50_ms'])} / "
             f"{ms(r['probe_p99_ms'])} | {f1(r['client_cpu_per_line_ms'])} ms | {r['client_cpu_share']:.2f} | "
             f"{r['rss_idle_mb']:.0f} → {r['rss_mb']:.0f} MB | {r['rooms']} | {r['finished']} | {r['clock']} |")
-    out += ["", *[x for line in _summary(rows) for x in (line, "")], "Columns: *lines* every line the server wrote in the window (headers excluded; the dealer's and "
+    out += ["", *[x for line in _summaries(rows) for x in (line, "")],
+            "Columns: *servers* the server processes (their CPU and resident set summed), *lines* every line "
+            "the servers wrote in the window (headers excluded; the dealer's and "
             "the referee's too), *seat lines* those the seats signed; *move latency* a seat's move sent → "
             "written and back at its socket (the server's part and the loopback's; the seat's proving and its "
             "process's queue excluded: those show in *a match's next line*); *server CPU per seat proof* the server's CPU "
@@ -400,6 +508,68 @@ def _table(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[str]:
             "from memory); *clock timeouts* lines the referee's clock wrote (the limits "
             f"are {LIMIT:.0f} s here, so none is expected).", ""]
     return out
+
+
+def _servers_prose(rows: list[dict[str, Any]]) -> str:
+    if not any(r.get("directory") for r in rows):
+        return "One `zkbluff serve` process (the referee and the dealer of every match)"
+    return ("`zkbluff serve --workers K` (K server processes, each the referee and the dealer of its matches; "
+            "K = 1: one `serve`) on one room directory, a throwaway redis-server on loopback; slot i plays on "
+            "worker i mod K; server CPU and memory are the workers' summed")
+
+
+def _summaries(rows: list[dict[str, Any]]) -> list[str]:
+    """:func:`_summary` per server count, then how the counts compare (:func:`_scaling`)."""
+    counts = sorted({r.get("servers", 1) for r in rows})
+    if len(counts) == 1 and not any(r.get("directory") for r in rows):
+        return _summary(rows)
+    out = []
+    for k in counts:
+        out += [f"{k} server(s): {line}" for line in _summary([r for r in rows if r.get("servers", 1) == k])]
+    return out + _scaling(rows)
+
+
+def _scaling(rows: list[dict[str, Any]]) -> list[str]:
+    """K servers against one at each N (issue 30's target: 2 ≥ 1.6× the lines/s of one at
+    the same p99), the share of the machine the clients used, and the servers' memory per
+    live room (extrapolated to 1,000 tables when the largest N is smaller, and said so)."""
+    cores = os.cpu_count() or 1
+    one = {r["n"]: r for r in rows if r.get("servers", 1) == 1}
+    out = []
+    for r in sorted(rows, key=lambda r: (r["n"], r.get("servers", 1))):
+        k, base = r.get("servers", 1), one.get(r["n"])
+        if k == 1 or base is None or not base["lines_per_s"]:
+            continue
+        ratio = r["lines_per_s"] / base["lines_per_s"]
+        out.append(f"N = {r['n']}: {k} servers carry {ratio:.2f}× the lines/s of one ({r['lines_per_s']:.1f} "
+                   f"against {base['lines_per_s']:.1f}) at a p99 move latency of {r['p99_ms']:.0f} ms against "
+                   f"{base['p99_ms']:.0f} ms" + (" (target for 2: ≥ 1.6× at the same p99)" if k == 2 else "") + ".")
+    shares = ", ".join(f"{r['client_cpu_share'] / cores:.0%} (servers {r.get('servers', 1)}, N = {r['n']})"
+                       for r in rows)
+    out.append(f"The clients used this share of the machine's {cores} cores: {shares}.")
+    return out + [line for k in sorted({r.get("servers", 1) for r in rows})
+                  for line in _memory_per_room([r for r in rows if r.get("servers", 1) == k], k)]
+
+
+def _memory_per_room(rows: list[dict[str, Any]], k: int) -> list[str]:
+    """The servers' resident set per live room: the slope between the smallest and the largest
+    N (the keys and caches every server loads once cancel out), extrapolated to 1,000 tables,
+    marked so, when the largest N is below it. With one N only its growth since the start over
+    N, an upper bound (the proving and verifying keys loaded at the first match count), and no
+    extrapolation."""
+    small, large = min(rows, key=lambda r: r["n"]), max(rows, key=lambda r: r["n"])
+    head = f"{k} server(s): memory per live room"
+    if large["n"] == small["n"]:
+        per = (large["rss_mb"] - large["rss_idle_mb"]) / large["n"]
+        return [f"{head} at most {per:.2f} MB (the growth since the start over N = {large['n']}, the keys loaded "
+                f"at the first match included; two N give the slope)."]
+    per = (large["rss_mb"] - small["rss_mb"]) / (large["n"] - small["n"])
+    line = (f"{head} {per:.2f} MB (the slope of the resident set from N = {small['n']} to N = {large['n']}; "
+            f"{large['rss_mb']:.0f} MB at N = {large['n']})")
+    if large["n"] < 1000:
+        line += (f"; EXTRAPOLATED, not measured: 1,000 live tables would hold about "
+                 f"{large['rss_mb'] + per * (1000 - large['n']):.0f} MB across the {k} process(es)")
+    return [line + "."]
 
 
 def _summary(rows: list[dict[str, Any]]) -> list[str]:
@@ -438,6 +608,20 @@ def _summary(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _run_one(n: int, servers: int, work: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One row: N slots through ``servers`` processes on a fresh Redis directory (0: one
+    ``serve`` and no directory, as before ``--servers``)."""
+    ramp = args.ramp if args.ramp is not None else max(10.0, 0.3 * n)
+    window = max(args.window, 0.6 * n)
+    print(f"N={n}, servers {servers or 1}: ramp {ramp:.0f} s, settle {args.settle:.0f} s, window {window:.0f} s …",
+          flush=True)
+    with contextlib.ExitStack() as stack:
+        directory = stack.enter_context(_redis(work)) if servers else None
+        r = _run(n, work, print, args.procs, args.threads, ramp, args.settle, window, max(1, servers), directory)
+    print({k: (round(v, 2) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
+    return r
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", default="10,50,200")
@@ -446,6 +630,8 @@ def main() -> None:
     ap.add_argument("--settle", type=float, default=30.0)
     ap.add_argument("--procs", type=int, default=2, help="client processes (whole matches each)")
     ap.add_argument("--threads", type=int, default=8, help="worker threads per client process")
+    ap.add_argument("--servers", default=None, metavar="K,…",
+                    help="server process counts: `serve --workers K` on a throwaway Redis directory each")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--json", help="also write the rows as JSON to this file")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -458,14 +644,11 @@ def main() -> None:
         _worker(args)
         return
     rows = []
+    counts = [int(x) for x in args.servers.split(",")] if args.servers else [0]  # 0: one server, no directory
     with tempfile.TemporaryDirectory() as tmp:
-        for n in [int(x) for x in args.n.split(",")]:
-            ramp = args.ramp if args.ramp is not None else max(10.0, 0.3 * n)
-            window = max(args.window, 0.6 * n)
-            print(f"N={n}: ramp {ramp:.0f} s, settle {args.settle:.0f} s, window {window:.0f} s …", flush=True)
-            r = _run(n, Path(tmp), print, args.procs, args.threads, ramp, args.settle, window)
-            print({k: (round(v, 2) if isinstance(v, float) else v) for k, v in r.items()}, flush=True)
-            rows.append(r)
+        for servers in counts:
+            for n in [int(x) for x in args.n.split(",")]:
+                rows.append(_run_one(n, servers, Path(tmp), args))
     text = _table(rows, args)
     print("\n".join(text))
     if args.json:

@@ -2,12 +2,14 @@
 curve bends, and a smoke run through a real server (slow: it starts processes; nothing
 timed is asserted)."""
 import json
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from repo_root import REPO_ROOT
+from services import missing
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import server_load  # noqa: E402
@@ -44,9 +46,40 @@ def test_count_reads_the_window_by_the_lines_stamps(tmp_path):
     assert (wider["lines"], wider["seat_proofs"]) == (8, 3)
 
 
-def _row(n, lines_per_s, rss=100.0):
+def test_count_reads_every_workers_rooms(tmp_path):
+    _room(tmp_path / "worker-0", "AAAA", [_line(1, None, "header", 99.0), _line(2, 0, "play", 100.0, proofs=1)])
+    _room(tmp_path / "worker-1", "BBBB", [_line(1, None, "header", 99.0), _line(2, 1, "play", 101.0, proofs=2)])
+    got = server_load._count(tmp_path, 100.0, 110.0)
+    assert (got["lines"], got["seat_proofs"], got["rooms"]) == (2, 3, 2)
+    alone = server_load._count(tmp_path / "worker-1", 100.0, 110.0)  # its twin: one worker's folder, its own rooms
+    assert (alone["lines"], alone["seat_proofs"], alone["rooms"]) == (1, 2, 1)
+
+
+def _row(n, lines_per_s, rss=100.0, servers=1, p99=200.0, rss_idle=80.0):
     return {"n": n, "lines_per_s": lines_per_s, "server_cpu_share": 0.2, "client_cpu_share": 0.4,
-            "load_mean": 10.0, "cpu_per_line_ms": 12.0, "client_cpu_per_line_ms": 25.0, "rss_mb": rss}
+            "load_mean": 10.0, "cpu_per_line_ms": 12.0, "client_cpu_per_line_ms": 25.0, "rss_mb": rss,
+            "servers": servers, "directory": True, "p99_ms": p99, "rss_idle_mb": rss_idle}
+
+
+def test_scaling_compares_each_server_count_with_one_at_the_same_n():
+    rows = [_row(50, 10.0, servers=1, p99=300.0), _row(50, 17.0, servers=2, p99=310.0),
+            _row(50, 8.0, servers=4, p99=900.0), _row(10, 5.0, servers=2)]  # N = 10 has no one-server row
+    lines = server_load._scaling(rows)
+    assert lines[0].startswith("N = 50: 2 servers carry 1.70× the lines/s of one (17.0 against 10.0)")
+    assert "p99 move latency of 310 ms against 300 ms (target for 2" in lines[0]
+    assert lines[1].startswith("N = 50: 4 servers carry 0.80×") and "target" not in lines[1]
+    assert not any(line.startswith("N = 10") for line in lines)
+    assert "The clients used this share of the machine's" in lines[2] and "(servers 2, N = 10)" in lines[2]
+
+
+def test_memory_per_room_is_a_slope_and_its_extrapolation_is_marked():
+    below = server_load._memory_per_room([_row(100, 1.0, rss=300.0), _row(500, 1.0, rss=700.0)], 2)
+    assert "1.00 MB (the slope" in below[0] and "EXTRAPOLATED, not measured" in below[0]
+    assert "about 1200 MB across the 2 process(es)" in below[0]  # 700 + 1.0 × 500
+    full = server_load._memory_per_room([_row(100, 1.0, rss=300.0), _row(1000, 1.0, rss=1200.0)], 2)
+    assert "1.00 MB (the slope" in full[0] and "EXTRAPOLATED" not in full[0]  # its twin: measured at 1,000
+    one = server_load._memory_per_room([_row(4, 1.0, rss=120.0, rss_idle=80.0)], 2)
+    assert "at most 10.00 MB" in one[0] and "EXTRAPOLATED" not in one[0]  # (120 - 80) / 4, no slope to extend
 
 
 def test_the_bend_is_the_first_n_near_the_best_throughput():
@@ -68,3 +101,19 @@ def test_a_smoke_run_plays_through_one_server(tmp_path):
     (row,) = json.loads(out.read_text())
     assert row["n"] == 1 and row["failed"] == 0 and row["clock"] == 0 and row["rooms"] >= 1
     assert "| 1 | 4 s |" in run.stdout  # the table row
+
+
+@pytest.mark.slow
+def test_a_smoke_run_plays_through_two_servers_on_a_redis_directory(tmp_path):
+    if not shutil.which("redis-server"):
+        missing("redis-server is not installed (`make test` installs Debian's redis-server)")
+    out = tmp_path / "rows.json"
+    run = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "server_load.py"), "--servers", "2",
+                          "--n", "2", "--window", "4", "--ramp", "0", "--settle", "2", "--procs", "1",
+                          "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    (row,) = json.loads(out.read_text())
+    assert (row["servers"], row["directory"], row["failed"], row["clock"]) == (2, True, 0, 0)
+    assert len(row["rooms_by_server"]) == 2 and min(row["rooms_by_server"]) >= 1  # slot i on worker i mod 2
+    assert row["server_cpu_s"] > 0 and row["lines"] > 0
+    assert "| 2 | 2 | 4 s |" in run.stdout and "memory per live room" in run.stdout
