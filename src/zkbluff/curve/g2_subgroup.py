@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from zkbluff.curve import G2Affine
+from zkbluff.curve import G2Affine, Fq2, fq2_mul, fq2_pow
 from zkbluff.field import p
 
 #: the BN parameter (seed) of BN254 (alt_bn128)
@@ -43,30 +43,13 @@ XI = (9, 1)
 # where the second criterion holds (eprint 2022/348)
 assert BN_X % 13 != 4 and BN_X % 97 != 92
 
-Fp2 = tuple[int, int]
-
-
-def fp2_mul(a: Fp2, b: Fp2) -> Fp2:
-    return ((a[0] * b[0] - a[1] * b[1]) % p, (a[0] * b[1] + a[1] * b[0]) % p)
-
-
-def fp2_pow(a: Fp2, e: int) -> Fp2:
-    out: Fp2 = (1, 0)
-    while e:
-        if e & 1:
-            out = fp2_mul(out, a)
-        a = fp2_mul(a, a)
-        e >>= 1
-    return out
-
-
-def conj(a: Fp2) -> Fp2:
+def conj(a: Fq2) -> Fq2:
     return (a[0], -a[1] % p)
 
 
 #: psi's constants, from xi and p
-PSI_X = fp2_pow(XI, (p - 1) // 3)
-PSI_Y = fp2_pow(XI, (p - 1) // 2)
+PSI_X = fq2_pow(XI, (p - 1) // 3)
+PSI_Y = fq2_pow(XI, (p - 1) // 2)
 
 
 def psi(Q: G2Affine) -> G2Affine:
@@ -74,7 +57,7 @@ def psi(Q: G2Affine) -> G2Affine:
     if Q is None:
         return None
     x, y = Q
-    return (fp2_mul(conj(x), PSI_X), fp2_mul(conj(y), PSI_Y))
+    return (fq2_mul(conj(x), PSI_X), fq2_mul(conj(y), PSI_Y))
 
 
 def mu_digits(k: int) -> list[int]:

@@ -26,8 +26,8 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from zkbluff.errors import DamagedDatabase, StorageError, StorageFull
-from zkbluff.server.storage import (LeaderboardRow, ResultStore, SeatResult, check_seats, counts_online, ranked,
-                                    season_of)
+from zkbluff.server.storage import (LeaderboardRow, ResultStore, SeatResult, board_filters, check_seats, counts_online,
+                                    ranked, season_of)
 
 log = logging.getLogger("zkbluff.server")
 
@@ -174,13 +174,7 @@ class PostgresResultStore(ResultStore):
 
     def leaderboard(self, season: Optional[str] = None, game: Optional[str] = None,
                     limit: int = 20) -> list[LeaderboardRow]:
-        where, args = ["m.online", "NOT p.is_bot"], []
-        if season is not None:
-            where.append("m.season = %s")
-            args.append(season)
-        if game is not None:
-            where.append("m.game = %s")
-            args.append(game)
+        where, args = board_filters(["m.online", "NOT p.is_bot"], season, game, "%s")
         # byte order ("C") for names and ties, as SQLite's: the same board whatever the database's locale
         sql = (f'SELECT p.player, MAX(p.name COLLATE "C"), SUM(CASE WHEN p.left_table THEN 0 ELSE p.points END) '
                f"AS pts, COUNT(*) FROM zkbluff.placements p JOIN zkbluff.matches m USING (match_id) "

@@ -89,6 +89,18 @@ def check_name(name: object) -> str:
     return name
 
 
+def board_filters(base: list[str], season: Optional[str], game: Optional[str],
+                  mark: str) -> tuple[list[str], list[str]]:
+    """The WHERE terms of a leaderboard query (``base``, then the season's and the game's
+    when given, with the driver's parameter ``mark``) and their arguments: every store's."""
+    where, args = list(base), []
+    for column, value in (("m.season", season), ("m.game", game)):
+        if value is not None:
+            where.append(f"{column} = {mark}")
+            args.append(value)
+    return where, args
+
+
 @dataclass(frozen=True)
 class LeaderboardRow:
     rank: int
@@ -256,13 +268,7 @@ class SqliteResultStore(ResultStore):
 
     def leaderboard(self, season: Optional[str] = None, game: Optional[str] = None,
                     limit: int = 20) -> list[LeaderboardRow]:
-        where, args = ["m.online = 1", "p.is_bot = 0"], []
-        if season is not None:
-            where.append("m.season = ?")
-            args.append(season)
-        if game is not None:
-            where.append("m.game = ?")
-            args.append(game)
+        where, args = board_filters(["m.online = 1", "p.is_bot = 0"], season, game, "?")
         sql = (f"SELECT p.player, MAX(p.name), SUM(CASE WHEN p.left_table THEN 0 ELSE p.points END) AS pts, "
                f"COUNT(*) FROM placements p JOIN matches m USING (match_id) WHERE {' AND '.join(where)} "
                f"GROUP BY p.player ORDER BY pts DESC, p.player LIMIT ?")
