@@ -37,7 +37,7 @@ def missing(reason: str) -> None:
 def free_port() -> int:
     """A free port below the kernel's ephemeral range, so that a server stopped and started
     again on it cannot find it taken by a client's own reconnect attempt meanwhile (as in
-    tests/server/test_server_processes.py)."""
+    tests/server/test_server_processes.py, which uses it)."""
     try:
         low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
     except (OSError, ValueError, IndexError):

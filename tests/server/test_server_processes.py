@@ -3,9 +3,7 @@
 rejoining, and a server killed and restarted with every unfinished match resuming."""
 import json
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,30 +13,11 @@ import pytest
 
 from zkbluff.games.engine.verifier import verify_transcript
 
+from services import free_port
+
 pytestmark = pytest.mark.slow
 LIMIT = 300  # seconds any one wait may take on a loaded 2-core machine
 ZK = [sys.executable, "-m", "zkbluff"]
-
-
-def free_port() -> int:
-    """A free port below the kernel's ephemeral range. Not one the kernel hands out (bind to
-    port 0): the clients' reconnect attempts while the server is down take ephemeral ports
-    themselves, and one could take the server's (or connect to itself on it), so that the
-    restarted server could not bind it."""
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    rng = random.Random()
-    for _ in range(200):
-        port = rng.randrange(10000, max(10001, low))
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise AssertionError(f"no free port in 10000..{low - 1}")
 
 
 class Proc:
