@@ -304,7 +304,8 @@ def test_a_server_paused_past_a_deadline_times_the_waited_on_seat_out_and_loses_
     assert ann_report["result"] == bob_report["result"]
     # what Bob can show: his signed move for that line, stamped and sent before the deadline the
     # paused referee let pass (his client keeps it; the transcript alone cannot settle whose clock)
-    timeout = next(json.loads(x) for x in server_copy.read_text().splitlines() if '"clock"' in x)
+    events = [json.loads(x) for x in server_copy.read_text().splitlines()]
+    timeout = next(e for e in events if e.get("action") == "timeout")  # (the header has a "clock" too)
     sent = [json.loads(x) for x in (tmp_path / "bob" / "tables" / code /
                                     f"{ann_report['matchId']}.sent.jsonl").read_text().splitlines()]
     mine = [x for x in sent if x["line"]["n"] == timeout["n"]]
