@@ -150,7 +150,10 @@ async def _seal_lost_then_left_again(tmp_path):
     n = len(host.table.writer.events)
     clock.past(host.table.referee.deadline)
     await _until(lambda: any(e["action"] == "sealed_move" for e in host.table.writer.events[n:]), "the sealed move")
-    assert verify_transcript(host.transcript)["lines"] == len(host.table.writer.events)
+    sealed = next(e["n"] for e in host.table.writer.events[n:] if e["action"] == "sealed_move")
+    # the server plays on meanwhile (its bot's next move may already be written): the file, as it
+    # stands, verifies and holds the sealed move
+    assert verify_transcript(host.transcript)["lines"] >= sealed
     task.cancel()
 
 
