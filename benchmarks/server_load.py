@@ -84,7 +84,8 @@ MARK_START, MARK_END = "<!-- server_load: start -->", "<!-- server_load: end -->
 LIMIT = 3600.0  # the server's time limits in this benchmark (seconds)
 #: every client comes from 127.0.0.1: the per-address limits (look-ups, rooms created,
 #: open connections; shared by every server through a directory) raised out of the way
-PER_ADDRESS = ["--lookups", "1000", "--room-rate", "1000", "--room-burst", "1000000", "--max-connections", "1000000"]
+PER_ADDRESS = ["--lookups", "1000", "--room-rate", "1000", "--room-burst", "1000000", "--max-connections", "1000000",
+               "--signin-timeout", "3600"]  # the probe sends no sign-in: it must outlive the ramp and settle
 
 
 class TimedClient(SeatClient):
