@@ -206,27 +206,34 @@ def test_a_four_seat_bluffers_room_started_with_two_plays_to_its_end(tmp_path, e
     assert ann_report["result"] == bob_report["result"] and ann_report["result"]["points"]
 
 
-def test_a_client_paused_past_its_deadline_is_timed_out_and_nothing_is_lost(tmp_path, env, procs):
-    """A long pause (SIGSTOP) of one client past its move deadline: the server's referee times
-    that seat out on its own clock; resumed, the client takes the lines it missed, its copy
-    verifies and is the server's, and both clients get the same result."""
+def _bots_past_the_deal(tmp_path, env, procs, limit, bots):
+    """A server with proof and idle limits of ``limit`` s, ann hosting and bob joining as bots
+    (seeds ``bots``), once the room's transcript holds 8 lines: (server, ann, bob, code, room)."""
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
     data = tmp_path / "data"
-    server = Proc(tmp_path, "server", ["serve", "--port", port, "--data", data, "--proof-limit", 30,
-                                       "--idle-limit", 30], env)
+    server = Proc(tmp_path, "server", ["serve", "--port", port, "--data", data, "--proof-limit", limit,
+                                       "--idle-limit", limit], env)
     procs.append(server)
     server.wait_for("listening on")
-    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual", "--bot", 8,
-                                 "--home", "ann", "--json"], env)
+    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual",
+                                 "--bot", bots[0], "--home", "ann", "--json"], env)
     procs.append(ann)
     code = ann.wait_for(code_of)
-    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 9, "--home", "bob", "--json"], env)
+    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", bots[1], "--home", "bob", "--json"], env)
     procs.append(bob)
     room = data / "rooms" / code
     end = time.monotonic() + LIMIT
     while lines_in(room) < 8 and time.monotonic() < end:
         time.sleep(0.05)
+    return server, ann, bob, code, room
+
+
+def test_a_client_paused_past_its_deadline_is_timed_out_and_nothing_is_lost(tmp_path, env, procs):
+    """A long pause (SIGSTOP) of one client past its move deadline: the server's referee times
+    that seat out on its own clock; resumed, the client takes the lines it missed, its copy
+    verifies and is the server's, and both clients get the same result."""
+    server, ann, bob, code, room = _bots_past_the_deal(tmp_path, env, procs, limit=30, bots=(8, 9))
     bob.p.send_signal(signal.SIGSTOP)
     try:
         end = time.monotonic() + LIMIT
@@ -264,23 +271,7 @@ def test_a_server_paused_past_a_deadline_times_the_waited_on_seat_out_and_loses_
     server's socket; 75 s later (past the 60 s limit) the server goes on. Its referee reads its
     clock first: the deadline has passed, so Bob is timed out and his late move refused; the
     clients come back, and every copy is one verified file with one result."""
-    port = free_port()
-    url = f"ws://127.0.0.1:{port}"
-    data = tmp_path / "data"
-    server = Proc(tmp_path, "server", ["serve", "--port", port, "--data", data, "--proof-limit", 60,
-                                       "--idle-limit", 60], env)
-    procs.append(server)
-    server.wait_for("listening on")
-    ann = Proc(tmp_path, "ann", ["host", GAME, "--server", url, "--name", "ann", "-o", "mode=casual", "--bot", 10,
-                                 "--home", "ann", "--json"], env)
-    procs.append(ann)
-    code = ann.wait_for(code_of)
-    bob = Proc(tmp_path, "bob", ["join", url, code, "--name", "bob", "--bot", 11, "--home", "bob", "--json"], env)
-    procs.append(bob)
-    room = data / "rooms" / code
-    end = time.monotonic() + LIMIT
-    while lines_in(room) < 8 and time.monotonic() < end:
-        time.sleep(0.05)
+    server, ann, bob, code, room = _bots_past_the_deal(tmp_path, env, procs, limit=60, bots=(10, 11))
     bob.p.send_signal(signal.SIGSTOP)
     try:
         end = time.monotonic() + LIMIT
