@@ -2,6 +2,7 @@
 text (rules page, event lines, prompts) comes from its folder; nothing here knows a game."""
 from __future__ import annotations
 
+import math
 import re
 import sys
 import time
@@ -11,6 +12,7 @@ from typing import Any, Callable, Optional
 import click
 
 from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
+from zkbluff.games.engine.narration import Narrator
 from zkbluff.games.engine.table import may_act
 from zkbluff.games.registry import GAMES, spec_class
 
@@ -119,6 +121,28 @@ def rules_cmd(game: str) -> None:
                                               for k, v in cls.option_values.items()))
 
 
+class TimeUp(Exception):
+    """The referee's clock passed the deadline of the move a prompt was asking for."""
+
+
+def clock_words(seconds: float) -> str:
+    """Seconds left in words: ``28 s``, ``9 min 30 s``."""
+    seconds = max(0, int(math.ceil(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, rest = divmod(seconds, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def time_up_words(spec: Any, rules: Any, seat: int) -> str:
+    """What the referee's clock does to ``seat`` when its move's limit runs out (the game's
+    text says it, ``time_up``; by default the timeout line itself)."""
+    if hasattr(spec.text, "time_up"):
+        return str(spec.text.time_up(rules, seat))
+    due = spec.timeout(rules)
+    return "the referee's clock writes your timeout" + (f" ({due[1]})" if due is not None else "")
+
+
 def wait_out_pause(tab: Any, seat: int, say: Optional[Callable[[str], None]] = None,
                    sleep: Callable[[float], None] = time.sleep) -> float:
     """Sleep while the rules hold all play (Mind Bluff: 4.5 s after a doubt, game 3's 10-second
@@ -164,16 +188,20 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
     bots = [tab.spec.house_bot(seed + i) for i in range(n_seats)]
     rng = random.Random(seed)
     shown = 0
+    narrator = Narrator(tab.spec, names)
 
     def show() -> None:
         nonlocal shown
         timing = {t.line: t for t in tab.timings}
         for e in tab.writer.events[shown:]:
-            if e["action"] == "header" or e["action"] == tab.spec.deal.closing:
+            said = narrator.lines(e)
+            if not said:
                 continue
             t = timing.get(e["n"])
             extra = f"  [prove {t.prove_s * 1000:.0f} ms, verify {t.verify_s * 1000:.1f} ms]" if t and t.prove_s else ""
-            click.echo(f"{e['n']:4d}  {tab.spec.text.describe(e, names)}{extra}")
+            click.echo(f"{e['n']:4d}  {said[0]}{extra}")
+            for more in said[1:]:
+                click.echo(f"        {more}")
         shown = len(tab.writer.events)
 
     show()
@@ -358,16 +386,21 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         bots = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}
         rng = random.Random(base)
         human = 0
-        shown = len(tab.writer.events)
-        for e in tab.writer.events:  # the game's text follows every line in order (it may keep the public state)
-            spec.text.describe(e, names)
-        if resume and tab.over:
+        narrator = Narrator(spec, names, viewer=human)
+        shown = 0
+        if resume:
+            before_resume = len(tab.writer.events)
+            tab.poll()  # a deadline that passed while the match was stopped: its timeout is written now
+            events = tab.writer.events
+            narrator.follow(events[:before_resume])  # the narration follows every line in order
+            shown = before_resume
+            if shown < len(events):
+                click.echo("while the match was stopped:")
+        if resume and tab.over and shown == len(tab.writer.events):
             end = [e for e in tab.writer.events if e["action"] == "end"]
             click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
             click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
             return
-        if not resume:
-            shown = 0
 
         def ask(text: str) -> str:
             return str(click.prompt(text, default="", show_default=False))
@@ -387,6 +420,34 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     click.echo("")
                     return ""
                 return sys.stdin.readline().strip()
+            return timed
+
+        def ask_by(deadline: float, warn_at: float) -> Any:
+            """``ask`` for the seat's own move against the referee's clock: the seconds left are
+            in the prompt, a warning is printed ``warn_at`` seconds before the deadline, and the
+            prompt is withdrawn when it passes (:class:`TimeUp`). Input that is not a terminal
+            (a script) is read without a limit: the referee's clock still applies to the move."""
+            def timed(text: str) -> str:
+                import select
+
+                try:
+                    stdin = sys.stdin.fileno()
+                except (AttributeError, OSError, ValueError):
+                    return ask(f"[{clock_words(deadline - tab.referee.clock())} left] {text}")
+                warned = False
+                while True:
+                    left = deadline - tab.referee.clock()
+                    if left <= 0:
+                        click.echo("")
+                        raise TimeUp()
+                    click.echo(f"[{clock_words(left)} left] {text} ", nl=False)
+                    wait = left - warn_at if not warned and left > warn_at else left
+                    ready, _, _ = select.select([stdin], [], [], max(0.0, wait))
+                    if ready:
+                        return sys.stdin.readline().strip()
+                    if not warned and left > warn_at:
+                        warned = True
+                        click.echo(f"\n  {clock_words(warn_at)} left!")
             return timed
 
         def waiting() -> None:
@@ -415,23 +476,18 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             else:
                 tab.poll()
 
-        def show(before: Any) -> None:
+        def show(before: Any = None) -> None:
             nonlocal shown
-            after = tab.state
             for e in tab.writer.events[shown:]:
-                if e["action"] in ("header", spec.deal.closing):
-                    continue
-                click.echo("  " + spec.text.describe(e, names))
-                if before is not None and hasattr(spec.text, "outcome"):
-                    for extra in spec.text.outcome(e, before, after, names):
-                        click.echo("    " + extra)
-                    before = None  # only the move's own line changed the state we compare
+                for i, said in enumerate(narrator.lines(e)):
+                    click.echo(("  " if i == 0 else "    ") + said)
             shown = len(tab.writer.events)
 
         def not_allowed(exc: Exception) -> None:
             # the rules' messages start with the action's name ("play: ..."): not for a person
             click.echo(f"  not allowed: {re.sub(r'^[a-z_]+: ', '', str(exc))}")
 
+        explained: set[Any] = set()  # the limits whose consequence was said
         try:
             show(None)
             while not tab.over:
@@ -444,11 +500,34 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                         not_allowed(exc)
                 elif seat == human:
                     wait_out_pause(tab, seat, click.echo)
+                    deadline = tab.referee.deadline
+                    asker = ask
+                    due = spec.timeout(tab.rules)
+                    if math.isfinite(deadline) and due is not None and due[1] != "proof" \
+                            and tab.rules.legal_actions(seat):  # (a proof is made by the client, not typed)
+                        left = deadline - tab.referee.clock()
+                        limit = float(tab.referee.limit_table().get(due[1], 0.0) if isinstance(due[1], str)
+                                      else due[1])
+                        warn = 10.0 if limit <= 60 else 60.0
+                        if due[1] not in explained or left <= limit * 0.5:  # said once, and when time is short
+                            explained.add(due[1])
+                            click.echo(f"  clock: {clock_words(left)} left for this move; then "
+                                       f"{time_up_words(spec, tab.rules, human)}")
+                        asker = ask_by(deadline, warn)
                     try:
-                        intent = spec.text.prompt(tab.observation(seat), ask, click.echo, names)
+                        intent = spec.text.prompt(tab.observation(seat), asker, click.echo, names)
                         with working("your client proves your move"):
                             tab.move(seat, intent)
+                    except TimeUp:
+                        click.echo(f"  time is up: {time_up_words(spec, tab.rules, human)}")
+                        tab.poll()
+                        show()
+                        continue
                     except (MalformedInput, IllegalMove) as exc:
+                        if tab.over or len(tab.writer.events) > shown:  # the clock moved the table meanwhile
+                            show()
+                            if tab.over:
+                                break
                         not_allowed(exc)
                         continue
                 else:

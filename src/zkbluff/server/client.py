@@ -35,6 +35,7 @@ from zkbluff.errors import (
 )
 from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.header_keys import header_verifying_keys
+from zkbluff.games.engine.narration import Narrator
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
@@ -245,6 +246,8 @@ class SeatClient:
         self.match_id: Optional[str] = None
         self.names: list[str] = []
         self.writer: Optional[TranscriptWriter] = None
+        #: the match's lines in words, as every screen says them (follows every line received)
+        self.narrator: Optional[Narrator] = None
         self.result: Optional[dict[str, Any]] = None
         self.started = False
         self.errors: list[dict[str, Any]] = []
@@ -319,7 +322,9 @@ class SeatClient:
                 seat.receive(e, restoring=e["n"] <= saved["line"])
                 if e is events[0]:
                     self._check_signed_table(seat, e, show=False)
-            self.seat = seat
+            self.seat, self.narrator = seat, None
+            for e in events:  # the narration follows every line, in order, from the header
+                self._narrate(e, show=False)
             self.writer = TranscriptWriter(self.transcript_path(match_id), events=events)
             if events:
                 self.say(f"back in seat {seat_no} of match {match_id} at line {len(events)}")
@@ -327,6 +332,7 @@ class SeatClient:
         else:
             self.seat = Seat(spec, seat_no, self.names[seat_no] if seat_no < len(self.names) else self.name,
                              prover, self.key, clock=self._stamp)
+            self.narrator = None
             self.writer = TranscriptWriter(self.transcript_path(match_id), overwrite=True)
         self._save()  # the deal secrets are on disk before the join that commits to them leaves
         return self._seat_join()
@@ -382,10 +388,17 @@ class SeatClient:
             self._check_signed_table(self.seat, line)
         self.writer.append_event(line)
         self._save()
-        view = self.seat.view
-        assert view is not None
-        if line.get("action") not in ("header", self.seat.spec.deal.closing):
-            self.say("  " + self.seat.spec.text.describe(line, view.seat_names))
+        self._narrate(line)
+
+    def _narrate(self, line: Mapping[str, Any], show: bool = True) -> None:
+        """The line in words, as every screen says it (:mod:`zkbluff.games.engine.narration`)."""
+        assert self.seat is not None
+        if self.narrator is None or self.narrator.spec is not self.seat.spec:
+            self.narrator = Narrator(self.seat.spec, viewer=self.seat.seat)
+        said = self.narrator.lines(line)
+        if show:
+            for i, text in enumerate(said):
+                self.say(("  " if i == 0 else "    ") + text)
 
     def received_path(self, match_id: str) -> Path:
         return self.folder / f"{match_id}.received.jsonl"
@@ -850,6 +863,7 @@ class Spectator:
         self.events: list[dict[str, Any]] = []
         self.match_id: Any = None
         self.result: Optional[dict[str, Any]] = None
+        self.narrator: Optional[Narrator] = None
 
     async def watch(self, code: str, until_result: bool = True) -> dict[str, Any]:
         from websockets.asyncio.client import connect
@@ -902,14 +916,15 @@ class Spectator:
                 raise ForkedMatch(fork.describe(), line=fork.line, evidence=fork.to_json())
         if line.get("n") == 1 and (match_id != self.match_id or not self.events):
             self.view, self.events, self.match_id = Referee(line, verify_now=True), [], match_id
+            self.narrator = Narrator(self.view.spec, viewer=None)
         elif self.view is None or line.get("n") != self.view.next_line:
             return
         else:
             self.view.apply(line)
         self.events.append(line)
-        assert self.view is not None
-        if line["action"] not in ("header", self.view.spec.deal.closing):
-            self.say("  " + self.view.spec.text.describe(line, self.view.seat_names))
+        assert self.view is not None and self.narrator is not None
+        for i, text in enumerate(self.narrator.lines(line)):  # the same words as every screen's
+            self.say(("  " if i == 0 else "    ") + text)
 
 
 def run(coro: Any) -> Any:

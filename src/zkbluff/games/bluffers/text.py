@@ -179,6 +179,39 @@ def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snaps
     raise ValueError(f"not a Bluffers action: {action!r}")
 
 
+def _pulls(n: int) -> str:
+    return f"{n} pull{'s' if n != 1 else ''}"
+
+
+def revolvers(s: Snapshot, names: Sequence[str]) -> str:
+    """Every standing seat's revolver: its pulls so far and the risk of its next one."""
+    return "Revolvers: " + ", ".join(
+        f"{_seat(i, names)} {_pulls(s.chambers[i])} (next: 1 in {CHAMBERS - s.chambers[i]})"
+        for i in range(s.n_seats) if s.alive[i]) + "."
+
+
+def _must_call(s: Snapshot, seat: Optional[int]) -> bool:
+    if seat is None or not 0 <= seat < s.n_seats:
+        return False
+    with_cards = [i for i in range(s.n_seats) if s.alive[i] and s.hand_sizes[i] > 0]
+    return with_cards == [seat] or (not with_cards and s.last_play is not None)
+
+
+def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
+    """Click or BANG, when the line completed a pull (the last share, or a withheld share's forfeit)."""
+    pull = after.last_pull
+    if pull is None or pull == before.last_pull:
+        if after.phase == Phase.PULL:
+            return [f"Shares {len(after.shares)} of {len(after.contributors)} given."]
+        return []
+    who = _seat(pull.seat, names)
+    if not pull.fired:
+        return [f"Click! {who} survives ({_pulls(after.chambers[pull.seat])} so far; next time the risk is "
+                f"1 in {CHAMBERS - after.chambers[pull.seat]}). Cards are collected; a new round is dealt."]
+    place = after.places[pull.seat]
+    return [f"BANG! {who} is out" + (f" and finishes {PLACE_WORDS[place - 1]}" if place else "") + "."]
+
+
 # ---------------------------------------------------------------- the proven table's lines
 
 def _line_seat(line, names: Sequence[str]) -> str:
@@ -195,8 +228,9 @@ class TableText:
     @staticmethod
     def describe(line, names: Sequence[str]) -> str:
         kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
-        proof = line.get("proof")
-        tag = f"  [{proof['statement']}]" if isinstance(proof, dict) and "statement" in proof else ""
+        proofs = line.get("proofs")
+        stated = [p.get("statement") for p in proofs if isinstance(p, dict)] if isinstance(proofs, list) else []
+        tag = f"  [{', '.join(str(x).split('@')[0] for x in stated if x)}]" if any(stated) else ""
         said = describe_line(kind, data, who, names)
         if said is not None:
             return said
@@ -216,9 +250,9 @@ class TableText:
         if kind == "forfeit":
             return (f"{names[data['seat']]} did not make a move only it can make in time: out of the match, "
                     f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
-        if kind == "auto_move":
+        if kind == "auto_move":  # a card carries its pick's proof; the forced call none
             how = "time ran out" if data["reason"] == "timeout" else "away"
-            return (f"{who} ({how}): " + ("one card its own seed picks is played." if proof
+            return (f"{who} ({how}): " + ("one card its own seed picks is played for it, face down." if proofs
                                           else "the only one with cards, it calls bluff.")) + tag
         if kind == "shed":
             return f"{who} proves its hand without that card." + tag
@@ -238,9 +272,65 @@ class TableText:
             return f"{who} leaves the table: no points from this match."
         if kind == "end":
             places = data.get("placements", [])
-            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({data['scores'][i]} pts)"
+            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({data['scores'][i]} point{'s' if data['scores'][i] != 1 else ''})"
                                          for i, p in enumerate(places)) + f". {data.get('reason', '')}"
         return f"{who}: {kind}"
+
+    @staticmethod
+    def time_up(rules, seat: int) -> str:
+        """What the referee's clock does when ``seat``'s 30 seconds run out."""
+        if rules.must_call(seat):
+            return "the call is made for you (you are the only one with cards)"
+        return "one card your own committed seed picks is played for you"
+
+    @staticmethod
+    def snapshot(rules) -> Snapshot:
+        """The public state the narration reads (:mod:`zkbluff.games.engine.narration`)."""
+        return rules.public_state()
+
+    @staticmethod
+    def outcome(line, before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
+        """What a line decided, from the public state before and after it: the verdict of a
+        call and who pulls, click or BANG, who is out, the winner, whose turn, every seat's
+        revolver at a new round."""
+        kind, data = line.get("action"), line.get("data") or {}
+        nm = list(names)
+        out: list[str] = []
+        if kind == "deal":
+            out.append(f"Round {after.round}: {_seat(after.to_move, nm)} starts. " + revolvers(after, nm))
+        elif kind in ("play", "auto_move", "sealed_move") and after.phase == Phase.TURN:
+            if after.last_play is not None and after.hand_sizes[after.last_play.seat] == 0:
+                out.append(f"{_seat(after.last_play.seat, nm)} has no cards left.")
+            if after.to_move is not None:
+                forced = " (the only one with cards: must call bluff)" if _must_call(after, after.to_move) else ""
+                out.append(f"{_seat(after.to_move, nm)} to move{forced}.")
+        elif kind in ("call_bluff", "auto_move") and after.phase == Phase.REVEAL and before.last_play is not None:
+            out.append(f"{_seat(before.last_play.seat, nm)} must turn the "
+                       f"{_cards(before.last_play.count)} over.")
+        elif kind == "reveal" and after.puller is not None:
+            chamber = after.chambers[after.puller]
+            verdict = ("All matched: the claim was true" if all(after.matched)
+                       else "Not all matched: the lie is caught")
+            out.append(f"{verdict}. {_seat(after.puller, nm)} pulls the trigger (chamber {chamber + 1} of "
+                       f"{CHAMBERS}, risk 1 in {CHAMBERS - chamber}); every standing seat gives its proven share.")
+        elif kind == "timeout":
+            seat = data.get("seat")
+            out.append(f"{_seat(seat, nm)}'s move is now automatic: " +
+                       ("it must call, so the call is made for it." if _must_call(after, seat) else
+                        "one card its own committed seed picks is played for it."))
+        if kind in ("share", "forfeit"):
+            out += _pull_result(before, after, nm)
+        if kind == "forfeit":
+            seat = data.get("seat")
+            place = after.places[seat] if isinstance(seat, int) else None
+            if place is not None:
+                out.insert(0, f"{_seat(seat, nm)} is out, {PLACE_WORDS[place - 1]} with no points"
+                              + ("; the round is void." if before.phase != Phase.COMMIT else "."))
+        if kind in ("share", "forfeit", "leave_table") and after.phase == Phase.OVER \
+                and before.phase != Phase.OVER:
+            winner = after.places.index(1)
+            out.append(f"{_seat(winner, nm)} is the last one standing and wins.")
+        return out
 
     @staticmethod
     def prompt(obs, ask, say, names: Sequence[str]):

@@ -141,6 +141,16 @@ def _respond(ask: Ask) -> ClassicIntent:
     raise MalformedInput(f"answer a (accept) or c (challenge), got {raw!r}")
 
 
+def _minutes(seconds: Any) -> str:
+    """``10 minutes``, ``45 s`` for a limit in seconds."""
+    if not isinstance(seconds, (int, float)):
+        return "the time allowed"
+    if seconds >= 60 and seconds % 60 == 0:
+        n = int(seconds // 60)
+        return f"{n} minute{'s' if n != 1 else ''}"
+    return f"{seconds:g} s"
+
+
 def _names_seat(text: str, names: Sequence[str]) -> str:
     """An end reason with "seat N" replaced by the seat's name."""
     for i, name in enumerate(names):
@@ -197,10 +207,25 @@ class _Text:
 
     @classmethod
     def outcome(cls, line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
-        """What a line changed, in words (scores, the pile, who moves next): the CLI
-        prints these under the line's own description. ``before``/``after`` are the public
-        states around the move."""
-        return []
+        """What a line changed, in words (scores, the pile, who moves next): every screen
+        prints these under the line's own description (:mod:`zkbluff.games.engine.narration`).
+        ``before``/``after`` are the public states around the line."""
+        return cls._idle(line, names)
+
+    @staticmethod
+    def time_up(rules: Any, seat: int) -> str:
+        """What the referee's clock does when ``seat``'s move is not made in time."""
+        return "you forfeit the match (the idle limit: `zkbluff rules` explains it)"
+
+    @staticmethod
+    def _idle(line: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+        """The idle limit's timeout: the seat that let it run out forfeits the match."""
+        if line["action"] != "timeout" or line["data"].get("limit") != "idle":
+            return []
+        clock = line.get("clock")
+        seconds = clock.get("seconds") if isinstance(clock, Mapping) else None
+        return [f"{verb(names[line['data']['seat']], 'forfeits')} the match: no move in {_minutes(seconds)} "
+                f"(the idle limit)"]
 
 
 class ClassicText(_Text):
@@ -276,11 +301,29 @@ can continue; never share them."""
             else:
                 head = (f"{verb(c, 'was')} caught bluffing: "
                         f"{score_change(ch, before.scores[challenger], after.scores[challenger])}")
-            tail = f"the pile of {before.pile} card{'s' if before.pile != 1 else ''} is discarded"
-            if after.end_reason == "":
-                tail += f"; the required rank moves to {rank_name(after.required_rank)}; {verb(ch, 'plays')} next"
-            return [head, tail]
-        return []
+            return [head, cls._after_challenge(before, after, claimant, names)]
+        if kind == "timeout" and line["data"].get("limit") == "proof" and before.claim is not None:
+            claimant = before.claim[0]
+            challenger = 1 - claimant
+            ch = names[challenger]
+            head = (f"an unproven claim counts as a caught bluff: "
+                    f"{score_change(ch, before.scores[challenger], after.scores[challenger])}")
+            return [head, cls._after_challenge(before, after, claimant, names)]
+        return cls._idle(line, names)
+
+    @staticmethod
+    def _after_challenge(before: Any, after: Any, claimant: int, names: Sequence[str]) -> str:
+        """What a settled challenge leaves: the pile discarded, and the rank and the next
+        player, or the round's end when the claimant had played its last cards."""
+        ch = names[1 - claimant]
+        tail = f"the pile of {before.pile} card{'s' if before.pile != 1 else ''} is discarded"
+        if after.end_reason:
+            return tail
+        if after.completed_rounds > before.completed_rounds:  # a bluff on the last cards: the round ends
+            return (tail + f"; {verb(names[claimant], 'was')} caught at the door (a bluff on the last cards): "
+                    f"round {before.round} ends with no winner and both hands are dealt again; "
+                    f"the required rank moves to {rank_name(after.required_rank)}; {verb(ch, 'plays')} first")
+        return tail + f"; the required rank moves to {rank_name(after.required_rank)}; {verb(ch, 'plays')} next"
 
     @staticmethod
     def prompt(obs: ClassicObservation, ask: Ask, say: Say, names: Sequence[str]) -> ClassicIntent:
@@ -361,7 +404,7 @@ class FiveUpText(_Text):
                     f"{score_change(ch, before.scores[challenger], after.scores[challenger])}"]
         if kind == "claim" and not line["data"]["names"]:
             return ["a claim of none scores nothing"]
-        return []
+        return cls._idle(line, names)
 
     @staticmethod
     def prompt(obs: FiveUpObservation, ask: Ask, say: Say, names: Sequence[str]) -> FiveUpIntent:

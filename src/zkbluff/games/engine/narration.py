@@ -1,0 +1,126 @@
+"""One narration per game: what each transcript line did, in words, the same at every screen.
+
+A :class:`Narrator` follows a match's lines in order with its own copy of the game's
+public rules (no proof is checked here: the front end's own referee or seat has done
+that) and says each line as the game's text puts it: the line itself
+(``text.describe(line, names)``) and then what follows from it, read from the public state
+just before and just after the line (``text.outcome(line, before, after, names)``: who
+scored, what was discarded, whose turn, who pulls, who is out).
+
+Every front end narrates through it: the terminal (``zkbluff play``, ``zkbluff demo``),
+a networked seat's client and a spectator (:mod:`zkbluff.server.client`), so the same
+line prints the same words on every screen. The words are a function of the lines alone
+(and the seat names in the header); ``viewer`` (a seat number, or None for a spectator)
+is there for a game's text that says "you" to the seat it is shown to.
+
+A game's text may define ``snapshot(rules)`` (the public state its ``outcome`` reads);
+by default it is the rules' own state (``rules.s``) or ``rules.public_state()``.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any, Iterable, Optional, Sequence
+
+from zkbluff.errors import ZkbluffError
+from zkbluff.games.engine.spec import GameSpec
+
+#: lines a narration never shows (the header is the table's description; a closing line
+#: carries the deal's secrets for the verifier)
+SILENT = ("header",)
+
+
+_VERBS = ("plays", "gives", "loads", "calls", "turns", "leaves", "proves", "survives", "pulls", "finishes",
+          "starts", "passes", "opens", "takes", "picks", "forfeits", "commits", "deals", "hands", "claims", "eats",
+          "believes", "doubts", "agrees", "reveals", "shows", "complains", "sends", "wins", "accepts",
+          "challenges", "must", "has", "is", "was")
+_YOU_VERB = re.compile(r"\b([Yy]ou) (" + "|".join(_VERBS) + r")\b")
+_IRREGULAR = {"has": "have", "is": "are", "was": "were", "must": "must"}
+
+
+def second_person(text: str) -> str:
+    """A game's third-person sentence made right for a seat named "you" (local play names
+    the person's seat so): "you plays" → "you play", "you's" → "your", "you gives its" →
+    "you give your"."""
+    text = re.sub(r"\b([Yy])ou's\b", lambda m: m.group(1) + "our", text)
+
+    def verb(m: "re.Match[str]") -> str:
+        v = m.group(2)
+        if v in _IRREGULAR:
+            v = _IRREGULAR[v]
+        elif v.endswith(("shes", "ches", "sses", "xes")):
+            v = v[:-2]
+        else:
+            v = v[:-1]
+        return f"{m.group(1)} {v}"
+
+    text = _YOU_VERB.sub(verb, text).replace("you are out and finishes", "you are out and finish")
+    return re.sub(r"\b([Yy]ou \w+( \w+)?) its\b", r"\1 your", text)
+
+
+def _snapshot(text: Any, rules: Any) -> Any:
+    if hasattr(text, "snapshot"):
+        return text.snapshot(rules)
+    return copy.deepcopy(rules.s) if hasattr(rules, "s") else rules.public_state()
+
+
+class Narrator:
+    """Says each line of one match in order (see the module). ``names`` are the seats'
+    display names (the header's, by default, once it is seen)."""
+
+    def __init__(self, spec: GameSpec, names: Optional[Sequence[str]] = None, viewer: Optional[int] = None):
+        self.spec, self.viewer = spec, viewer
+        self.names = list(names) if names is not None else None
+        self.text = spec.text
+        self.rules: Any = spec.new_rules()
+        self.followed = 0  # the number of the last line followed
+
+    def _follow(self, line: Any) -> tuple[Any, Any]:
+        """Apply ``line`` to the narrator's copy of the public rules; the public state before
+        and after it (the same object twice for a line the rules do not see)."""
+        if self.rules is None:
+            return None, None
+        before = _snapshot(self.text, self.rules)
+        kind = line.get("action")
+        if kind in ("header", "end") or kind == self.spec.deal.closing or kind in self.spec.deal.line_roles:
+            return before, before
+        try:
+            action = self.spec.action_class(kind).from_data(line.get("data"))
+            self.rules.apply(line.get("seat"), action)
+        except (ZkbluffError, LookupError, TypeError, ValueError, AttributeError):
+            self.rules = None  # a line these rules cannot follow: the words from the lines alone from now on
+            return None, None
+        return before, _snapshot(self.text, self.rules)
+
+    def lines(self, line: Any) -> list[str]:
+        """The words for ``line`` (the next line of the match): its description first, then
+        each consequence; [] for a line no screen shows (the header, the closing line)."""
+        if not isinstance(line, dict):
+            return []
+        if line.get("action") == "header" and isinstance(line.get("data"), dict):
+            if self.names is None:
+                self.names = list(line["data"].get("seats") or [])
+        names = self.names or [f"seat {i}" for i in range(self.spec.n_seats)]
+        before, after = self._follow(line)
+        self.followed = line.get("n", self.followed)
+        said = self.text.describe(line, names)  # (a game's text may follow the lines too: every line goes to it)
+        if line.get("action") in SILENT or line.get("action") == self.spec.deal.closing:
+            return []
+        out = [said]
+        if before is not None and hasattr(self.text, "outcome"):
+            out += [s for s in self.text.outcome(line, before, after, names) if s]
+        if "you" in names:
+            out = [second_person(s) for s in out]
+        return out
+
+    def follow(self, lines: Iterable[Any]) -> None:
+        """Follow lines already seen (a resumed match) without saying them."""
+        for line in lines:
+            self.lines(line)
+
+
+def narration(spec: GameSpec, lines: Iterable[Any], names: Optional[Sequence[str]] = None,
+              viewer: Optional[int] = None) -> list[list[str]]:
+    """The words for every line of a match, in order (one list per line)."""
+    narrator = Narrator(spec, names, viewer)
+    return [narrator.lines(line) for line in lines]
