@@ -503,8 +503,10 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     deadline = tab.referee.deadline
                     asker = ask
                     due = spec.timeout(tab.rules)
-                    if math.isfinite(deadline) and due is not None and due[1] != "proof" \
-                            and tab.rules.legal_actions(seat):  # (a proof is made by the client, not typed)
+                    # the clock of a decision the person types: its timeout takes the decision away (a
+                    # proof, or an automatic move the client makes by itself, is not typed)
+                    if math.isfinite(deadline) and due is not None and due[0].kind == "timeout" \
+                            and due[1] != "proof" and tab.rules.legal_actions(seat):
                         left = deadline - tab.referee.clock()
                         limit = float(tab.referee.limit_table().get(due[1], 0.0) if isinstance(due[1], str)
                                       else due[1])

@@ -252,7 +252,7 @@ class TableText:
                     f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
         if kind == "auto_move":  # a card carries its pick's proof; the forced call none
             how = "time ran out" if data["reason"] == "timeout" else "away"
-            return (f"{who} ({how}): " + ("one card its own seed picks is played for it, face down." if proofs
+            return (f"{who} ({how}): " + ("one card, picked by the seat's own committed seed, is played face down." if proofs
                                           else "the only one with cards, it calls bluff.")) + tag
         if kind == "shed":
             return f"{who} proves its hand without that card." + tag
@@ -317,7 +317,7 @@ class TableText:
             seat = data.get("seat")
             out.append(f"{_seat(seat, nm)}'s move is now automatic: " +
                        ("it must call, so the call is made for it." if _must_call(after, seat) else
-                        "one card its own committed seed picks is played for it."))
+                        "one card, picked by the seat's own committed seed, is played."))
         if kind in ("share", "forfeit"):
             out += _pull_result(before, after, nm)
         if kind == "forfeit":
