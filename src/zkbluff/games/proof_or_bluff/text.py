@@ -18,6 +18,10 @@ MODE_TABLE = "\n".join(
     f"  {m.name:<9} classic: {m.hand_size} cards a hand, first to {m.target} points;  "
     f"5 Up 2 Down: first to {FIVE_UP_TARGETS[m.name]} points" for m in MODES.values())
 
+#: the table's default limits in words (``TimeLimits``' idle and proof, checked by a test)
+IDLE_SECONDS, PROOF_SECONDS = 600.0, 60.0
+IDLE_WORDS, PROOF_WORDS = "10 minutes", "a minute"
+
 Ask = Callable[[str], str]
 Say = Callable[[str], None]
 
@@ -262,7 +266,13 @@ Scoring:  accepted claim: 1 point for one name, 3 for two.
 Scores are checked at the end of each round (after both claims): the first player at or
 above the target, and ahead, wins. After {FIVE_UP_MAX_ROUNDS} rounds the higher score wins; a tie is a draw.
 
-MODES (`--mode` or `-o mode=...`; default standard)
+TIME LIMITS (the table's clock; every match's header states them)
+Your move: {IDLE_WORDS}. Let it pass and you forfeit the match (the other player wins),
+also while the match is stopped: a match resumed after the limit ends at once. The
+prompt shows the time left. A challenged claim's proof: {PROOF_WORDS} (your client makes
+it by itself); a proof not made in time counts as a caught bluff.
+
+MODES (`--mode MODE`; default standard)
 {MODE_TABLE}
 
 Fairness: every card, hand and claim is committed and every move proven; `zkbluff
