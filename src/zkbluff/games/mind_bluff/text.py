@@ -239,6 +239,20 @@ class MindBluffText:
         return f"{kind} {d}"
 
     @staticmethod
+    def outcome(line: Mapping[str, Any], before: Any, after: Any, names: Sequence[str]) -> list[str]:
+        """What a line decided, from the public state around it: a game won (and the series
+        score), an honest claim owed after a doubt, the series' end."""
+        n = _names2(names)
+        out = []
+        if after.debts != before.debts and line.get("action") == "doubt_verdict":
+            out += [f"{n[i]} now owes {d} honest claim{'s' if d != 1 else ''}."
+                    for i, d in enumerate(after.debts) if d > before.debts[i]]
+        if after.wins != before.wins:
+            won = 0 if after.wins[0] > before.wins[0] else 1
+            out.append(f"Game {before.game} goes to {n[won]}. Series: {n[0]} {after.wins[0]}–{after.wins[1]} {n[1]}.")
+        return out
+
+    @staticmethod
     def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
         """Ask the person at ``obs.seat`` for a move (raises with the reason on input it
         cannot use; the caller asks again)."""
