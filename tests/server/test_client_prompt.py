@@ -178,7 +178,10 @@ def test_a_person_who_never_answers_is_timed_out_and_the_client_sees_the_end(tmp
     timeouts = [e for e in lines if e["action"] == "timeout"]
     assert timeouts and timeouts[0]["data"]["seat"] == client.seat.seat and lines[-1]["action"] == "end"
     assert terminal.asked >= 1 and terminal.cancelled >= 1
-    assert "  (the table moved on; your prompt was called off)" in said
+    # the clock was in view before the prompt, and its outcome is said when it passed
+    assert any(x.startswith("  clock: 10 min left for this move; then you forfeit the match") for x in said), said
+    assert "  (time is up: your prompt was withdrawn)" in said
+    assert any("forfeits the match: no move in 10 minutes (the idle limit)" in x for x in said)
     # every line of this seat's in its copy is one it noted before sending, signed by its key
     import json as _json
 
@@ -210,7 +213,11 @@ def test_a_bluffers_seat_that_never_answers_has_its_card_played_by_its_own_clien
     assert auto["seat"] == client.seat.seat and auto["data"]["reason"] == "timeout"
     assert auto["sig"] and client.moves >= 1  # made and proven on this client
     assert not any(e["action"] in ("forfeit", "sealed_move") for e in lines)
-    assert terminal.asked >= 1 and "  (the table moved on; your prompt was called off)" in said
+    assert terminal.asked >= 1 and "  (time is up: your prompt was withdrawn)" in said
+    assert any(x.startswith("  clock: 30 s left for this move; then one card your own committed seed picks is "
+                            "played for you") for x in said), said
+    assert any("(time ran out): one card, picked by the seat's own committed seed, is played" in x
+               for x in said) and not any("calls bluff" in x for x in said)
 
 
 def test_a_bluffers_seat_that_never_answers_has_its_sealed_card_played_by_the_referee(tmp_path, match_keys):

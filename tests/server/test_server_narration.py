@@ -28,7 +28,7 @@ CONSEQUENCES = {
 
 def _said_lines(said):
     """The narration in what a client printed: its indented lines, less its own notices."""
-    return [s for s in said if s.startswith("  ") and not s.lstrip().startswith(("(", "not allowed", "could not"))]
+    return [s for s in said if s.startswith("  ") and not s.lstrip().startswith(("(", "not allowed", "could not", "clock:"))]
 
 
 def _expected(transcript):

@@ -12,7 +12,7 @@ from typing import Any, Callable, Optional
 import click
 
 from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
-from zkbluff.games.engine.narration import Narrator
+from zkbluff.games.engine.narration import Narrator, clock_notice, clock_words, move_clock, time_up_words
 from zkbluff.games.engine.table import may_act
 from zkbluff.games.registry import GAMES, spec_class
 
@@ -123,24 +123,6 @@ def rules_cmd(game: str) -> None:
 
 class TimeUp(Exception):
     """The referee's clock passed the deadline of the move a prompt was asking for."""
-
-
-def clock_words(seconds: float) -> str:
-    """Seconds left in words: ``28 s``, ``9 min 30 s``."""
-    seconds = max(0, int(math.ceil(seconds)))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, rest = divmod(seconds, 60)
-    return f"{minutes} min" + (f" {rest} s" if rest else "")
-
-
-def time_up_words(spec: Any, rules: Any, seat: int) -> str:
-    """What the referee's clock does to ``seat`` when its move's limit runs out (the game's
-    text says it, ``time_up``; by default the timeout line itself)."""
-    if hasattr(spec.text, "time_up"):
-        return str(spec.text.time_up(rules, seat))
-    due = spec.timeout(rules)
-    return "the referee's clock writes your timeout" + (f" ({due[1]})" if due is not None else "")
 
 
 def wait_out_pause(tab: Any, seat: int, say: Optional[Callable[[str], None]] = None,
@@ -500,22 +482,13 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                         not_allowed(exc)
                 elif seat == human:
                     wait_out_pause(tab, seat, click.echo)
-                    deadline = tab.referee.deadline
                     asker = ask
-                    due = spec.timeout(tab.rules)
-                    # the clock of a decision the person types: its timeout takes the decision away (a
-                    # proof, or an automatic move the client makes by itself, is not typed)
-                    if math.isfinite(deadline) and due is not None and due[0].kind == "timeout" \
-                            and due[1] != "proof" and tab.rules.legal_actions(seat):
-                        left = deadline - tab.referee.clock()
-                        limit = float(tab.referee.limit_table().get(due[1], 0.0) if isinstance(due[1], str)
-                                      else due[1])
-                        warn = 10.0 if limit <= 60 else 60.0
-                        if due[1] not in explained or left <= limit * 0.5:  # said once, and when time is short
-                            explained.add(due[1])
-                            click.echo(f"  clock: {clock_words(left)} left for this move; then "
-                                       f"{time_up_words(spec, tab.rules, human)}")
-                        asker = ask_by(deadline, warn)
+                    clock = move_clock(tab.view, seat)  # a decision the clock takes away (not a proof)
+                    if clock is not None and math.isfinite(tab.referee.deadline):
+                        notice = clock_notice(spec, tab.view, seat, tab.referee.clock(), explained)
+                        if notice:
+                            click.echo("  " + notice)
+                        asker = ask_by(tab.referee.deadline, 10.0 if clock[1] <= 60 else 60.0)
                     try:
                         intent = spec.text.prompt(tab.observation(seat), asker, click.echo, names)
                         with working("your client proves your move"):

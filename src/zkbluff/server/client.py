@@ -35,7 +35,7 @@ from zkbluff.errors import (
 )
 from zkbluff.games.engine.compare import fork_of
 from zkbluff.games.engine.header_keys import header_verifying_keys
-from zkbluff.games.engine.narration import Narrator
+from zkbluff.games.engine.narration import Narrator, clock_notice
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.registry import spec_for
@@ -248,6 +248,7 @@ class SeatClient:
         self.writer: Optional[TranscriptWriter] = None
         #: the match's lines in words, as every screen says them (follows every line received)
         self.narrator: Optional[Narrator] = None
+        self._clock_said: set[Any] = set()  # the limits whose consequence this person was told
         self.result: Optional[dict[str, Any]] = None
         self.started = False
         self.errors: list[dict[str, Any]] = []
@@ -520,6 +521,10 @@ class SeatClient:
         own: the client goes on following the table meanwhile (:meth:`_loop`)."""
         seat = self.seat
         assert seat is not None and seat.view is not None
+        if getattr(self.policy, "cancel", None) is not None:  # a person: the time left, and what happens then
+            notice = clock_notice(seat.spec, seat.view, seat.seat, self.clock(), self._clock_said)
+            if notice:
+                self.say("  " + notice)
         self._asking = (seat.view.next_line, in_thread(self.policy, seat.spec, seat.observation(),
                                                         list(seat.view.seat_names)))
 
@@ -543,7 +548,11 @@ class SeatClient:
             if cancel is not None:
                 cancel()
                 if not force:
-                    self.say("  (the table moved on; your prompt was called off)")
+                    last = self.writer.events[-1] if self.writer is not None and self.writer.events else {}
+                    timed_out = last.get("action") == "timeout" and self.seat is not None and \
+                        (last.get("data") or {}).get("seat") == self.seat.seat
+                    self.say("  (time is up: your prompt was withdrawn)" if timed_out
+                             else "  (the table moved on; your prompt was called off)")
 
     async def _decided(self, conn: _Connection, at: int, future: Any) -> None:
         """The policy answered for line ``at``: prove the move here and send it, or ask

@@ -124,3 +124,63 @@ def narration(spec: GameSpec, lines: Iterable[Any], names: Optional[Sequence[str
     """The words for every line of a match, in order (one list per line)."""
     narrator = Narrator(spec, names, viewer)
     return [narrator.lines(line) for line in lines]
+
+
+# ---------------------------------------------------------------- clocks
+
+def move_clock(view: Any, seat: int) -> Optional[tuple[float, float, Any]]:
+    """``(deadline, seconds, limit)`` of the decision ``seat`` would type now, by the public
+    state ``view`` (a :class:`~zkbluff.games.engine.referee.Referee`: any party's copy): the
+    seat is to move and the referee's clock then writes a ``timeout`` that takes the decision
+    away (Bluffers' 30 seconds, Proof or Bluff's idle limit). None otherwise, and for a proof
+    or an automatic move (the seat's client makes those by itself, nobody types them)."""
+    if view is None or view.over or not view.deal_ready or view.head_at is None:
+        return None
+    rules = view.rules
+    if rules.to_move != seat:
+        return None
+    due = view.spec.timeout(rules)
+    if due is None or due[0].kind != "timeout" or due[1] == "proof" or not rules.legal_actions(seat):
+        return None
+    from zkbluff.games.engine.referee import limit_seconds
+
+    seconds = limit_seconds(view.header.get("limits") or {}, due[1])
+    if seconds is None:
+        return None
+    return view.head_at + seconds, seconds, due[1]
+
+
+def clock_words(seconds: float) -> str:
+    """Seconds left in words: ``28 s``, ``9 min 30 s``."""
+    import math
+
+    whole = max(0, int(math.ceil(seconds)))
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def time_up_words(spec: GameSpec, rules: Any, seat: int) -> str:
+    """What the referee's clock does to ``seat`` when its move's limit runs out (the game's
+    text says it, ``time_up``; by default the timeout itself)."""
+    if hasattr(spec.text, "time_up"):
+        return str(spec.text.time_up(rules, seat))
+    due = spec.timeout(rules)
+    return "the referee's clock writes your timeout" + (f" ({due[1]})" if due is not None else "")
+
+
+def clock_notice(spec: GameSpec, view: Any, seat: int, now: float, said: set[Any]) -> Optional[str]:
+    """The line a screen prints before asking ``seat`` for a move with a clock on it: the
+    time left and what happens when it runs out; once per limit (``said`` keeps which), and
+    again whenever less than half of it is left. None when there is nothing to say."""
+    clock = move_clock(view, seat)
+    if clock is None:
+        return None
+    deadline, seconds, limit = clock
+    left = deadline - now
+    if limit in said and left > seconds * 0.5:
+        return None
+    said.add(limit)
+    return f"clock: {clock_words(left)} left for this move; then {time_up_words(spec, view.rules, seat)}"
+
