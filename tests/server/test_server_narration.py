@@ -28,7 +28,8 @@ CONSEQUENCES = {
 
 def _said_lines(said):
     """The narration in what a client printed: its indented lines, less its own notices."""
-    return [s for s in said if s.startswith("  ") and not s.lstrip().startswith(("(", "not allowed", "could not", "clock:"))]
+    notices = ("(", "not allowed", "could not", "clock:")
+    return [s for s in said if s.startswith("  ") and not s.lstrip().startswith(notices)]
 
 
 def _expected(transcript):

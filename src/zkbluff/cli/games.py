@@ -319,7 +319,6 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     that can be verified and resumed; each party's secrets are kept beside it in
     TRANSCRIPT.PARTY.secrets.json (readable by you only)."""
     import contextlib
-    import copy
     import os
     import random
     import secrets
@@ -458,7 +457,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             else:
                 tab.poll()
 
-        def show(before: Any = None) -> None:
+        def show() -> None:
             nonlocal shown
             for e in tab.writer.events[shown:]:
                 for i, said in enumerate(narrator.lines(e)):
@@ -471,10 +470,9 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
 
         explained: set[Any] = set()  # the limits whose consequence was said
         try:
-            show(None)
+            show()
             while not tab.over:
                 seat = tab.to_move
-                before = copy.deepcopy(tab.state)
                 if seat is None:
                     try:
                         waiting()
@@ -509,7 +507,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     wait_out_pause(tab, seat, click.echo)
                     with working(f"{names[seat]} moves and proves"):
                         tab.move(seat, bots[seat].act(tab.observation(seat)))
-                show(before)
+                show()
         except (KeyboardInterrupt, EOFError, click.Abort):
             click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff transcript verify {path}` checks it, "
                        f"`zkbluff play --resume {path}` continues it.")

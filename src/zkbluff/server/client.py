@@ -720,7 +720,12 @@ class SeatClient:
         elif kind == "result":
             if msg.get("matchId") == self.match_id:
                 self.result = dict(msg)
-                self.say(f"result: {msg.get('summary')}; points {msg.get('points')}"
+                points = msg.get("points")
+                names = self.names or (list(self.seat.view.seat_names) if self.seat and self.seat.view else [])
+                if isinstance(points, list):  # each seat's points by its name, not a bare list
+                    points = ", ".join(f"{names[i] if i < len(names) else f'seat {i}'} {p} point"
+                                       f"{'s' if p != 1 else ''}" for i, p in enumerate(points))
+                self.say(f"result: {msg.get('summary')}; points: {points}"
                          f"{'' if msg.get('online') else ' (a match against bots: counts only locally)'}")
                 return True
         elif kind == "error":

@@ -114,3 +114,11 @@ def test_an_automatic_card_is_not_said_as_a_call():
     assert "card" in said and "played" in said and "bluff" not in said
     call = {"n": 30, "seat": 1, "action": "auto_move", "data": {"reason": "timeout"}}
     assert "calls bluff" in TableText.describe(call, ["ann", "bob"])
+
+
+def test_final_scores_say_whose():
+    lines, said = _narrate(REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl", ["you", "house"])
+    end = said[[line["action"] for line in lines].index("end")][0]
+    assert "final scores: you " in end and ", house " in end and "–" not in end
+    _, said = _narrate(REPO_ROOT / "vectors" / "transcripts" / "bluffers-3.jsonl")
+    assert " pts" not in said[-1][0] and "(1 point)" in said[-1][0]

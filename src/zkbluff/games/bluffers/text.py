@@ -179,6 +179,10 @@ def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snaps
     raise ValueError(f"not a Bluffers action: {action!r}")
 
 
+def _points(n: int) -> str:
+    return f"{n} point{'s' if n != 1 else ''}"
+
+
 def _pulls(n: int) -> str:
     return f"{n} pull{'s' if n != 1 else ''}"
 
@@ -252,8 +256,9 @@ class TableText:
                     f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
         if kind == "auto_move":  # a card carries its pick's proof; the forced call none
             how = "time ran out" if data["reason"] == "timeout" else "away"
-            return (f"{who} ({how}): " + ("one card, picked by the seat's own committed seed, is played face down." if proofs
-                                          else "the only one with cards, it calls bluff.")) + tag
+            did = ("one card, picked by the seat's own committed seed, is played face down." if proofs
+                   else "the only one with cards, it calls bluff.")
+            return f"{who} ({how}): {did}" + tag
         if kind == "shed":
             return f"{who} proves its hand without that card." + tag
         if kind == "sealed_move":
@@ -272,7 +277,8 @@ class TableText:
             return f"{who} leaves the table: no points from this match."
         if kind == "end":
             places = data.get("placements", [])
-            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({data['scores'][i]} point{'s' if data['scores'][i] != 1 else ''})"
+            scores = data["scores"]
+            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({_points(scores[i])})"
                                          for i, p in enumerate(places)) + f". {data.get('reason', '')}"
         return f"{who}: {kind}"
 

@@ -58,8 +58,9 @@ def _cards(cards: Sequence[int]) -> str:
     return " ".join(card_label(c) for c in by_rank(cards))
 
 
-def _scores(scores: Sequence[int]) -> str:
-    return "–".join(str(x) for x in scores)
+def _scores(scores: Sequence[int], names: Sequence[str]) -> str:
+    """Each seat's score with its name: ``you 3, house 12``."""
+    return ", ".join(f"{names[i] if i < len(names) else f'seat {i}'} {x}" for i, x in enumerate(scores))
 
 
 def parse_card(token: str, hand: Sequence[int]) -> int:
@@ -183,7 +184,7 @@ class _Text:
         if kind == "end":
             winners = [i for i, p in enumerate(d["placements"]) if p == 1]
             head = verb(names[winners[0]], "wins") if len(winners) == 1 else "a draw"
-            return f"{head}: {_names_seat(d['reason'], names)}; final scores {_scores(d['scores'])}"
+            return f"{head}: {_names_seat(d['reason'], names)}; final scores: {_scores(d['scores'], names)}"
         if kind == "timeout":
             return f"{verb(names[d['seat']], 'ran')} out of time ({d['limit']})"
         if kind == "entropy.dealer":
