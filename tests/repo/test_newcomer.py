@@ -176,7 +176,7 @@ def test_grammar_for_you():
     end = {"seat": None, "action": "end", "data": {"placements": [1, 2], "scores": [10, 4],
                                                      "reason": "reached 10 points (checked at the end of the round)"}}
     said = FiveUpText.describe(end, names)
-    assert said.startswith("you win:") and "))" not in said and "10–4" in said
+    assert said.startswith("you win:") and "))" not in said and "final scores: you 10, house 4" in said
     assert FiveUpText.describe({**end, "data": {**end["data"], "placements": [2, 1]}}, names).startswith("house wins")
 
 
