@@ -215,7 +215,8 @@ class TableText:
             return f"{names[data['seat']]}'s 30 seconds ran out."
         if kind == "forfeit":
             return (f"{names[data['seat']]} did not make a move only it can make in time: out of the match, "
-                    f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
+                    f"no points; the round ends (a share it owed of another seat's pull: that pull is re-run "
+                    f"among the others on fresh shares).")
         if kind == "auto_move":
             how = "time ran out" if data["reason"] == "timeout" else "away"
             return (f"{who} ({how}): " + ("one card its own seed picks is played." if proof
