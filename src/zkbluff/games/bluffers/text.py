@@ -82,7 +82,8 @@ player starts it.
   the table's limit (ten minutes for the card played after your 30 seconds, a minute for
   the rest, unless the table says otherwise) you are out of the match with no points;
   the round is void and a new one is dealt to the others. If what you did not send was your
-  share of someone else's pull, that pull fires: staying silent never saves the puller.
+  share of someone else's pull, that pull is made again by the others with fresh shares
+  you cannot foresee: staying silent neither saves the puller nor shoots it.
 
 ## Winning and points
 
