@@ -737,6 +737,31 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     if first_base:
         c.add("an empty file", ["Empty"], [], "invalid", None, "transcript.empty")
 
+    # ---- Mind Bluff's draw (game 3): once both seats revealed their entropies the referee knows the
+    # start and the coin and owes game 3's start, at a table of bot seats too: a seat's claim that
+    # its time ran out stands (the series settled on the games won, 1–1), and one at the deadline
+    # is early. (Before, with no human seat, the referee could stall there for ever, at no fault.)
+    drawn = [n for n in range(2, L) if events[n - 1]["action"] == "reveal_entropy"
+             and events[n]["action"] == "start_game"]
+    if drawn:
+        d = drawn[0]
+        seconds = float(B.header["limits"]["proof"])
+        claimant = 1 - events[d - 1]["seat"]
+        stall = B.lines[:d]
+        for late, at in ((True, events[d - 1]["at"] + seconds + 0.5), (False, events[d - 1]["at"] + seconds)):
+            claim = sign(B.seat_keys[claimant], {"n": d + 1, "prev": sha256(stall[-1]), "seat": claimant,
+                                                 "action": "referee_timeout", "data": {}, "at": at})
+            if late:
+                c.add(f"line {d + 1}: both seats revealed their draw entropies (line {d}, the last), so the "
+                      f"referee knows game 3's start and coin; it gives no start, and seat {claimant} claims its "
+                      f"time ran out after the proof limit: the referee is at fault (settled 1–1, no end line)",
+                      ["RefereeTimeout", "RefereeAtFault"], stall + [canonical(claim)], "invalid", d + 1,
+                      "referee.fault")
+            else:
+                c.add(f"line {d + 1}: after the draw (line {d}), seat {claimant} claims the referee's time ran "
+                      f"out at the proof limit's deadline, not after it", ["RefereeTimeout"],
+                      stall + [canonical(claim)], "invalid", d + 1, "timeout.early")
+
     # ---- the header (the same checks for every game, and each case a whole header: on the
     # first base only, to keep the file small)
     if first_base:

@@ -31,13 +31,38 @@ the revolver does not know it, the dealer does not, and the other players would 
 to collude with each other *and* with the owner. Steering is impossible because a share
 is a deterministic function of a commitment made before any share was seen (Poseidon is
 hiding and binding; a copied commitment cannot be opened): every share is committed
-before any share is opened. A seat can only withhold its share, and that cannot save
-anyone from a bang: a share withheld after the pull started makes the withholder forfeit
-(out, no points) *and the pull fire* (``TableRules._forfeit`` in
-:mod:`zkbluff.games.bluffers.rules`); shares are never replaced, and the set of
-contributors (the seats standing when the pull starts, puller first) is fixed before any
-share is given. Each share is a fresh pseudorandom value for one
-(revolver, pull): it discloses nothing about any other pull, chamber or hand.
+before any share is opened. A seat can only withhold its share. Each share is a fresh
+pseudorandom value for one (revolver, pull) slot: it discloses nothing about any other
+slot, chamber or hand.
+
+A share withheld: restart without the aborter
+---------------------------------------------
+The contributors of a pull (the seats standing when it starts, puller first) are fixed
+before any share is given, and the ``i``-th sees ``i`` shares before its own: the last can
+compute the outcome exactly. If a contributor other than the puller withholds, it forfeits
+(out, no points) and the pull is **re-run** among the remaining contributors, puller first,
+on the shares of a slot nobody has opened: the withholder's own revolver ``w`` at its
+chamber ``c_w`` (``share_slot`` in :mod:`zkbluff.games.bluffers.rules`,
+``TableRules._forfeit``). The statement is unchanged — ``revolver`` and ``pull`` name the
+slot, the fire rule still uses the puller's chamber — and the slot is fresh: revolver ``w``
+is out, so it is never pulled again (no pull ever opens ``(w, c_w)``), and ``w`` was
+standing, so ``c_w`` is 0..5 (the sixth pull always fires); each withholder is out after
+one withholding, so no two re-runs share a slot. The shares given for the aborted attempt
+are void.
+
+What a withholder (or the coalition it serves) can still do, exactly: it cannot choose the
+outcome (it knows its own share of ``(w, c_w)`` but it is not a contributor of the re-run,
+and it knows no other seat's share of that slot), and it cannot gain (it is out with no
+points). It can only trade an outcome it knows for a fresh fair draw, at the price of its
+whole match. A colluder that withholds exactly when the pull would click (or exactly when
+it would fire) moves the puller's risk at ``m = 6 - chamber`` chambers left from ``1/m``
+to ``1 - (1 - 1/m)^2 = (2m - 1)/m^2`` (11/36 at the first chamber), or, withholding
+exactly when it would fire, lowers it to ``1/m^2``; ``k`` colluders each sacrificing their match in the same pull reach
+at most ``1 - (1 - 1/m)^(k+1)`` (at 4 seats ``k`` <= 2: the puller and one other must stay
+to re-run). Before the re-run, a withheld share fired the pull (risk 1 for a puller any
+colluder wished out) and before that the round was void (a known bang cancelled). The
+puller withholding its own share — the first of every attempt, before any other is seen —
+is only out with no points; the round is void. If only the puller is left it wins.
 
 Who holds the bullet's opening: nobody. There is no single opening; the bullet position
 exists only as a function of all standing seats' seeds, and is learnt chamber by chamber

@@ -89,6 +89,33 @@ def test_a_withheld_share_forfeits_and_the_last_one_standing_wins_with_no_points
     _refused(r, NO_SEAT, Forfeit(1), "owes no line")
 
 
+def test_the_share_proof_a_rerun_owes_is_pinned_to_the_withholders_revolver_at_its_chamber():
+    """What every party and the offline verifier pin on a ``share`` line (the spec's
+    demand): the puller's revolver at its chamber in the first attempt, the withholder's in
+    the re-run. A share proven for the aborted attempt's slot (whose shares, some of them
+    opened, are void) has other publics and is refused like any wrong proof."""
+    spec = BluffersSpec({"players": "3"})
+    ledger = spec.new_ledger({})
+    r = _dealt(3)
+    r.s.chambers = [0, 2, 1]                                             # seats 1 and 2 clicked before
+    r.apply(0, Play(2))
+    r.apply(1, CallBluff())
+    r.apply(0, OpenPlay((18, 19), 5))                                    # jokers: seat 1 pulls
+
+    def pins(seat: int) -> dict:
+        return {k: v for k, v in spec.demand(r, ledger, seat, Share(9))[0].pinned.items()
+                if k in ("seed_commitment", "revolver", "pull")}
+
+    assert pins(1) == {"seed_commitment": 1001, "revolver": 1, "pull": 2}
+    r.apply(1, Share(3))
+    r.apply(2, Share(4))
+    r.apply(NO_SEAT, Forfeit(0))                                         # seat 0 withholds the last share
+    assert pins(1) == {"seed_commitment": 1001, "revolver": 0, "pull": 0}
+    r.apply(1, Share(5))
+    assert pins(2) == {"seed_commitment": 1002, "revolver": 0, "pull": 0}
+    check_invariants(r.public_state())
+
+
 def test_a_seed_never_committed_forfeits_before_the_first_deal():
     r = TableRules(3)
     assert r.overdue() == Forfeit(0)                                     # a seed is the agent's own line
@@ -243,12 +270,14 @@ def test_a_vanished_seat_is_timed_out_then_forfeits_and_the_match_ends_verified(
 
 
 @pytest.mark.slow
-def test_a_share_withheld_at_a_three_seat_table_fires_the_pull_and_the_end_verifies(tmp_path, mcl, match_keys):
+def test_a_share_withheld_at_a_three_seat_table_reruns_the_pull_and_the_end_verifies(tmp_path, mcl, match_keys):
+    """The re-run's shares are real ``revolver.share.v1`` proofs for the withholder's revolver
+    at its chamber, pinned so by every party and by the offline verifier."""
     clock = Clock()
     tab = open_match("bluffers", {"players": "3"}, transcript=tmp_path / "t.jsonl", clock=clock, backend=mcl,
                      limits=TimeLimits(proof=PROOF, idle=IDLE))
     bots = [tab.spec.house_bot(5 + i) for i in range(3)]
-    gone = None
+    gone, reran = None, False
     for _ in range(2000):
         if tab.over:
             break
@@ -259,16 +288,18 @@ def test_a_share_withheld_at_a_three_seat_table_fires_the_pull_and_the_end_verif
             clock.now += PROOF + 0.1                          # a share runs on the proof limit
             line = tab.poll()
             assert line["action"] == "forfeit" and line["data"] == {"seat": gone} and line["clock"]["limit"] == "proof"
-            assert not r.s.alive[gone] and tab.over
-            if standing == 3:                                        # a withheld share fires the pull
-                assert r.s.fired[puller] and r.s.chambers[puller] == chambers[puller] + 1 and r.s.last_pull.fired
+            assert not r.s.alive[gone]
+            if standing == 3:                                        # the pull is re-run between the other two
+                assert not tab.over and r.s.phase == Phase.PULL and r.to_move == puller and r.s.shares == []
+                assert r.s.share_slot == (gone, chambers[gone]) and r.s.attempt == 1 and r.s.chambers == chambers
+                reran = True
             else:                                                    # the puller is the last one standing
-                assert r.s.alive[puller] and r.s.chambers == chambers
+                assert tab.over and r.s.alive[puller] and r.s.chambers == chambers
             continue
         seat = tab.to_move
         tab.move(seat, bots[seat].act(tab.observation(seat)))
         check_invariants(tab.rules.public_state())
-    assert tab.over and gone is not None
+    assert tab.over and gone is not None and reran
     result = tab.rules.result()
     report = verify_transcript(tab.writer.path)
     assert report["complete"] and report["result"] == result

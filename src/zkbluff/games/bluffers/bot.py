@@ -266,8 +266,8 @@ def play_match(policies: list[Policy], rng: random.Random, *,
             apply(seat, Reveal(tuple(last[1])))
         elif snap.phase == Phase.PULL:
             seat = _to_move(snap)
-            assert snap.puller is not None and seat is not None
-            value = share(seat, snap.puller, snap.chambers[snap.puller]) if share else rng.getrandbits(253)
+            assert snap.share_slot is not None and seat is not None
+            value = share(seat, *snap.share_slot) if share else rng.getrandbits(253)
             apply(seat, Share(value))
         else:  # pragma: no cover
             raise AssertionError(f"unexpected phase {snap.phase}")

@@ -155,9 +155,10 @@ class ProofLedger:
                     "seed_commitment": _known(snap.seed_commitments[seat], "the seed"), "hand_size": snap.hand_sizes[seat]}))
             return out
         if isinstance(action, Share):
-            assert seat is not None and snap.puller is not None
-            return [Obligation(SHARE_ID, {"seed_commitment": _known(snap.seed_commitments[seat], "the seed"), "revolver": snap.puller,
-                                          "pull": snap.chambers[snap.puller], "share": action.value})]
+            assert seat is not None and snap.share_slot is not None
+            revolver, pull = snap.share_slot
+            return [Obligation(SHARE_ID, {"seed_commitment": _known(snap.seed_commitments[seat], "the seed"), "revolver": revolver,
+                                          "pull": pull, "share": action.value})]
         return []
 
     def check_reveal(self, seat: int, action: Reveal, data: dict) -> None:

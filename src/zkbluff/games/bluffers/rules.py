@@ -211,6 +211,10 @@ class Snapshot:
     starter: Optional[int]         # who starts the next (or current) round
     last_pull: Optional[PullOutcome]
     forfeited: tuple[bool, ...] = ()  # out by the clock (Forfeit): no points
+    #: the (revolver, pull) slot whose ``revolver.share.v1`` shares the current pull takes:
+    #: the puller's revolver at its chamber, or in a re-run the withholder's (:meth:`TableRules._forfeit`)
+    share_slot: Optional[tuple[int, int]] = None
+    attempt: int = 0               # the current pull's re-runs so far (0: its first attempt)
 
 
 @dataclass
@@ -240,6 +244,8 @@ class _State:
     starter: Optional[int] = 0
     last_pull: Optional[PullOutcome] = None
     forfeited: list[bool] = field(default_factory=list)
+    share_slot: Optional[tuple[int, int]] = None
+    attempt: int = 0
 
 
 def _is_int(x) -> bool:
@@ -271,7 +277,7 @@ class BluffersRules(Rules):
 
     def public_state(self) -> Snapshot:
         s = self.s
-        in_round = s.phase in (Phase.TURN, Phase.REVEAL, Phase.PULL)
+        in_round = s.phase in (Phase.TURN, Phase.REVEAL) or (s.phase == Phase.PULL and not s.attempt)
         return Snapshot(
             n_seats=s.n, phase=s.phase, to_move=self.to_move, round=s.round, table_card=s.table_card,
             hand_sizes=tuple(s.hand_sizes), pile=s.pile,
@@ -280,7 +286,8 @@ class BluffersRules(Rules):
             contributors=s.contributors, shares=tuple(s.shares), chambers=tuple(s.chambers), fired=tuple(s.fired),
             alive=tuple(s.alive), dropped=tuple(s.dropped), left=tuple(s.left),
             seed_commitments=tuple(s.seed_commitments), knocked_out=tuple(s.knocked_out), places=tuple(s.places),
-            starter=s.starter, last_pull=s.last_pull, forfeited=tuple(s.forfeited))
+            starter=s.starter, last_pull=s.last_pull, forfeited=tuple(s.forfeited), share_slot=s.share_slot,
+            attempt=s.attempt)
 
     def result(self) -> Optional[Result]:
         s = self.s
@@ -472,6 +479,7 @@ class BluffersRules(Rules):
             s.last_play = None
             s.caller, s.revealed, s.matched = None, (), ()
             s.puller, s.contributors, s.shares = None, (), []
+            s.share_slot, s.attempt = None, 0
             s.phase, s.to_move = Phase.TURN, s.starter
         elif isinstance(action, Play):
             self._play(seat, action.count, auto=False)  # type: ignore[arg-type]
@@ -489,6 +497,7 @@ class BluffersRules(Rules):
             s.puller = s.caller if all(s.matched) else s.last_play.seat
             s.contributors = tuple(i for k in range(s.n) for i in [(s.puller + k) % s.n] if s.alive[i])
             s.shares = []
+            s.share_slot, s.attempt = (s.puller, s.chambers[s.puller]), 0
             s.phase, s.to_move = Phase.PULL, s.puller
         elif isinstance(action, Share):
             s.shares.append(action.value)
@@ -522,6 +531,7 @@ class BluffersRules(Rules):
         fired = pull_fires(s.shares, chamber)
         s.chambers[puller] = chamber + 1
         s.last_pull = PullOutcome(puller, chamber, fired)
+        s.share_slot, s.attempt = None, 0
         if fired:
             s.fired[puller] = True
             s.alive[puller] = False
@@ -550,11 +560,22 @@ def check_invariants(snap: Snapshot) -> None:
     assert all(0 <= h <= HAND_SIZE for h in snap.hand_sizes), snap.hand_sizes
     assert sum(snap.hand_sizes) + snap.pile + snap.undealt == DECK.size, "the 20 cards are not conserved"
     assert snap.undealt >= 0 and snap.pile >= 0
-    if snap.phase in (Phase.TURN, Phase.REVEAL, Phase.PULL):
+    if snap.phase in (Phase.TURN, Phase.REVEAL) or (snap.phase == Phase.PULL and not snap.attempt):
         assert snap.undealt == DECK.size - HAND_SIZE * sum(snap.alive)
         assert snap.table_card in TABLE_CARDS
-    else:
+    else:  # between rounds, or a re-run pull (the round's cards were collected at the withholding)
         assert snap.pile == 0 and sum(snap.hand_sizes) == 0
+    if snap.phase == Phase.PULL:
+        assert snap.puller is not None and snap.share_slot is not None and snap.contributors[0] == snap.puller
+        assert all(snap.alive[i] for i in snap.contributors) and len(snap.shares) < len(snap.contributors)
+        revolver, pull = snap.share_slot
+        assert 0 <= pull < CHAMBERS
+        if snap.attempt == 0:
+            assert snap.share_slot == (snap.puller, snap.chambers[snap.puller])
+        else:  # the withholder's revolver: out, never pulled again
+            assert revolver != snap.puller and snap.forfeited[revolver] and snap.knocked_out[-1] == revolver
+    else:
+        assert snap.share_slot is None and snap.attempt == 0
     for i in range(n):
         assert 0 <= snap.chambers[i] <= CHAMBERS, f"seat {i}: chamber {snap.chambers[i]} out of range"
         if snap.chambers[i] == CHAMBERS:
@@ -872,13 +893,24 @@ class TableRules(BluffersRules):
         next one.
 
         A share withheld (``seat`` owes its share of a pull that it does not make) is the
-        outcome least favourable to the withholder and to anyone it could mean to help: the
-        withholder is out with no points *and the pull fires* (unless the puller is then the
-        last one standing: it wins). The last seat to give its share
-        knows from the shares on the table whether the pull fires; were the round void, it
-        could cancel a bang (the puller stays, the chamber unchanged). The puller withholding
-        its own share (the first, before any other is seen) is only out with no points, which
-        is below any bang's place and points."""
+        standard restart without the aborter: the withholder is out with no points and the
+        pull is **re-run** among the remaining contributors (the puller first, then the
+        others in their order), on shares of a slot nobody has opened: the withholder's own
+        revolver at its chamber (``share_slot``; the withholder is out, so that revolver is
+        never pulled again, and it was standing, so its chamber is 0..5). The shares already
+        given for the aborted attempt are void. The withholder knows its own share of that
+        slot but no other seat's, so it cannot predict the re-run; and the re-run fires with
+        the puller's own chamber's odds, ``1/(6 - chamber)``. The last contributor, who knows
+        from the shares on the table whether the pull fires, can so trade an outcome it knows
+        for a fresh fair draw, at the price of its whole match: it can neither cancel a bang
+        (were the round void, it could: the puller stays, the chamber unchanged) nor force
+        one (when the pull fired on a withheld share, a colluder could knock out any puller
+        it would have clicked for). With ``w`` such sacrifices in one pull the puller's risk
+        is at most ``1 - (1 - 1/m)^(w + 1)`` (``m = 6 - chamber``; one: 11/36 at the first
+        chamber, against 1/6 fair; docs/bluffers.md). If only the puller is left standing it
+        wins (no pull). The puller withholding its own share (the first of every attempt,
+        before any other is seen) is only out with no points, which is below any bang's
+        place and points; the round is void."""
         s = self.s
         withheld = s.phase == Phase.PULL and s.puller is not None and seat != s.puller
         s.alive[seat] = False
@@ -886,16 +918,14 @@ class TableRules(BluffersRules):
         s.places[seat] = sum(s.alive) + 1
         s.knocked_out.append(seat)
         self.timed_out = self.shed_due = None
-        if withheld and sum(s.alive) > 1:  # (the puller alone left standing wins: no bang)
-            puller = s.puller
-            assert puller is not None
-            chamber = s.chambers[puller]
-            s.chambers[puller] = chamber + 1
-            s.last_pull = PullOutcome(puller, chamber, True)
-            s.fired[puller] = True
-            s.alive[puller] = False
-            s.places[puller] = sum(s.alive) + 1
-            s.knocked_out.append(puller)
+        if withheld and sum(s.alive) > 1:  # (the puller alone left standing wins: no pull)
+            s.hand_sizes = [0] * s.n       # the round's cards are collected; only its pull is left
+            s.pile = 0
+            s.contributors = tuple(i for i in s.contributors if s.alive[i])
+            s.shares = []
+            s.share_slot, s.attempt = (seat, s.chambers[seat]), s.attempt + 1
+            s.to_move = s.puller
+            return
         committing = s.phase == Phase.COMMIT
         if not committing:
             s.hand_sizes = [0] * s.n
@@ -903,6 +933,7 @@ class TableRules(BluffersRules):
             s.table_card, s.last_play = None, None
             s.caller, s.revealed, s.matched = None, (), ()
             s.puller, s.contributors, s.shares = None, (), []
+            s.share_slot, s.attempt = None, 0
         if sum(s.alive) == 1:
             winner = self.standing()[0]
             s.places[winner] = 1

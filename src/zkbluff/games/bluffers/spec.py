@@ -26,7 +26,8 @@ The lines of a match (:class:`~zkbluff.games.bluffers.rules.TableRules`):
    after a timeout, its ``proof`` limit for the rest): a seat that owes a line only its own
    agent can make (the automatic move and its shed, its seed, its reveal, its share) and
    lets the limit run out is out with no points and the round ends (a withheld share of
-   another seat's pull fires that pull: withholding never saves the puller), so a match never
+   another seat's pull re-runs that pull among the others on fresh shares: the withholder can
+   neither save the puller nor shoot it), so a match never
    waits on a seat whose agent is gone (docs/bluffers.md, "Time limits").
 """
 from __future__ import annotations
@@ -220,9 +221,10 @@ class BluffersSpec(GameSpec):
         if isinstance(action, SealedMove):
             raise AssertionError("a sealed move owes two proofs (demand)")
         if isinstance(action, Share):
-            assert seat is not None and s.puller is not None
-            return ProofDemand(SHARE_ID, {"seed_commitment": s.seed_commitments[seat], "revolver": s.puller,  # type: ignore[dict-item]
-                                          "pull": s.chambers[s.puller], "share": action.value})
+            assert seat is not None and s.share_slot is not None
+            revolver, pull = s.share_slot  # the puller's revolver at its chamber; in a re-run, the withholder's
+            return ProofDemand(SHARE_ID, {"seed_commitment": s.seed_commitments[seat], "revolver": revolver,  # type: ignore[dict-item]
+                                          "pull": pull, "share": action.value})
         if isinstance(action, OpenPlay):
             assert seat is not None
             if commit(mask_of(action.cards), action.play_salt) != ledger.plays[seat]:
@@ -349,10 +351,10 @@ class BluffersSpec(GameSpec):
             return _move(OpenPlay(cards_of(private["play"]), private["playSalt"]))
         if due == "share":
             s = rules.s
-            assert s.puller is not None
-            pull = s.chambers[s.puller]
-            return _move(Share(share_native(private["seed"], s.puller, pull)),
-                        {"seed": private["seed"], "salt": private["seedSalt"], "revolver": s.puller, "pull": pull})
+            assert s.share_slot is not None
+            revolver, pull = s.share_slot
+            return _move(Share(share_native(private["seed"], revolver, pull)),
+                        {"seed": private["seed"], "salt": private["seedSalt"], "revolver": revolver, "pull": pull})
         if due == "auto":
             reason = "timeout" if rules.timed_out == seat else "dropped"
             if rules.must_call(seat):

@@ -82,7 +82,8 @@ player starts it.
   the table's limit (ten minutes for the card played after your 30 seconds, a minute for
   the rest, unless the table says otherwise) you are out of the match with no points;
   the round is void and a new one is dealt to the others. If what you did not send was your
-  share of someone else's pull, that pull fires: staying silent never saves the puller.
+  share of someone else's pull, that pull is made again by the others with fresh shares
+  you cannot foresee: staying silent neither saves the puller nor shoots it.
 
 ## Winning and points
 
@@ -205,6 +206,9 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
     """Click or BANG, when the line completed a pull (the last share, or a withheld share's forfeit)."""
     pull = after.last_pull
     if pull is None or pull == before.last_pull:
+        if after.phase == Phase.PULL and after.attempt > before.attempt:
+            return [f"The shares given are void: {_seat(after.puller, names)}'s pull is re-run among the "
+                    f"{len(after.contributors)} seats left, on fresh shares."]
         if after.phase == Phase.PULL:
             return [f"Shares {len(after.shares)} of {len(after.contributors)} given."]
         return []
@@ -253,7 +257,8 @@ class TableText:
             return f"{names[data['seat']]}'s 30 seconds ran out."
         if kind == "forfeit":
             return (f"{names[data['seat']]} did not make a move only it can make in time: out of the match, "
-                    f"no points; the round ends (a share it owed of another seat's pull fires that pull).")
+                    f"no points; the round ends (a share it owed of another seat's pull: that pull is re-run "
+                    f"among the others on fresh shares).")
         if kind == "auto_move":  # a card carries its pick's proof; the forced call none
             how = "time ran out" if data["reason"] == "timeout" else "away"
             did = ("one card, picked by the seat's own committed seed, is played face down." if proofs

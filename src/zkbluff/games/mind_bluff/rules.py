@@ -263,7 +263,9 @@ REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict
 SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME, Phase.SEAL_ANSWER})
 #: the phases in which the table waits on the referee and a seat may claim its time ran out
 #: (:class:`RefereeTimeOut`); START too while a human seat plays (with none, the room owner
-#: starts the next game when it likes, through the referee)
+#: starts games 1 and 2 when it likes, through the referee), and game 3's START at every
+#: table: once both seats revealed their draw entropies the referee knows the draw and owes
+#: its line (docs/fairness-draws.md, "Mind Bluff's start draw and coin")
 REFEREE_WAITS = frozenset({Phase.EAT_VERDICT, Phase.DOUBT_VERDICT, Phase.ALL_DONE_VERDICT, Phase.REVEAL})
 
 
@@ -521,9 +523,14 @@ class MindBluffRules(Rules):
             raise IllegalMove(f"timeout: seat {a.seat!r} is not the seat the table waits for ({_who(self.to_move)})")
 
     def referee_waited(self) -> bool:
-        """Whether the table waits on the referee in a phase it must answer in."""
+        """Whether the table waits on the referee in a phase it must answer in: a verdict, a
+        reveal, a start while a human seat plays, and game 3's start once the seats have
+        revealed their draw entropies (at a table of bot seats too: from the last reveal the
+        referee knows game 3's start and coin, and a stall there must be its fault, settled
+        on the games won, never a wait with no end)."""
+        drawn = self.next_game_number == MAX_GAMES and len(self.revealed_entropy) == N_SEATS
         return not self.over and self.to_move is NO_SEAT and (
-            self.phase in REFEREE_WAITS or (self.phase == Phase.START and any(self.humans)))
+            self.phase in REFEREE_WAITS or (self.phase == Phase.START and (any(self.humans) or drawn)))
 
     def _check_referee_timeout(self, seat: Optional[int]) -> None:
         if seat is NO_SEAT or isinstance(seat, bool) or seat not in range(N_SEATS):
