@@ -466,10 +466,12 @@ class SeatClient:
         await self._send_line(conn, line)
 
     async def _seal(self, conn: _Connection) -> None:
-        """This seat's sealed move for its next turn, when its hand changed (a game whose
-        automatic move needs the seat's own proof, Bluffers): proved here, saved with its
-        secrets, then left with the referee, which plays it only if that turn times out
-        (the seed: "If your connection drops ... a move is played for you automatically")."""
+        """This seat's chain of sealed moves for its next turns, when its hand changed (a game
+        whose automatic move needs the seat's own proof, Bluffers): proved here, saved with its
+        secrets, then left with the referee, which plays one each time one of those turns times
+        out (the seed: "If your connection drops ... a move is played for you automatically").
+        :meth:`_turn` makes it after it has sent this seat's move or asked for it, so its
+        proving runs while the person thinks, not before the prompt."""
         seat = self.seat
         if seat is None or seat.view is None:
             return
@@ -484,8 +486,8 @@ class SeatClient:
             self._sealed_on = conn
             await conn.send({"type": "seal", "seal": seal})
 
-    def _make_seal(self, seat: Seat) -> Optional[dict[str, Any]]:
-        """(In a worker thread: it proves, and it writes.) The seal due now, its secrets saved first."""
+    def _make_seal(self, seat: Seat) -> Optional[list[dict[str, Any]]]:
+        """(In a worker thread: it proves, and it writes.) The chain due now, its secrets saved first."""
         seal = seat.spec.make_seal(seat)
         if seal is not None:
             self._save()
@@ -723,7 +725,6 @@ class SeatClient:
         """After a message: this seat's deal line if one is due, and its move if it is to
         move (the line it already made for this number again, else the policy is asked)."""
         await self._deal_line(conn)
-        await self._seal(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
             if msg.get("error") == "PausedMove":  # the referee's clock is behind this machine's: a moment later
                 await asyncio.sleep(0.25)
@@ -741,6 +742,7 @@ class SeatClient:
                 await self._send_line(conn, self._last_line)  # the same line, never a second
             else:
                 self._ask()
+        await self._seal(conn)  # after the move is sent or asked for: its proofs are not the seat's 30 seconds
 
     def _drop_stale_line(self) -> None:
         """A refused line this seat made (before a break, or held back by the server) whose

@@ -37,9 +37,12 @@ def _dealt(tmp_path, mcl):
 
 
 def _seal(tab, i):
-    seal = tab.spec.make_seal(tab.seats[i])
-    assert seal is not None and seal["kind"] == "sealed_move"
-    return seal
+    """Seat ``i``'s seal for its next turn alone (a chain of one)."""
+    from zkbluff.games.bluffers.sealed import make_seal
+
+    chain = make_seal(tab.seats[i], length=1)
+    assert chain is not None and len(chain) == 1 and chain[0]["kind"] == "sealed_move"
+    return chain[0]
 
 
 def _write(tmp_path, events, name):
@@ -66,7 +69,7 @@ def test_a_sealed_move_is_played_after_the_timeout_and_the_seat_plays_on(tmp_pat
     assert len(sealed["proofs"]) == 2 and all(p["signer"] == s for p in sealed["proofs"])
     assert "sealed in advance" in tab.spec.text.describe(sealed, ["ann", "bob"])
     mine = tab.seats[s].private
-    assert bin(mine["hand"]).count("1") == 4 and mine["hand"] | mine["play"] == hand and mine["seal"] is None
+    assert bin(mine["hand"]).count("1") == 4 and mine["hand"] | mine["play"] == hand and mine["seals"] == []
     assert tab.rules.s.last_play.auto and tab.rules.s.hand_sizes[s] == 4 and tab.to_move == 1 - s
     _play_one(tab, 1 - s)                                                # the other seat accepts and plays
     line = _play_one(tab, s)                                             # back: it plays on with its hand
@@ -211,3 +214,62 @@ def test_the_rules_open_a_seal_only_for_the_timed_out_seat_whose_automatic_move_
         r.check(NO_SEAT, _sealed(0))
     assert exc.value.code == "sealed.early"
     r.apply(0, AutoMove("timeout"))                                      # its automatic move is the call
+
+
+# ---------------------------------------------------------------- away for several turns: a chain of seals
+
+def _away_turn(tab, clock, s):
+    """Seat ``s``'s 30 seconds run out: the referee writes its timeout and plays its next seal."""
+    assert tab.to_move == s
+    n = len(tab.writer.events)
+    clock.now += 30.1
+    tab.poll()
+    return [e["action"] for e in tab.writer.events[n:]]
+
+
+def test_a_seat_away_for_three_turns_is_played_by_its_chain_of_seals_and_plays_on(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    hand = tab.seats[s].private["hand"]
+    chain = tab.spec.make_seal(tab.seats[s])
+    assert isinstance(chain, list) and len(chain) == 5                   # one per card of the hand: every turn of it
+    tab.leave_seal(s, chain)
+    for turn in range(3):                                                # away for three of its turns
+        assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"], turn
+        assert tab.rules.s.hand_sizes[s] == 4 - turn
+        _play_one(tab, 1 - s)                                            # the other seat plays on (never calls)
+    mine = tab.seats[s].private
+    assert bin(mine["hand"]).count("1") == 2 and len(mine["played"]) == 3
+    assert mine["hand"] | sum(1 << c for c in mine["played"]) == hand   # the three sealed cards, each once
+    assert len(tab.referee.private["seals"][str(s)]) == 2               # the rest of its chain is still held
+    line = _play_one(tab, s)                                             # back: it plays on with its hand
+    assert line["seat"] == s and tab.rules.s.hand_sizes[s] == 1
+    assert tab.spec.make_seal(tab.seats[s]) is not None                  # a new hand: a new chain (of one)
+    report = verify_transcript(tab.writer.path)
+    assert report["lines"] == len(tab.writer.events)
+
+
+def test_a_chain_seal_is_refused_out_of_its_turn(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    chain = tab.spec.make_seal(tab.seats[s])
+    with pytest.raises(IllegalMove) as exc:                              # the second seal before the first is played
+        tab.leave_seal(s, chain[1:])
+    assert exc.value.code == "proof.replayed"
+    swapped = [chain[1], chain[0]] + chain[2:]
+    with pytest.raises(IllegalMove):
+        tab.leave_seal(s, swapped)
+    assert str(s) not in tab.referee.private.get("seals", {})
+    clock.now += 30.1
+    tab.poll()                                                           # its timeout: nothing sealed is held
+    assert tab.writer.events[-1]["action"] == "timeout"
+    early = tab.referee.open_seal(chain[1])                              # the house plays seal 2 at turn 1
+    with pytest.raises(IllegalMove) as exc:
+        tab.publish(early)
+    assert exc.value.code == "proof.replayed"
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(_write(tmp_path, copy.deepcopy(tab.writer.events) + [early], "ahead.jsonl"))
+    assert exc.value.code == "proof.replayed"
+    tab.leave_seal(s, chain)                                             # the twin: the chain in order
+    assert tab.writer.events[-1]["action"] == "sealed_move"
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)

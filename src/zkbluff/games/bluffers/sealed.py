@@ -36,7 +36,7 @@ from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput
 from zkbluff.fair.stream import sha256_hex
 from zkbluff.field import r
 from zkbluff.games.bluffers.proofs import PICK_ID, PLAY_ID, fresh_salt
-from zkbluff.games.bluffers.rules import Phase, SealedMove
+from zkbluff.games.bluffers.rules import HAND_SIZE, Phase, SealedMove
 from zkbluff.gadgets.native import commit
 from zkbluff.groth16 import prove
 from zkbluff.protocol.envelope import make_envelope
@@ -46,6 +46,8 @@ from zkbluff.statements import get_statement
 from zkbluff.statements.revolver import picked_card_native
 
 SEAL_DOMAIN = "zkbluff:sealed-move:v1:"
+#: the longest chain a seat leaves (its hand's size: every turn it can have with one hand)
+CHAIN = HAND_SIZE
 
 
 def sealed_context(hand_context: int) -> int:
@@ -82,10 +84,20 @@ def _envelope(prover: Any, statement: str, inputs: Mapping[str, int], context: i
     return make_envelope(statement, pk.vk, witness[1:1 + system.n_public], proof, seat)
 
 
+def _chain(private: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The seat's chain of seals still to be played (its secrets), first first (a seat file
+    from before chains holds one ``seal``)."""
+    chain = private.get("seals")
+    if chain is None:
+        one = private.get("seal")
+        return [one] if one else []
+    return list(chain)
+
+
 def seal_due(seat: Any) -> Optional[int]:
-    """The sealed context the seat's next seal is for, or None when it needs none now: the
-    match goes on, the seat holds cards in a round's turns (a call ends the round: its hand is
-    then replaced), and its seal for this hand is not made."""
+    """The sealed context the seat's next chain starts from, or None when it needs none now:
+    the match goes on, the seat holds cards in a round's turns (a call ends the round: its
+    hand is then replaced), and its chain for this hand is not made."""
     view = seat.view
     if view is None or view.over or getattr(view.ledger, "hand_contexts", None) is None:
         return None
@@ -97,65 +109,89 @@ def seal_due(seat: Any) -> Optional[int]:
     if hand_context is None:
         return None
     context = sealed_context(hand_context)
-    made = seat.private.get("seal")
-    return None if made and made.get("context") == str(context) else context
+    chain = _chain(seat.private)
+    return None if chain and chain[0].get("context") == str(context) else context
 
 
-def make_seal(seat: Any) -> Optional[dict[str, Any]]:
-    """(The seat's side.) The seat's sealed automatic move for the hand it holds, as the
-    message it leaves with the referee, or None if none is due (:func:`seal_due`). Its
-    secrets (the card, the salts) go into ``seat.private["seal"]``, saved with the seat."""
+def make_seal(seat: Any, length: Optional[int] = None) -> Optional[list[dict[str, Any]]]:
+    """(The seat's side.) The seat's chain of sealed automatic moves for the hand it holds,
+    as the message it leaves with the referee (one seal per turn still to come with this
+    hand, at most ``length``, by default :data:`CHAIN`), or None if none is due
+    (:func:`seal_due`). Seal k is for the hand seal k-1 leaves (its context is
+    ``sealed_context`` of seal k-1's), so it is playable only once seal k-1 was played and
+    the seat timed out again at its own turn. Its secrets (the cards, the salts) go into
+    ``seat.private["seals"]``, saved with the seat."""
     context = seal_due(seat)
     if context is None:
         return None
     p, view, i = seat.private, seat.view, seat.seat
-    card = 1 << picked_card_native(p["hand"], p["seed"], context)
-    play_salt, new_salt = fresh_salt(), fresh_salt()
-    hand_size = view.rules.s.hand_sizes[i]
-    pick = _envelope(seat.prover, PICK_ID, {"hand": p["hand"], "hand_salt": p["handSalt"], "play_salt": play_salt,
-                                            "seed": p["seed"], "seed_salt": p["seedSalt"]}, context, i)
-    seconds = seat.prover.last_seconds
-    shed = _envelope(seat.prover, PLAY_ID, {"old_hand": p["hand"], "old_salt": p["handSalt"], "play": card,
-                                            "play_salt": play_salt, "new_salt": new_salt}, context, i)
-    seat.prover.last_seconds += seconds
-    play_commitment, hand_commitment = commit(card, play_salt), commit(p["hand"] & ~card, new_salt)
-    sig = seat.key.sign(seal_message(view.match_id, i, context, play_commitment, hand_commitment))
-    action = SealedMove(i, context, play_commitment, hand_commitment, sig)
-    seal = {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
-    seat.private = {**p, "seal": {"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
-                                  "size": hand_size, "message": seal}}
-    return seal
+    size = view.rules.s.hand_sizes[i]
+    hand, hand_salt = p["hand"], p["handSalt"]
+    made: list[dict[str, Any]] = []
+    seconds = 0.0
+    for k in range(min(size, CHAIN if length is None else length)):
+        card = 1 << picked_card_native(hand, p["seed"], context)
+        play_salt, new_salt = fresh_salt(), fresh_salt()
+        pick = _envelope(seat.prover, PICK_ID, {"hand": hand, "hand_salt": hand_salt, "play_salt": play_salt,
+                                                "seed": p["seed"], "seed_salt": p["seedSalt"]}, context, i)
+        seconds += seat.prover.last_seconds
+        shed = _envelope(seat.prover, PLAY_ID, {"old_hand": hand, "old_salt": hand_salt, "play": card,
+                                                "play_salt": play_salt, "new_salt": new_salt}, context, i)
+        seconds += seat.prover.last_seconds
+        play_commitment, hand_commitment = commit(card, play_salt), commit(hand & ~card, new_salt)
+        sig = seat.key.sign(seal_message(view.match_id, i, context, play_commitment, hand_commitment))
+        action = SealedMove(i, context, play_commitment, hand_commitment, sig)
+        message = {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
+        made.append({"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
+                     "size": size - k, "message": message})
+        hand, hand_salt, context = hand & ~card, new_salt, sealed_context(context)
+    seat.prover.last_seconds = seconds
+    seat.private = {**seat.private, "seal": None, "seals": made}
+    return [m["message"] for m in made]
 
 
-def pending_seal(seat: Any) -> Optional[dict[str, Any]]:
-    """(The seat's side.) The seal it made for the hand it holds now, if its turn with that
-    hand is still to come (to leave again on a new connection), else None."""
-    made = seat.private.get("seal")
+def pending_seal(seat: Any) -> Optional[list[dict[str, Any]]]:
+    """(The seat's side.) The rest of the chain it made for the hand it holds now, if its
+    turns with that hand are still to come (to leave again on a new connection), else None."""
+    chain = _chain(seat.private)
     view = seat.view
-    if not made or "message" not in made or view is None or view.over or seal_due(seat) is not None:
+    if not chain or "message" not in chain[0] or view is None or view.over or seal_due(seat) is not None:
         return None
     i = seat.seat
     hand_context = view.ledger.hand_contexts[i]
-    if hand_context is None or made.get("context") != str(sealed_context(hand_context)) \
+    if hand_context is None or chain[0].get("context") != str(sealed_context(hand_context)) \
             or view.rules.s.phase != Phase.TURN:
         return None
-    return dict(made["message"])
+    return [dict(m["message"]) for m in chain]
 
 
-def check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
-    """(The referee's side, on receipt.) The seal's action, if it is ``seat``'s sealed move
-    for the hand it holds now (its context, its signature, both proofs verified at once);
-    raises a :class:`~zkbluff.errors.ZkbluffError` otherwise (the seat then falls back to the
-    timeout)."""
-    try:
-        return _check_seal(view, seat, seal)
-    except (LookupError, TypeError, ValueError, AttributeError) as exc:
-        if isinstance(exc, MalformedInput):
-            raise
-        raise MalformedInput(f"seal: malformed ({type(exc).__name__}: {exc})") from None
+def check_seal(view: Any, seat: int, seal: Any) -> list[SealedMove]:
+    """(The referee's side, on receipt.) The actions of ``seat``'s chain of sealed moves (a
+    list of seals; one seal alone is a chain of one), if the first is for the hand the seat
+    holds now and each next one for the hand the one before leaves (its context, its
+    signature, both proofs verified at once); raises a :class:`~zkbluff.errors.ZkbluffError`
+    otherwise (the seat then falls back to the timeout)."""
+    chain = seal if isinstance(seal, list) else [seal]
+    if not 1 <= len(chain) <= CHAIN:
+        raise MalformedInput(f"seal: a chain of 1 to {CHAIN} sealed moves, got {len(chain)}")
+    i = seat
+    hand, made_by, size = view.ledger.hands[i], view.ledger.hand_contexts[i], view.rules.s.hand_sizes[i]
+    actions = []
+    for k, one in enumerate(chain):
+        if size - k < 1:
+            raise IllegalMove(f"seal: seat {i} holds {size} card(s); its chain has {len(chain)} sealed moves")
+        try:
+            action = _check_seal(view, seat, one, hand, made_by, size - k)
+        except (LookupError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, MalformedInput):
+                raise
+            raise MalformedInput(f"seal: malformed ({type(exc).__name__}: {exc})") from None
+        actions.append(action)
+        hand, made_by = action.hand_commitment, action.context
+    return actions
 
 
-def _check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
+def _check_seal(view: Any, seat: int, seal: Any, hand: Any, made_by: Any, size: int) -> SealedMove:
     if not isinstance(seal, dict) or seal.get("kind") != SealedMove.kind or not isinstance(seal.get("proofs"), list) \
             or set(seal) != {"kind", "data", "proofs"}:
         raise MalformedInput("seal: expected {kind: sealed_move, data, proofs}")
@@ -165,7 +201,7 @@ def _check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
     from zkbluff.protocol.envelope import check_envelope
 
     check_seal_signature(view.match_id, view.seat_keys[seat], action)
-    demands = view.spec.seal_demands(view.ledger, view.rules, action)
+    demands = view.spec.seal_demands(view.ledger, view.rules, action, hand=hand, made_by=made_by, size=size)
     if len(seal["proofs"]) != len(demands):
         raise MalformedInput(f"seal: {len(demands)} proofs expected, got {len(seal['proofs'])}")
     for demand, env in zip(demands, seal["proofs"]):
@@ -176,13 +212,16 @@ def _check_seal(view: Any, seat: int, seal: Any) -> SealedMove:
 
 
 def opened_by(private: Mapping[str, Any], action: SealedMove) -> dict[str, Any]:
-    """(The seat's side.) Its secrets once the referee played its seal ``action``: the hand
-    without the sealed card, the new salts, the card as its last play."""
-    made = private.get("seal")
+    """(The seat's side.) Its secrets once the referee played its seal ``action`` (the first
+    of its chain): the hand without the sealed card, the new salts, the card as its last
+    play; the rest of the chain stays for its next turns."""
+    chain = _chain(private)
+    made = chain[0] if chain else None
     if not made or made.get("context") != str(action.context) \
             or commit(made["card"], made["playSalt"]) != action.play_commitment:
         from zkbluff.errors import CommitmentMismatch
         raise CommitmentMismatch(f"seat {action.seat}: the sealed move played is not the one this seat sealed")
     card = made["card"]
     return {**private, "hand": private["hand"] & ~card, "handSalt": made["handSalt"], "play": card,
-            "playSalt": made["playSalt"], "played": list(private["played"]) + [card.bit_length() - 1], "seal": None}
+            "playSalt": made["playSalt"], "played": list(private["played"]) + [card.bit_length() - 1], "seal": None,
+            "seals": chain[1:]}

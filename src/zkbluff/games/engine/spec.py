@@ -412,19 +412,21 @@ class GameSpec(ABC):
         return None
 
     # ---- sealed moves (a seat's automatic move proved in advance, left with the referee)
-    def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
-        """(A seat's side.) The sealed move ``seat`` (a :class:`~zkbluff.games.engine.parties.Seat`)
-        leaves with the referee now (``{kind, data, proofs}``: the referee's line to play it), or
-        None. Default: a game without sealed moves."""
+    def make_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
+        """(A seat's side.) The chain of sealed moves ``seat`` (a
+        :class:`~zkbluff.games.engine.parties.Seat`) leaves with the referee now, one for each
+        of its next turns in order (each ``{kind, data, proofs}``: the referee's line to play
+        it), or None. Default: a game without sealed moves."""
         return None
 
-    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
-        """(A seat's side.) The seal ``seat`` made for its turn to come that still stands (to
+    def pending_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
+        """(A seat's side.) The chain ``seat`` made for its turns to come that still stands (to
         leave again on a new connection: the referee may never have got it), or None."""
         return None
 
     def check_seal(self, view: Any, seat: int, seal: Any) -> None:
-        """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn."""
+        """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn
+        (or a list: its chain for its next turns, in order)."""
         from zkbluff.errors import IllegalMove
 
         raise IllegalMove(f"{self.game}: a seat leaves no sealed move at this table")
