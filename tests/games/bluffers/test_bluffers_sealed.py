@@ -273,3 +273,69 @@ def test_a_chain_seal_is_refused_out_of_its_turn(tmp_path, mcl, match_keys):
     tab.leave_seal(s, chain)                                             # the twin: the chain in order
     assert tab.writer.events[-1]["action"] == "sealed_move"
     assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_an_away_seat_whose_sealed_play_is_called_forfeits_and_its_card_stays_secret(tmp_path, mcl, match_keys):
+    """What an away seat owes and cannot seal: the reveal of its called play (a sealed opening
+    would hand the referee the card before the call). Its limit runs out: it forfeits."""
+    from zkbluff.games.bluffers.rules import CallBluff
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    tab.leave_seal(s, tab.spec.make_seal(tab.seats[s]))
+    assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"]
+    tab.move(1 - s, CallBluff())                                         # the other seat calls the sealed play
+    assert tab.rules.s.phase == Phase.REVEAL and tab.to_move == s
+    assert tab.spec.timeout(tab.rules) == (Forfeit(s), "proof")
+    clock.now += 10.1
+    assert tab.poll()["action"] == "forfeit" and tab.over
+    assert not any(e["action"] == "reveal" for e in tab.writer.events)   # nobody opened its card
+    assert tab.rules.result().scores[s] == 0
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def _round_two(tmp_path, mcl):
+    """Three seats: round 1 played to its pull with everyone there (seat ``c``, neither the
+    caller nor the called, leaves its chain and gives its share), round 2 dealt."""
+    from zkbluff.games.bluffers.rules import CallBluff
+
+    clock = Clock()
+    tab = open_match("bluffers", {"players": "3"}, ["ann", "bob", "cid"], transcript=tmp_path / "b.jsonl",
+                     clock=clock, backend=mcl, limits=TimeLimits(proof=10.0, idle=20.0))
+    while tab.rules.s.phase != Phase.TURN:
+        tab.move(tab.to_move, Proceed())
+    a = tab.to_move
+    _play_one(tab, a)
+    b = tab.to_move
+    c = 3 - a - b
+    tab.leave_seal(c, tab.spec.make_seal(tab.seats[c]))                  # its chain for round 1's hand
+    tab.move(b, CallBluff())
+    while tab.rules.s.phase != Phase.TURN:                               # the reveal, the pull, round 2's deal
+        tab.move(tab.to_move, Proceed())
+    assert tab.rules.s.round == 2 and tab.rules.s.alive[c]
+    while tab.to_move != c:
+        _play_one(tab, tab.to_move)
+    return tab, clock, c
+
+
+def test_an_away_seat_cannot_play_a_new_round_it_forfeits_at_the_idle_limit(tmp_path, mcl, match_keys):
+    """A new round's hand is sealed to the seat's own device: away, nobody can seal its moves
+    for it. Its chain from the round before is never played in the new one."""
+    tab, clock, c = _round_two(tmp_path, mcl)
+    assert len(tab.referee.private["seals"][str(c)]) == 5                # round 1's chain, never played
+    assert _away_turn(tab, clock, c) == ["timeout"]                      # its 30 seconds: round 1's chain is stale
+    assert str(c) not in tab.referee.private.get("seals", {})            # and dropped, not played
+    assert tab.spec.timeout(tab.rules) == (Forfeit(c), "idle")
+    clock.now += 20.1
+    line = tab.poll()                                                    # (then round 3 is dealt to the two left)
+    assert line["action"] == "forfeit" and line["data"]["seat"] == c
+    assert tab.rules.s.forfeited[c] and not tab.over                     # out, no points; the match goes on
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_the_twin_a_seat_there_at_the_new_deal_seals_its_new_hand_and_is_played_away(tmp_path, mcl, match_keys):
+    tab, clock, c = _round_two(tmp_path, mcl)
+    tab.leave_seal(c, tab.spec.make_seal(tab.seats[c]))                  # its client opened the new hand: a new chain
+    assert _away_turn(tab, clock, c) == ["timeout", "sealed_move"]
+    assert not tab.rules.s.forfeited[c]
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
