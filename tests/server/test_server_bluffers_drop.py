@@ -362,3 +362,54 @@ async def _away_three_turns_and_back(tmp_path):
 @pytest.mark.slow
 def test_a_bluffers_seat_away_for_three_turns_is_played_by_its_chain_and_rejoins_with_its_hand(tmp_path):
     asyncio.run(asyncio.wait_for(_away_three_turns_and_back(tmp_path), 900))
+
+
+async def _move_before_chain(tmp_path, monkeypatch):
+    """The chain's proofs are not the seat's 30 seconds: while its chain is still being
+    proved (held back here until the test lets it finish), the seat's move goes out."""
+    from zkbluff.games.bluffers import sealed
+    from zkbluff.games.bluffers.spec import BluffersSpec
+
+    gate = threading.Event()
+
+    def held_back(self, plan):
+        gate.wait(STEP)
+        return sealed.prove_seal(plan)
+
+    monkeypatch.setattr(BluffersSpec, "prove_seal", held_back)
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
+                    clock=clock, tick=0.05)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    ann = SeatClient(url, tmp_path / "ann", "ann", bot_policy(3), lambda s: None, add_bots=("robo",), clock=clock)
+    playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
+    await _until(lambda: ann.code is not None and server.rooms.get(ann.code) is not None
+                 and server.rooms[ann.code].table is not None, "the match")
+    host = server.rooms[ann.code]
+    seat = ann.seat.seat
+
+    def own_moves():
+        return [e for e in host.table.writer.events if e["seat"] == seat and e["action"] in ("play", "call_bluff")]
+
+    for _ in range(600):                                                 # 30 s: its move, the chain still unproved
+        if own_moves():
+            break
+        await asyncio.sleep(0.05)
+    assert own_moves(), "the seat's move waited on its chain of seals"
+    assert not gate.is_set() and str(seat) not in host.table.referee.private.get("seals", {})
+    gate.set()                                                           # the chain is proved: it is left after all
+    table = host.table                                                   # (the bots may finish the match first)
+    await _until(lambda: str(seat) in table.referee.private.get("seals", {}) or table.over, "the chain")
+    playing.cancel()
+    try:
+        await playing
+    except (asyncio.CancelledError, Exception):
+        pass
+    task.cancel()
+
+
+@pytest.mark.slow
+def test_a_seats_move_never_waits_on_proving_its_chain_of_seals(tmp_path, monkeypatch):
+    asyncio.run(asyncio.wait_for(_move_before_chain(tmp_path, monkeypatch), 900))

@@ -29,7 +29,7 @@ to the timeout's automatic move by its own agent (and then the forfeit).
 """
 from __future__ import annotations
 
-import time
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from zkbluff.errors import IllegalMove, InvalidProof, MalformedInput
@@ -74,13 +74,12 @@ def check_seal_signature(match_id: str, seat_key: str, action: SealedMove) -> No
 
 
 def _envelope(prover: Any, statement: str, inputs: Mapping[str, int], context: int, seat: int) -> dict[str, Any]:
-    """A proof of ``statement`` bound to ``context`` (a seal's, not a line's)."""
+    """A proof of ``statement`` bound to ``context`` (a seal's, not a line's). It touches
+    nothing of the seat's (it may run in a thread of its own beside the seat's moves)."""
     pk = prover.key(statement)
     system, witness = get_statement(statement).build({**inputs, "context": context})
     assert witness is not None
-    t = time.perf_counter()
     proof = prove(pk, witness, backend=prover.backend)
-    prover.last_seconds = time.perf_counter() - t
     return make_envelope(statement, pk.vk, witness[1:1 + system.n_public], proof, seat)
 
 
@@ -113,41 +112,74 @@ def seal_due(seat: Any) -> Optional[int]:
     return None if chain and chain[0].get("context") == str(context) else context
 
 
-def make_seal(seat: Any, length: Optional[int] = None) -> Optional[list[dict[str, Any]]]:
-    """(The seat's side.) The seat's chain of sealed automatic moves for the hand it holds,
-    as the message it leaves with the referee (one seal per turn still to come with this
-    hand, at most ``length``, by default :data:`CHAIN`), or None if none is due
-    (:func:`seal_due`). Seal k is for the hand seal k-1 leaves (its context is
-    ``sealed_context`` of seal k-1's), so it is playable only once seal k-1 was played and
-    the seat timed out again at its own turn. Its secrets (the cards, the salts) go into
-    ``seat.private["seals"]``, saved with the seat."""
+@dataclass(frozen=True)
+class SealPlan:
+    """What a chain is made from, captured on the seat's own thread (:func:`plan_seal`):
+    the proving (:func:`prove_seal`) reads nothing else, so it may run beside the seat."""
+    seat: int
+    match_id: str
+    context: int            # the first seal's: the sealed context of the hand held now
+    size: int               # the hand's size now
+    hand: int
+    hand_salt: int
+    seed: int
+    seed_salt: int
+    length: int             # how many seals: min(size, CHAIN or the length asked)
+    prover: Any
+    key: Any
+
+
+def plan_seal(seat: Any, length: Optional[int] = None) -> Optional[SealPlan]:
+    """(The seat's side, cheap.) The plan of its chain for the hand it holds, or None if none
+    is due (:func:`seal_due`): one seal per turn still to come with this hand, at most
+    ``length`` (by default :data:`CHAIN`, the hand's size)."""
     context = seal_due(seat)
     if context is None:
         return None
-    p, view, i = seat.private, seat.view, seat.seat
-    size = view.rules.s.hand_sizes[i]
-    hand, hand_salt = p["hand"], p["handSalt"]
+    p, i = seat.private, seat.seat
+    size = seat.view.rules.s.hand_sizes[i]
+    return SealPlan(i, seat.view.match_id, context, size, p["hand"], p["handSalt"], p["seed"], p["seedSalt"],
+                    min(size, CHAIN if length is None else length), seat.prover, seat.key)
+
+
+def prove_seal(plan: SealPlan) -> list[dict[str, Any]]:
+    """(Any thread: the proving.) The chain's seals with their secrets. Seal k is for the hand
+    seal k-1 leaves: its context is ``sealed_context`` of seal k-1's, so it is playable only
+    once seal k-1 was played and the seat timed out again at its own turn."""
+    i, hand, hand_salt, context = plan.seat, plan.hand, plan.hand_salt, plan.context
     made: list[dict[str, Any]] = []
-    seconds = 0.0
-    for k in range(min(size, CHAIN if length is None else length)):
-        card = 1 << picked_card_native(hand, p["seed"], context)
+    for k in range(plan.length):
+        card = 1 << picked_card_native(hand, plan.seed, context)
         play_salt, new_salt = fresh_salt(), fresh_salt()
-        pick = _envelope(seat.prover, PICK_ID, {"hand": hand, "hand_salt": hand_salt, "play_salt": play_salt,
-                                                "seed": p["seed"], "seed_salt": p["seedSalt"]}, context, i)
-        seconds += seat.prover.last_seconds
-        shed = _envelope(seat.prover, PLAY_ID, {"old_hand": hand, "old_salt": hand_salt, "play": card,
+        pick = _envelope(plan.prover, PICK_ID, {"hand": hand, "hand_salt": hand_salt, "play_salt": play_salt,
+                                                "seed": plan.seed, "seed_salt": plan.seed_salt}, context, i)
+        shed = _envelope(plan.prover, PLAY_ID, {"old_hand": hand, "old_salt": hand_salt, "play": card,
                                                 "play_salt": play_salt, "new_salt": new_salt}, context, i)
-        seconds += seat.prover.last_seconds
         play_commitment, hand_commitment = commit(card, play_salt), commit(hand & ~card, new_salt)
-        sig = seat.key.sign(seal_message(view.match_id, i, context, play_commitment, hand_commitment))
+        sig = plan.key.sign(seal_message(plan.match_id, i, context, play_commitment, hand_commitment))
         action = SealedMove(i, context, play_commitment, hand_commitment, sig)
         message = {"kind": action.kind, "data": action.to_data(), "proofs": [pick, shed]}
         made.append({"context": str(context), "card": card, "playSalt": play_salt, "handSalt": new_salt,
-                     "size": size - k, "message": message})
+                     "size": plan.size - k, "message": message})
         hand, hand_salt, context = hand & ~card, new_salt, sealed_context(context)
-    seat.prover.last_seconds = seconds
+    return made
+
+
+def adopt_seal(seat: Any, plan: SealPlan, made: list[dict[str, Any]]) -> Optional[list[dict[str, Any]]]:
+    """(The seat's side.) The chain to leave with the referee, its secrets (the cards, the
+    salts) now in ``seat.private["seals"]`` (saved with the seat); None if the seat's hand
+    changed since the plan (the chain is stale: plan again)."""
+    if seal_due(seat) != plan.context or seat.private.get("hand") != plan.hand:
+        return None
     seat.private = {**seat.private, "seal": None, "seals": made}
     return [m["message"] for m in made]
+
+
+def make_seal(seat: Any, length: Optional[int] = None) -> Optional[list[dict[str, Any]]]:
+    """(The seat's side, all at once.) The seat's chain of sealed automatic moves for the hand
+    it holds (:func:`plan_seal`, :func:`prove_seal`, :func:`adopt_seal`), or None."""
+    plan = plan_seal(seat, length)
+    return None if plan is None else adopt_seal(seat, plan, prove_seal(plan))
 
 
 def pending_seal(seat: Any) -> Optional[list[dict[str, Any]]]:

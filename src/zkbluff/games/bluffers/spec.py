@@ -276,8 +276,14 @@ class BluffersSpec(GameSpec):
         return due, ("idle" if rules.shed_due is None and rules.timed_out == rules.to_move else "proof")
 
     # ---- sealed automatic moves (games/bluffers/sealed.py)
-    def make_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
-        return sealed.make_seal(seat)
+    def plan_seal(self, seat: Any) -> Optional[sealed.SealPlan]:
+        return sealed.plan_seal(seat)
+
+    def prove_seal(self, plan: Any) -> Any:
+        return sealed.prove_seal(plan)
+
+    def adopt_seal(self, seat: Any, plan: Any, proved: Any) -> Optional[list[dict[str, Any]]]:
+        return sealed.adopt_seal(seat, plan, proved)
 
     def pending_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
         return sealed.pending_seal(seat)
