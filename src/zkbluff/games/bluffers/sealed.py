@@ -1,31 +1,57 @@
-"""A Bluffers seat's sealed automatic move: the move the referee plays for it when its
-30 seconds run out and it is not there to make it (seed 003: "If your connection drops,
+"""A Bluffers seat's sealed automatic moves: the moves the referee plays for it when its
+30 seconds run out and it is not there to make them (seed 003: "If your connection drops,
 the match doesn't stop: when your turn comes, a move is played for you automatically").
 
 The automatic move is one card of the seat's hand, picked by its own committed seed
 (``card.pick.v1``) and shed from its hand (``card.play.v1``); nobody but the seat holds
 the seed and the hand's opening, so only its own device can prove it, and it must do so
-before the move is needed. Whenever its hand changes (the deal, its own play, its shed,
-a sealed move of its own), the seat proves the automatic move for the hand it now holds
-and leaves it with the referee (:func:`make_seal`):
+before the move is needed. Whenever its hand changes (the deal, its own play, its shed),
+the seat proves a **chain** of automatic moves, one for each turn it can still have with
+that hand (its size: at most 5), and leaves it with the referee (:func:`make_seal`; a
+client plans it, proves it in the background and leaves it when proved:
+:func:`plan_seal`, :func:`prove_seal`, :func:`adopt_seal`). So a seat away for several
+turns is played for at each of them, and finds its hand where it left it:
 
-- both proofs take the **sealed context** of that hand, :func:`sealed_context` of the
-  context of the proof that made the hand commitment (the deal's, the play's, the
-  shed's, or the previous seal's). That context is unique to the match, the line and its
-  previous hash, and no line's own proof ever has it; a hand commitment is fresh each
-  turn (a new salt), so a seal is valid for exactly one turn: the seat's next one with
-  this hand. Played on any other turn its context is not the table's (``proof.replayed``).
+- seal 0's proofs take the **sealed context** of the hand held now, :func:`sealed_context`
+  of the context of the proof that made the hand commitment (the deal's, the play's, the
+  shed's); seal k's take ``sealed_context`` of seal k-1's context, for the hand seal k-1
+  leaves (its new hand commitment). That context is unique to the match, the line and its
+  previous hash, and no line's own proof ever has it; a hand commitment is fresh each turn
+  (a new salt), so seal k is valid for exactly one turn: the seat's next one after seal
+  k-1 was played. Played on any other turn (before the one before it, after the seat moved
+  itself, in another round) its context is not the table's (``proof.replayed``); the
+  referee checks the whole chain on receipt (:func:`check_seal`) and plays one seal per
+  timed-out turn, in order, dropping the rest once one is stale;
 - the seat signs ``(match, seat, context, play commitment, new hand commitment)``
   (:func:`seal_message`); the line that plays it carries that signature, so the
   transcript shows the seat's own pre-committed move (``sealed.signature`` if not);
 - the referee plays it only after that seat's ``timeout`` (the rules:
   ``sealed.early``), so the house cannot take a seat's turn from it.
 
-Nobody learns the card: a seal holds two commitments (salted Poseidon: hiding) and two
+Nobody learns the cards: a seal holds two commitments (salted Poseidon: hiding) and two
 zero-knowledge proofs, the same publics the seat's own ``auto_move`` and ``shed`` would
-put on the transcript. The seat knows its pick in advance, which gains it nothing: it
-could play that card itself. A seat whose seal is missing or does not verify falls back
+put on the transcript. The seat knows its picks in advance, which gains it nothing: it
+could play those cards itself. A seat whose seal is missing or does not verify falls back
 to the timeout's automatic move by its own agent (and then the forfeit).
+
+What an away seat owes and cannot seal (it forfeits when that line's limit runs out:
+out, no points; see docs/bluffers.md, "What an away seat cannot seal"):
+
+- its **reveal** when its play is called: a sealed opening would hand the referee the card
+  before the call (the house's bots would call exactly the bluffs);
+- its **share** of a pull (``revolver.share.v1``). It could be proved in advance (the share
+  is ``Poseidon(seed, revolver, pull)``, fixed by the seat's committed seed; a sealed
+  context would replace the line's as for a seal), but whoever holds it before the pull
+  learns, with the other standing seats' shares, whether the pull fires: a house running
+  every other seat (a person against the house's bots) would know each pull of the round
+  in advance, in every round the seat left its shares, away or not, and its bots could
+  call accordingly. The revolver's promise (nobody knows the bullet before the last share)
+  is kept instead: a withheld share is the forfeit of the rules (and the pull fires);
+- its **forced call** (``auto_move`` where it must call: a line only its agent signs; the
+  pull that follows would need its share anyway);
+- a **new round**: the new hand is sealed to the seat's own device; away, nobody can open
+  it or seal its moves, and the chain of the round before is stale there. Its first turn
+  times out and it forfeits at the ``idle`` limit, as a seat with no seal.
 """
 from __future__ import annotations
 
