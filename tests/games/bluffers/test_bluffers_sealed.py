@@ -339,3 +339,21 @@ def test_the_twin_a_seat_there_at_the_new_deal_seals_its_new_hand_and_is_played_
     assert _away_turn(tab, clock, c) == ["timeout", "sealed_move"]
     assert not tab.rules.s.forfeited[c]
     assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_a_chain_is_one_to_five_seals_never_more_than_the_hand_holds(tmp_path, mcl, match_keys):
+    from zkbluff.errors import MalformedInput
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    chain = tab.spec.make_seal(tab.seats[s])
+    for bad in ([], chain + chain[:1]):
+        with pytest.raises(MalformedInput):
+            tab.leave_seal(s, bad)
+    tab.leave_seal(s, chain)
+    assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"]      # four cards left, four seals held
+    with pytest.raises(IllegalMove) as exc:                              # five seals for a hand of four
+        tab.leave_seal(s, chain[1:] + chain[1:2])
+    assert "holds 4 card(s)" in str(exc.value)
+    tab.leave_seal(s, chain[1:])                                         # the twin: the rest of its chain
+    assert len(tab.referee.private["seals"][str(s)]) == 4

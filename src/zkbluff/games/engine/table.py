@@ -179,9 +179,10 @@ class Table:
         self.advance()  # its time may have run out already
 
     def _open_seal(self) -> bool:
-        """Play the sealed move of the seat whose time ran out, if the referee holds one;
-        True if a line was written. A seal the referee refuses now (stale) is dropped: the
-        seat's own agent owes the automatic move, as without one."""
+        """Play the sealed move of the seat whose time ran out, if the referee holds one (the
+        first of its chain: the rest are for its next timed-out turns); True if a line was
+        written. A seal the referee refuses now (stale) is dropped with the rest of its chain:
+        the seat's own agent owes the automatic move, as without one."""
         seat = self.spec.seal_to_open(self.rules)
         seals = dict(self.referee.private.get("seals", {}))
         held = seals.pop(str(seat), None) if seat is not None else None
