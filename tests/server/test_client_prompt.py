@@ -143,9 +143,21 @@ async def _never_answers(tmp_path, game, options, match_keys, until, answer=None
         client._seal = no_seal
     playing = asyncio.ensure_future(client.host(game, options))
     moved = 0
+
+    def sealed():
+        """Bluffers: the client proves its chain of sealed moves in the background while the
+        prompt is on screen (a second or so; the person has 30): the clock moves once the
+        referee holds it."""
+        if not seals or game != "bluffers":
+            return True
+        host = server.rooms.get(client.code) if client.code is not None else None
+        table = host.table if host is not None else None
+        return table is None or client.seat is None or \
+            bool(table.referee.private.get("seals", {}).get(str(client.seat.seat)))
+
     try:
         while not until(client) and not playing.done():
-            if answer is None and policy.terminal.asked > moved:  # a prompt on screen, unanswered: time runs out
+            if answer is None and policy.terminal.asked > moved and sealed():  # a prompt unanswered: time runs out
                 moved = policy.terminal.asked
                 clock.ahead += until.seconds + 1.0
             await asyncio.sleep(0.05)

@@ -185,9 +185,10 @@ def test_a_dropped_bluffers_seat_without_a_seal_falls_back_to_the_timeout(tmp_pa
 
 
 async def _hostile_seals(tmp_path):
-    """A seat's own client that sends the server seals it should not: another key's
-    signature, another seat's name, its own seal of an earlier turn. Each is refused with an
-    error reply, the referee keeps none of them, and its own fresh seal is kept."""
+    """A seat's own client that sends the server seals it should not: a chain with a seal
+    under another key's signature, another seat's name, its own chain of an earlier turn.
+    Each is refused with an error reply, the referee keeps none of them, and its own fresh
+    chain is kept."""
     import copy
     import json
 
@@ -240,7 +241,8 @@ async def _hostile_seals(tmp_path):
     await follow(my_turn)
     host = server.rooms[room["code"]]
     i = seat.seat
-    old = seat.spec.make_seal(seat)
+    old = seat.spec.make_seal(seat)                                      # its chain: a seal for each turn of the hand
+    assert isinstance(old, list) and len(old) == 5
 
     def seals():
         return host.table.referee.private.get("seals", {})
@@ -253,12 +255,12 @@ async def _hostile_seals(tmp_path):
         assert str(i) not in seals()
 
     forged = copy.deepcopy(old)
-    d = forged["data"]
+    d = forged[1]["data"]                                                # its second seal re-signed by another key
     d["sig"] = SigningKey.generate().sign(seal_message(host.match_id, i, d["context"], d["play_commitment"],
                                                         d["hand_commitment"]))
     await refused(forged, "signature does not verify")
     other = copy.deepcopy(old)
-    other["data"]["seat"] = 1 - i
+    other[0]["data"]["seat"] = 1 - i
     await refused(other, "only its own sealed move")
     await ws.send(json.dumps({"type": "seal", "seal": old}))            # the twin: its own seal is kept
     await _until(lambda: str(i) in seals(), "the seat's own seal")
@@ -274,3 +276,140 @@ async def _hostile_seals(tmp_path):
 @pytest.mark.slow
 def test_a_seats_forged_foreign_and_stale_seals_are_refused_by_the_server(tmp_path):
     asyncio.run(asyncio.wait_for(_hostile_seals(tmp_path), 900))
+
+
+class OneCardUntilReleased:
+    """Bob, a person at the other seat: plays one card each turn (never calls) while ann is
+    away, then as a bot."""
+
+    def __init__(self):
+        self.bot = bot_policy(5)
+        self.released = threading.Event()
+
+    def __call__(self, spec, obs, names):
+        from zkbluff.games.bluffers.moves import PlayCards
+
+        if obs.due == "turn" and not self.released.is_set():
+            return PlayCards((obs.hand[0],))
+        return self.bot(spec, obs, names)
+
+
+async def _away_three_turns_and_back(tmp_path):
+    """Two people at a networked table; ann's connection drops at her first turn and she
+    stays away for three of her turns, each played by the next seal of the chain she left;
+    then she rejoins with her hand and both play on to the end."""
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
+                    clock=clock, tick=0.05)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    person, other = AwayAtFirstTurn(), OneCardUntilReleased()
+    ann = SeatClient(url, tmp_path / "ann", "ann", person, lambda s: None, clock=clock)
+    playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
+    await _until(lambda: ann.code is not None, "ann's room")
+    bob = SeatClient(url, tmp_path / "bob", "bob", other, lambda s: None, clock=clock)
+    bobbing = asyncio.ensure_future(bob.join(ann.code))
+    await _until(lambda: person.away.is_set() or playing.done(), "ann's first turn")
+    host = server.rooms[ann.code]
+    seat = ann.seat.seat
+
+    def held():
+        return host.table.referee.private.get("seals", {}).get(str(seat)) or []
+
+    await _until(lambda: len(held()) == 5, "ann's chain of five seals at the referee")
+    playing.cancel()  # the connection drops, nothing said
+    try:
+        await playing
+    except asyncio.CancelledError:
+        pass
+    await _until(lambda: ann.key.public_hex not in host.conns, "the server to see ann gone")
+    hand = ann.seat.private["hand"]
+    for turn in range(3):                                                # away for three of her turns
+        await _until(lambda: host.table.to_move == seat and host.table.rules.timed_out is None, f"ann's turn {turn}")
+        n = len(host.table.writer.events)
+        clock.past(host.table.referee.deadline)                          # her 30 seconds run out
+        await _until(lambda: any(e["action"] == "sealed_move" for e in host.table.writer.events[n:]),
+                     f"sealed move {turn}")
+        assert len(held()) == 4 - turn
+    await _until(lambda: host.table.to_move == seat, "ann's fourth turn")
+    events = host.table.writer.events
+    sealed_lines = [e for e in events if e["action"] == "sealed_move"]
+    assert len(sealed_lines) == 3 and host.table.rules.s.hand_sizes[seat] == 2
+    assert not any(e["action"] == "forfeit" for e in events)
+    # back: a new client on the same home folder catches up, opens each sealed move once, plays on
+    said = []
+    back = SeatClient(url, tmp_path / "ann", "ann", bot_policy(4), said.append, clock=clock)
+    other.released.set()
+    rejoining = asyncio.ensure_future(back.join(host.room.code))
+    await _until(lambda: back.seat is not None and back.seat.view is not None and back.moves >= 1, "ann's own move")
+    played = back.seat.private["played"]
+    if host.table.rules.s.round == 1:                                    # (still the first hand: what it holds)
+        assert hand & ~sum(1 << c for c in played) == back.seat.private["hand"]
+    report = await asyncio.wait_for(rejoining, STEP * 4)
+    bob_report = await asyncio.wait_for(bobbing, STEP * 4)
+    events = read_events(host.transcript)
+    assert report["result"] is not None and bob_report["result"] is not None
+    assert any(text.startswith("back in seat") for text in said)
+    k = events.index(sealed_lines[-1])
+    assert any(e["seat"] == seat and e["action"] == "play" for e in events[k + 1:])  # her own plays after the seals
+    assert back.writer.events == events and bob.writer.events == events  # every copy equals the server's
+    verified = verify_transcript(host.transcript)
+    assert verified["complete"] and verified["lines"] == len(events)
+    task.cancel()
+
+
+@pytest.mark.slow
+def test_a_bluffers_seat_away_for_three_turns_is_played_by_its_chain_and_rejoins_with_its_hand(tmp_path):
+    asyncio.run(asyncio.wait_for(_away_three_turns_and_back(tmp_path), 900))
+
+
+async def _move_before_chain(tmp_path, monkeypatch):
+    """The chain's proofs are not the seat's 30 seconds: while its chain is still being
+    proved (held back here until the test lets it finish), the seat's move goes out."""
+    from zkbluff.games.bluffers import sealed
+    from zkbluff.games.bluffers.spec import BluffersSpec
+
+    gate = threading.Event()
+
+    def held_back(self, plan):
+        gate.wait(STEP)
+        return sealed.prove_seal(plan)
+
+    monkeypatch.setattr(BluffersSpec, "prove_seal", held_back)
+    clock = Clock()
+    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
+                    clock=clock, tick=0.05)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
+    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    ann = SeatClient(url, tmp_path / "ann", "ann", bot_policy(3), lambda s: None, add_bots=("robo",), clock=clock)
+    playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
+    await _until(lambda: ann.code is not None and server.rooms.get(ann.code) is not None
+                 and server.rooms[ann.code].table is not None, "the match")
+    host = server.rooms[ann.code]
+    seat = ann.seat.seat
+
+    def own_moves():
+        return [e for e in host.table.writer.events if e["seat"] == seat and e["action"] in ("play", "call_bluff")]
+
+    for _ in range(600):                                                 # 30 s: its move, the chain still unproved
+        if own_moves():
+            break
+        await asyncio.sleep(0.05)
+    assert own_moves(), "the seat's move waited on its chain of seals"
+    assert not gate.is_set() and str(seat) not in host.table.referee.private.get("seals", {})
+    gate.set()                                                           # the chain is proved: it is left after all
+    table = host.table                                                   # (the bots may finish the match first)
+    await _until(lambda: str(seat) in table.referee.private.get("seals", {}) or table.over, "the chain")
+    playing.cancel()
+    try:
+        await playing
+    except (asyncio.CancelledError, Exception):
+        pass
+    task.cancel()
+
+
+@pytest.mark.slow
+def test_a_seats_move_never_waits_on_proving_its_chain_of_seals(tmp_path, monkeypatch):
+    asyncio.run(asyncio.wait_for(_move_before_chain(tmp_path, monkeypatch), 900))

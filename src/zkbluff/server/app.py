@@ -1046,10 +1046,10 @@ class Server:
                 await self._after(host)
 
     async def _seal(self, conn: Conn, msg: dict[str, Any]) -> None:
-        """A seat's sealed move for its next turn (a game's automatic move proved in advance,
-        Bluffers): checked and kept by the referee, played only if that turn times out
-        (:meth:`Table.leave_seal <zkbluff.games.engine.table.Table.leave_seal>`). Never sent
-        to anyone else."""
+        """A seat's chain of sealed moves for its next turns (a game's automatic moves proved in
+        advance, Bluffers): checked and kept by the referee, one played each time one of those
+        turns times out (:meth:`Table.leave_seal <zkbluff.games.engine.table.Table.leave_seal>`).
+        Never sent to anyone else."""
         host = self._member_host(conn)
         async with host.lock:
             seat = host.seat_of(conn.public_key)

@@ -262,6 +262,8 @@ class SeatClient:
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
         self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
+        #: the chain of sealed moves being proved in the background: (its plan, the proving)
+        self._sealing: Optional[tuple[Any, "asyncio.Future[Any]"]] = None
         #: the table this client asked for when it hosts (game, options): a seat at another is refused
         self.wanted: Optional[tuple[str, dict[str, Any]]] = None
 
@@ -480,30 +482,51 @@ class SeatClient:
         await self._send_line(conn, line)
 
     async def _seal(self, conn: _Connection) -> None:
-        """This seat's sealed move for its next turn, when its hand changed (a game whose
-        automatic move needs the seat's own proof, Bluffers): proved here, saved with its
-        secrets, then left with the referee, which plays it only if that turn times out
-        (the seed: "If your connection drops ... a move is played for you automatically")."""
+        """This seat's chain of sealed moves for its next turns, when its hand changed (a game
+        whose automatic move needs the seat's own proof, Bluffers), left with the referee,
+        which plays one each time one of those turns times out (the seed: "If your connection
+        drops ... a move is played for you automatically"). The chain is planned here and
+        proved in the background (:meth:`_loop` waits on it beside the server and the
+        policy; :meth:`_sealed` leaves it), so its proofs never hold up this seat's move: they
+        are not the seat's 30 seconds. On a new connection, the chain still standing is left
+        again (the referee may never have got it)."""
         seat = self.seat
-        if seat is None or seat.view is None:
+        if seat is None or seat.view is None or self._sealing is not None:
             return
+        plan = seat.spec.plan_seal(seat)
+        if plan is not None:
+            self._sealing = (plan, asyncio.ensure_future(asyncio.to_thread(seat.spec.prove_seal, plan)))
+            return
+        if self._sealed_on is not conn:  # a new connection: the one it made, once again
+            seal = seat.spec.pending_seal(seat)
+            if seal is not None:
+                self._sealed_on = conn
+                await conn.send({"type": "seal", "seal": seal})
+
+    async def _sealed(self, conn: _Connection) -> None:
+        """The chain proved in the background: kept with the seat's secrets (saved first) and
+        left with the referee, unless the seat moved on meanwhile (its hand changed, or a line
+        of its own is on its way: then it is planned again for the hand it holds)."""
+        assert self._sealing is not None
+        plan, proving = self._sealing
+        self._sealing = None
+        seat = self.seat
         try:
-            seal = await asyncio.to_thread(self._make_seal, seat)
+            proved = proving.result()
         except ZkbluffError as exc:  # no seal: its next turn falls back to the timeout
             self.say(f"  could not seal the automatic move for the next turn: {exc}")
             return
-        if seal is None and self._sealed_on is not conn:  # a new connection: the one it made, once again
-            seal = seat.spec.pending_seal(seat)
-        if seal is not None:
-            self._sealed_on = conn
-            await conn.send({"type": "seal", "seal": seal})
-
-    def _make_seal(self, seat: Seat) -> Optional[dict[str, Any]]:
-        """(In a worker thread: it proves, and it writes.) The seal due now, its secrets saved first."""
-        seal = seat.spec.make_seal(seat)
-        if seal is not None:
-            self._save()
-        return seal
+        if seat is None or seat.view is None:
+            return
+        if self._last_line is not None and self._last_line.get("n", -1) >= seat.view.next_line:
+            return  # its own line is on its way (its hand is about to change): planned again when it is back
+        chain = seat.spec.adopt_seal(seat, plan, proved)
+        if chain is None:
+            await self._seal(conn)  # stale: the hand it holds now
+            return
+        await asyncio.to_thread(self._save)
+        self._sealed_on = conn
+        await conn.send({"type": "seal", "seal": chain})
 
     def _make_deal_line(self, seat: Seat) -> Optional[dict[str, Any]]:
         """(In a worker thread: it may prove, and it writes.) The seat's deal line due now,
@@ -684,7 +707,11 @@ class SeatClient:
         receiving = asyncio.ensure_future(conn.recv())
         try:
             while True:
-                waits = {receiving} if self._asking is None else {receiving, self._asking[1]}
+                waits: set["asyncio.Future[Any]"] = {receiving}
+                if self._asking is not None:
+                    waits.add(self._asking[1])
+                if self._sealing is not None:
+                    waits.add(self._sealing[1])
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
                 if receiving.done():
                     msg = receiving.result()
@@ -697,6 +724,8 @@ class SeatClient:
                     at, future = self._asking
                     self._asking = None
                     await self._decided(conn, at, future)
+                if self._sealing is not None and self._sealing[1].done():
+                    await self._sealed(conn)
         finally:
             receiving.cancel()
             self._drop_stale_prompt(force=True)
@@ -750,7 +779,6 @@ class SeatClient:
         """After a message: this seat's deal line if one is due, and its move if it is to
         move (the line it already made for this number again, else the policy is asked)."""
         await self._deal_line(conn)
-        await self._seal(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
             if msg.get("error") == "PausedMove":  # the referee's clock is behind this machine's: a moment later
                 await asyncio.sleep(0.25)
@@ -768,6 +796,7 @@ class SeatClient:
                 await self._send_line(conn, self._last_line)  # the same line, never a second
             else:
                 self._ask()
+        await self._seal(conn)  # planned here, proved in the background: never before the move
 
     def _drop_stale_line(self) -> None:
         """A refused line this seat made (before a break, or held back by the server) whose

@@ -15,9 +15,10 @@ Client → server (``type``):
 - ``add-bot`` {name}, ``remove-bot`` {seat}, ``start`` {}, ``again`` {}: the owner's lobby;
 - ``seat-join`` {join, toDealer}: the seat's engine messages for the match it was seated in;
 - ``line`` {line}: a signed line of the seat's own.
-- ``seal`` {seal}: the seat's sealed move for its next turn (``{kind, data, proofs}``: a game's
-  automatic move proved in advance, Bluffers), kept by the referee and played only if that
-  turn times out (:meth:`~zkbluff.games.engine.table.Table.leave_seal`).
+- ``seal`` {seal}: the seat's chain of sealed moves for its next turns (a list of
+  ``{kind, data, proofs}``, in order: a game's automatic moves proved in advance, Bluffers),
+  kept by the referee, which plays one each time one of those turns times out
+  (:meth:`~zkbluff.games.engine.table.Table.leave_seal`).
 
 Server → client: ``hello`` {challenge}, ``room`` {...}, ``seat`` {seat, matchId, game,
 options, names}, ``line`` {matchId, line}, ``result`` {...}, ``error`` {error, message}.

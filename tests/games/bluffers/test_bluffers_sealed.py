@@ -37,9 +37,12 @@ def _dealt(tmp_path, mcl):
 
 
 def _seal(tab, i):
-    seal = tab.spec.make_seal(tab.seats[i])
-    assert seal is not None and seal["kind"] == "sealed_move"
-    return seal
+    """Seat ``i``'s seal for its next turn alone (a chain of one)."""
+    from zkbluff.games.bluffers.sealed import make_seal
+
+    chain = make_seal(tab.seats[i], length=1)
+    assert chain is not None and len(chain) == 1 and chain[0]["kind"] == "sealed_move"
+    return chain[0]
 
 
 def _write(tmp_path, events, name):
@@ -66,7 +69,7 @@ def test_a_sealed_move_is_played_after_the_timeout_and_the_seat_plays_on(tmp_pat
     assert len(sealed["proofs"]) == 2 and all(p["signer"] == s for p in sealed["proofs"])
     assert "sealed in advance" in tab.spec.text.describe(sealed, ["ann", "bob"])
     mine = tab.seats[s].private
-    assert bin(mine["hand"]).count("1") == 4 and mine["hand"] | mine["play"] == hand and mine["seal"] is None
+    assert bin(mine["hand"]).count("1") == 4 and mine["hand"] | mine["play"] == hand and mine["seals"] == []
     assert tab.rules.s.last_play.auto and tab.rules.s.hand_sizes[s] == 4 and tab.to_move == 1 - s
     _play_one(tab, 1 - s)                                                # the other seat accepts and plays
     line = _play_one(tab, s)                                             # back: it plays on with its hand
@@ -211,3 +214,146 @@ def test_the_rules_open_a_seal_only_for_the_timed_out_seat_whose_automatic_move_
         r.check(NO_SEAT, _sealed(0))
     assert exc.value.code == "sealed.early"
     r.apply(0, AutoMove("timeout"))                                      # its automatic move is the call
+
+
+# ---------------------------------------------------------------- away for several turns: a chain of seals
+
+def _away_turn(tab, clock, s):
+    """Seat ``s``'s 30 seconds run out: the referee writes its timeout and plays its next seal."""
+    assert tab.to_move == s
+    n = len(tab.writer.events)
+    clock.now += 30.1
+    tab.poll()
+    return [e["action"] for e in tab.writer.events[n:]]
+
+
+def test_a_seat_away_for_three_turns_is_played_by_its_chain_of_seals_and_plays_on(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    hand = tab.seats[s].private["hand"]
+    chain = tab.spec.make_seal(tab.seats[s])
+    assert isinstance(chain, list) and len(chain) == 5                   # one per card of the hand: every turn of it
+    tab.leave_seal(s, chain)
+    for turn in range(3):                                                # away for three of its turns
+        assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"], turn
+        assert tab.rules.s.hand_sizes[s] == 4 - turn
+        _play_one(tab, 1 - s)                                            # the other seat plays on (never calls)
+    mine = tab.seats[s].private
+    assert bin(mine["hand"]).count("1") == 2 and len(mine["played"]) == 3
+    assert mine["hand"] | sum(1 << c for c in mine["played"]) == hand   # the three sealed cards, each once
+    assert len(tab.referee.private["seals"][str(s)]) == 2               # the rest of its chain is still held
+    line = _play_one(tab, s)                                             # back: it plays on with its hand
+    assert line["seat"] == s and tab.rules.s.hand_sizes[s] == 1
+    assert tab.spec.make_seal(tab.seats[s]) is not None                  # a new hand: a new chain (of one)
+    report = verify_transcript(tab.writer.path)
+    assert report["lines"] == len(tab.writer.events)
+
+
+def test_a_chain_seal_is_refused_out_of_its_turn(tmp_path, mcl, match_keys):
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    chain = tab.spec.make_seal(tab.seats[s])
+    with pytest.raises(IllegalMove) as exc:                              # the second seal before the first is played
+        tab.leave_seal(s, chain[1:])
+    assert exc.value.code == "proof.replayed"
+    swapped = [chain[1], chain[0]] + chain[2:]
+    with pytest.raises(IllegalMove):
+        tab.leave_seal(s, swapped)
+    assert str(s) not in tab.referee.private.get("seals", {})
+    clock.now += 30.1
+    tab.poll()                                                           # its timeout: nothing sealed is held
+    assert tab.writer.events[-1]["action"] == "timeout"
+    early = tab.referee.open_seal(chain[1])                              # the house plays seal 2 at turn 1
+    with pytest.raises(IllegalMove) as exc:
+        tab.publish(early)
+    assert exc.value.code == "proof.replayed"
+    with pytest.raises(TranscriptError) as exc:
+        verify_transcript(_write(tmp_path, copy.deepcopy(tab.writer.events) + [early], "ahead.jsonl"))
+    assert exc.value.code == "proof.replayed"
+    tab.leave_seal(s, chain)                                             # the twin: the chain in order
+    assert tab.writer.events[-1]["action"] == "sealed_move"
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_an_away_seat_whose_sealed_play_is_called_forfeits_and_its_card_stays_secret(tmp_path, mcl, match_keys):
+    """What an away seat owes and cannot seal: the reveal of its called play (a sealed opening
+    would hand the referee the card before the call). Its limit runs out: it forfeits."""
+    from zkbluff.games.bluffers.rules import CallBluff
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    tab.leave_seal(s, tab.spec.make_seal(tab.seats[s]))
+    assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"]
+    tab.move(1 - s, CallBluff())                                         # the other seat calls the sealed play
+    assert tab.rules.s.phase == Phase.REVEAL and tab.to_move == s
+    assert tab.spec.timeout(tab.rules) == (Forfeit(s), "proof")
+    clock.now += 10.1
+    assert tab.poll()["action"] == "forfeit" and tab.over
+    assert not any(e["action"] == "reveal" for e in tab.writer.events)   # nobody opened its card
+    assert tab.rules.result().scores[s] == 0
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def _round_two(tmp_path, mcl):
+    """Three seats: round 1 played to its pull with everyone there (seat ``c``, neither the
+    caller nor the called, leaves its chain and gives its share), round 2 dealt."""
+    from zkbluff.games.bluffers.rules import CallBluff
+
+    clock = Clock()
+    tab = open_match("bluffers", {"players": "3"}, ["ann", "bob", "cid"], transcript=tmp_path / "b.jsonl",
+                     clock=clock, backend=mcl, limits=TimeLimits(proof=10.0, idle=20.0))
+    while tab.rules.s.phase != Phase.TURN:
+        tab.move(tab.to_move, Proceed())
+    a = tab.to_move
+    _play_one(tab, a)
+    b = tab.to_move
+    c = 3 - a - b
+    tab.leave_seal(c, tab.spec.make_seal(tab.seats[c]))                  # its chain for round 1's hand
+    tab.move(b, CallBluff())
+    while tab.rules.s.phase != Phase.TURN:                               # the reveal, the pull, round 2's deal
+        tab.move(tab.to_move, Proceed())
+    assert tab.rules.s.round == 2 and tab.rules.s.alive[c]
+    while tab.to_move != c:
+        _play_one(tab, tab.to_move)
+    return tab, clock, c
+
+
+def test_an_away_seat_cannot_play_a_new_round_it_forfeits_at_the_idle_limit(tmp_path, mcl, match_keys):
+    """A new round's hand is sealed to the seat's own device: away, nobody can seal its moves
+    for it. Its chain from the round before is never played in the new one."""
+    tab, clock, c = _round_two(tmp_path, mcl)
+    assert len(tab.referee.private["seals"][str(c)]) == 5                # round 1's chain, never played
+    assert _away_turn(tab, clock, c) == ["timeout"]                      # its 30 seconds: round 1's chain is stale
+    assert str(c) not in tab.referee.private.get("seals", {})            # and dropped, not played
+    assert tab.spec.timeout(tab.rules) == (Forfeit(c), "idle")
+    clock.now += 20.1
+    line = tab.poll()                                                    # (then round 3 is dealt to the two left)
+    assert line["action"] == "forfeit" and line["data"]["seat"] == c
+    assert tab.rules.s.forfeited[c] and not tab.over                     # out, no points; the match goes on
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_the_twin_a_seat_there_at_the_new_deal_seals_its_new_hand_and_is_played_away(tmp_path, mcl, match_keys):
+    tab, clock, c = _round_two(tmp_path, mcl)
+    tab.leave_seal(c, tab.spec.make_seal(tab.seats[c]))                  # its client opened the new hand: a new chain
+    assert _away_turn(tab, clock, c) == ["timeout", "sealed_move"]
+    assert not tab.rules.s.forfeited[c]
+    assert verify_transcript(tab.writer.path)["lines"] == len(tab.writer.events)
+
+
+def test_a_chain_is_one_to_five_seals_never_more_than_the_hand_holds(tmp_path, mcl, match_keys):
+    from zkbluff.errors import MalformedInput
+
+    tab, clock = _dealt(tmp_path, mcl)
+    s = tab.to_move
+    chain = tab.spec.make_seal(tab.seats[s])
+    for bad in ([], chain + chain[:1]):
+        with pytest.raises(MalformedInput):
+            tab.leave_seal(s, bad)
+    tab.leave_seal(s, chain)
+    assert _away_turn(tab, clock, s) == ["timeout", "sealed_move"]      # four cards left, four seals held
+    with pytest.raises(IllegalMove) as exc:                              # five seals for a hand of four
+        tab.leave_seal(s, chain[1:] + chain[1:2])
+    assert "holds 4 card(s)" in str(exc.value)
+    tab.leave_seal(s, chain[1:])                                         # the twin: the rest of its chain
+    assert len(tab.referee.private["seals"][str(s)]) == 4

@@ -180,18 +180,23 @@ class BluffersSpec(GameSpec):
         one = self._demand(rules, ledger, seat, action)
         return [] if one is None else [one]
 
-    def seal_demands(self, ledger: Ledger, rules: TableRules, action: SealedMove) -> list[ProofDemand]:
+    def seal_demands(self, ledger: Ledger, rules: TableRules, action: SealedMove, hand: Any = None,
+                     made_by: Any = None, size: Optional[int] = None) -> list[ProofDemand]:
         """The two proofs a seal carries, for the hand its seat holds now: the pick and the
-        shed, both bound to that hand's sealed context (any other is ``proof.replayed``)."""
+        shed, both bound to that hand's sealed context (any other is ``proof.replayed``).
+        (On receipt of a chain, seal k is for the hand seal k-1 leaves: ``hand``, ``made_by``
+        and ``size`` are that hand's commitment, the context that made it and its size.)"""
         i, s = action.seat, rules.s
-        hand = _committed(ledger.hands[i], "the hand")
-        made_by = ledger.hand_contexts[i]
+        chained = size is not None
+        hand = _committed(hand if chained else ledger.hands[i], "the hand")
+        made_by = made_by if chained else ledger.hand_contexts[i]
+        n_cards = s.hand_sizes[i] if size is None else size
         if made_by is None or action.context != sealed.sealed_context(made_by):
             raise IllegalMove(f"sealed_move: made for another hand or turn of seat {i} (its context is not the sealed "
                               f"context of the seat's hand now)", code="proof.replayed")
         bound = {"context": action.context, "play_commitment": action.play_commitment}
         seed = _committed(s.seed_commitments[i], "the seed")
-        return [ProofDemand(PICK_ID, {"hand_commitment": hand, "seed_commitment": seed, "hand_size": s.hand_sizes[i],
+        return [ProofDemand(PICK_ID, {"hand_commitment": hand, "seed_commitment": seed, "hand_size": n_cards,
                                       **bound}, for_seat=i),
                 ProofDemand(PLAY_ID, {"old_hand_commitment": hand, "new_hand_commitment": action.hand_commitment,
                                       "count": 1, **bound}, for_seat=i)]
@@ -273,10 +278,16 @@ class BluffersSpec(GameSpec):
         return due, ("idle" if rules.shed_due is None and rules.timed_out == rules.to_move else "proof")
 
     # ---- sealed automatic moves (games/bluffers/sealed.py)
-    def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
-        return sealed.make_seal(seat)
+    def plan_seal(self, seat: Any) -> Optional[sealed.SealPlan]:
+        return sealed.plan_seal(seat)
 
-    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
+    def prove_seal(self, plan: Any) -> Any:
+        return sealed.prove_seal(plan)
+
+    def adopt_seal(self, seat: Any, plan: Any, proved: Any) -> Optional[list[dict[str, Any]]]:
+        return sealed.adopt_seal(seat, plan, proved)
+
+    def pending_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
         return sealed.pending_seal(seat)
 
     def check_seal(self, view: Any, seat: int, seal: Any) -> None:

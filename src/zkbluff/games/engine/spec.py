@@ -412,19 +412,37 @@ class GameSpec(ABC):
         return None
 
     # ---- sealed moves (a seat's automatic move proved in advance, left with the referee)
-    def make_seal(self, seat: Any) -> Optional[dict[str, Any]]:
-        """(A seat's side.) The sealed move ``seat`` (a :class:`~zkbluff.games.engine.parties.Seat`)
-        leaves with the referee now (``{kind, data, proofs}``: the referee's line to play it), or
-        None. Default: a game without sealed moves."""
+    def make_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
+        """(A seat's side.) The chain of sealed moves ``seat`` (a
+        :class:`~zkbluff.games.engine.parties.Seat`) leaves with the referee now, one for each
+        of its next turns in order (each ``{kind, data, proofs}``: the referee's line to play
+        it), or None: :meth:`plan_seal`, :meth:`prove_seal` and :meth:`adopt_seal` at once."""
+        plan = self.plan_seal(seat)
+        return None if plan is None else self.adopt_seal(seat, plan, self.prove_seal(plan))
+
+    def plan_seal(self, seat: Any) -> Optional[Any]:
+        """(A seat's side, cheap, on its own thread.) What its next chain is made from, captured
+        now, or None if none is due. Default: a game without sealed moves."""
         return None
 
-    def pending_seal(self, seat: Any) -> Optional[dict[str, Any]]:
-        """(A seat's side.) The seal ``seat`` made for its turn to come that still stands (to
+    def prove_seal(self, plan: Any) -> Any:
+        """(Any thread: the proving.) The chain made from ``plan`` alone (a client proves it in
+        the background, beside the seat's own moves)."""
+        raise NotImplementedError
+
+    def adopt_seal(self, seat: Any, plan: Any, proved: Any) -> Optional[list[dict[str, Any]]]:
+        """(A seat's side, on its own thread.) The chain to leave with the referee, its secrets
+        kept in the seat's state, or None if the seat moved on since ``plan`` (stale)."""
+        raise NotImplementedError
+
+    def pending_seal(self, seat: Any) -> Optional[list[dict[str, Any]]]:
+        """(A seat's side.) The chain ``seat`` made for its turns to come that still stands (to
         leave again on a new connection: the referee may never have got it), or None."""
         return None
 
     def check_seal(self, view: Any, seat: int, seal: Any) -> None:
-        """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn."""
+        """(The referee's side.) Raise unless ``seal`` is ``seat``'s sealed move for its next turn
+        (or a list: its chain for its next turns, in order)."""
         from zkbluff.errors import IllegalMove
 
         raise IllegalMove(f"{self.game}: a seat leaves no sealed move at this table")

@@ -165,9 +165,10 @@ class Table:
 
     # ---- sealed moves
     def leave_seal(self, seat: int, seal: Any) -> None:
-        """Seat ``seat`` leaves its sealed move for its next turn with the referee (checked
-        first: a seal that does not verify is refused and the seat's earlier one, if any, is
-        dropped). Kept in the referee's own state (persisted with it), never sent to anyone."""
+        """Seat ``seat`` leaves its sealed move for its next turn with the referee, or a chain
+        of them (a list: one for each of its next turns, in order), checked first: a seal that
+        does not verify is refused and the seat's earlier one, if any, is dropped. Kept in the
+        referee's own state (persisted with it), never sent to anyone."""
         seals = dict(self.referee.private.get("seals", {}))
         seals.pop(str(seat), None)
         self.referee.private = {**self.referee.private, "seals": seals}
@@ -178,20 +179,26 @@ class Table:
         self.advance()  # its time may have run out already
 
     def _open_seal(self) -> bool:
-        """Play the sealed move of the seat whose time ran out, if the referee holds one;
-        True if a line was written. A seal the referee refuses now (stale) is dropped: the
-        seat's own agent owes the automatic move, as without one."""
+        """Play the sealed move of the seat whose time ran out, if the referee holds one (the
+        first of its chain: the rest are for its next timed-out turns); True if a line was
+        written. A seal the referee refuses now (stale) is dropped with the rest of its chain:
+        the seat's own agent owes the automatic move, as without one."""
         seat = self.spec.seal_to_open(self.rules)
         seals = dict(self.referee.private.get("seals", {}))
-        seal = seals.pop(str(seat), None) if seat is not None else None
-        if seal is None:
+        held = seals.pop(str(seat), None) if seat is not None else None
+        if not held:
             return False
+        chain = held if isinstance(held, list) else [held]  # a chain: the first now, the rest at its next timeouts
+        if chain[1:]:
+            seals[str(seat)] = chain[1:]
         self.referee.private = {**self.referee.private, "seals": seals}
         try:
-            self.publish(self.referee.open_seal(seal))
+            self.publish(self.referee.open_seal(chain[0]))
         except StorageError:
             raise
-        except ZkbluffError:
+        except ZkbluffError:  # stale (the seat moved itself since): the rest of its chain is too
+            seals.pop(str(seat), None)
+            self.referee.private = {**self.referee.private, "seals": seals}
             return False
         return True
 
