@@ -46,7 +46,8 @@ out, no points; see docs/bluffers.md, "What an away seat cannot seal"):
   every other seat (a person against the house's bots) would know each pull of the round
   in advance, in every round the seat left its shares, away or not, and its bots could
   call accordingly. The revolver's promise (nobody knows the bullet before the last share)
-  is kept instead: a withheld share is the forfeit of the rules (and the pull fires);
+  is kept instead: a withheld share is the forfeit of the rules (the pull is re-run
+  without the withholder);
 - its **forced call** (``auto_move`` where it must call: a line only its agent signs; the
   pull that follows would need its share anyway);
 - a **new round**: the new hand is sealed to the seat's own device; away, nobody can open
