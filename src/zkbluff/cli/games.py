@@ -296,6 +296,13 @@ def _terminal_style() -> tuple[bool, bool]:
     return symbols, bool(colour)
 
 
+def _after_match(path: Path, seat: int, keys: str) -> None:
+    """What a match's end offers (cli/review.py, cli/tutorial.py): its review."""
+    from zkbluff.cli.review import review_hint
+
+    click.echo(review_hint(path, seat) + keys)
+
+
 @click.command("play", context_settings=GAME_OPTIONS)
 @game_argument
 @mode_option
@@ -381,6 +388,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             end = [e for e in tab.writer.events if e["action"] == "end"]
             click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
             click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+            _after_match(path, human, "")
             return
 
         def ask(text: str) -> str:
@@ -514,3 +522,4 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             sys.exit(2)
     private = f" --keys {keys}" if keys not in (None, "match") else ""
     click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")
+    _after_match(path, human, private)
