@@ -51,7 +51,8 @@ def review_cmd(transcript: str, seat: Optional[int], secrets_file: Optional[str]
             secrets = load_secrets(beside)
             seat = secrets["seat"] if seat is None else seat
     for event in parse_chain(read_lines(path)):  # the game's text draws the cards
-        header = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = event.get("data")
+        header = data if isinstance(data, dict) else {}
         text = spec_for(header.get("game"), header.get("options")).text
         if hasattr(text, "configure"):
             text.configure(*((False, False) if plain else _terminal_style()))

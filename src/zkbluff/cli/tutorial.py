@@ -110,7 +110,7 @@ def coach_of(ctx: Optional[click.Context]) -> Optional[Coach]:
     while ctx is not None:
         coach = ctx.meta.get("zkbluff.coach")
         if coach is not None:
-            return coach  # type: ignore[no-any-return]
+            return coach
         ctx = ctx.parent
     return None
 
