@@ -79,13 +79,19 @@ def test_the_bluffers_tutorial_explains_the_revolver(tmp_path):
 
 
 def test_play_offers_the_tutorial_once(tmp_path, monkeypatch):
+    from zkbluff.cli import tutorial
+
     monkeypatch.setenv("ZKBLUFF_HOME", str(tmp_path / "home"))
     monkeypatch.chdir(tmp_path)
-    first = CliRunner().invoke(main, ["play", "bluffers", "--seed", "1", "--plain"], input="")
+    script = CliRunner().invoke(main, ["play", "bluffers", "--seed", "1", "--plain", "--out", "s.jsonl"], input="")
+    assert "New to zkbluff?" not in script.output  # a script (no terminal) is not offered it
+    assert not (tmp_path / "home" / "tutorial-offered").exists()
+    monkeypatch.setattr(tutorial, "_interactive", lambda: True)  # a person at a terminal
+    first = CliRunner().invoke(main, ["play", "bluffers", "--seed", "1", "--plain", "--out", "a.jsonl"], input="")
     assert "New to zkbluff? `zkbluff tutorial` plays a guided first match" in first.output, first.output
     assert "bluffers" in first.output.split("New to zkbluff?")[1].splitlines()[0]
     assert (tmp_path / "home" / "tutorial-offered").exists()
-    again = CliRunner().invoke(main, ["play", "bluffers", "--seed", "1", "--plain"], input="")
+    again = CliRunner().invoke(main, ["play", "bluffers", "--seed", "1", "--plain", "--out", "b.jsonl"], input="")
     assert "New to zkbluff?" not in again.output
 
 

@@ -5,7 +5,7 @@ what the prompt about to come asks for. The words are the game's own (``tutorial
 its folder: ``INTRO``, ``LINES``, ``MOVES``, ``move_kind``, ``END``); nothing here knows a
 game.
 
-The tutorial is offered once: the first ``zkbluff play`` on a machine says that it exists
+The tutorial is offered once: the first ``zkbluff play`` in a terminal says that it exists
 and leaves a marker in the player's home (``$ZKBLUFF_HOME``, else ``~/.zkbluff``, the
 networked client's home), so it is not said again.
 """
@@ -37,10 +37,20 @@ def _mark() -> None:
         pass
 
 
+def _interactive() -> bool:
+    """A person at a terminal (not a script, not a test's runner)."""
+    import sys
+
+    try:
+        return sys.stdin.isatty() and sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def offer_once(say: Any = click.echo) -> bool:
-    """Say that the tutorial exists, the first time only (the marker in the player's home);
-    True when it was said."""
-    if (home() / MARKER).exists():
+    """Say that the tutorial exists, to a person at a terminal, the first time only (the
+    marker in the player's home); True when it was said."""
+    if not _interactive() or (home() / MARKER).exists():
         return False
     say("New to zkbluff? `zkbluff tutorial` plays a guided first match against the bots "
         f"({', '.join(tutorial_games())}). (said once)")

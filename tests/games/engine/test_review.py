@@ -52,7 +52,7 @@ def _play(path, game, options, moves, seed=3):
 @pytest.fixture(scope="module")
 def pob(tmp_path_factory):
     path = tmp_path_factory.mktemp("review") / "pob.jsonl"
-    tab = _play(path, "proof-or-bluff", {"mode": "casual"}, 16)
+    tab = _play(path, "proof-or-bluff", {"mode": "casual", "deal": "dealer"}, 12)
     return path, tab
 
 
@@ -152,3 +152,25 @@ def test_every_proof_in_every_vector_is_said_in_words(path):
         for proof in line.get("proofs") or []:
             words = disclosed(proof, names)
             assert ": " in words and "public " not in words, (line["n"], words)  # not the generic fallback
+
+
+@pytest.mark.parametrize("game,options,moves", [("bluffers", {"players": "2"}, 14),
+                                                ("mind-bluff", None, 14)])
+def test_the_replayed_seat_ends_where_its_own_file_says(tmp_path, game, options, moves):
+    """The replay starts from the seat's first private state (Bluffers' revolver seed is
+    drawn before the match) and applies its own moves' updates: every seat ends in the state
+    its secrets file saved."""
+    from zkbluff.games.engine.parties import Seat
+
+    path = tmp_path / "m.jsonl"
+    tab = _play(path, game, options, moves)
+    lines = _lines(path)
+    for s in range(tab.spec.n_seats):
+        data = load_secrets(secrets_path(path, f"seat{s}"))
+        seat = Seat.replay(tab.spec, data)
+        for line in lines:
+            seat.follow_again(line)
+        assert json.loads(json.dumps(seat.private)) == data["private"], (game, s)
+        plain = Seat.replay(tab.spec, {k: v for k, v in data.items() if k != "firstPrivate"})
+        if game == "bluffers":  # without the first state: a fresh seed, not the one it committed
+            assert plain.private["seed"] != data["private"]["seed"]

@@ -157,6 +157,9 @@ class Seat(_Party):
         #: what each of its own moves changed in its private state (line number -> update),
         #: saved with its secrets: its review replays its own view from the deal (:meth:`replay`)
         self.own_updates: dict[int, dict[str, Any]] = {}
+        #: its private state before the match (a game's may hold secrets drawn at the start,
+        #: e.g. Bluffers' revolver seed): where its review's replay starts
+        self.first_private: dict[str, Any] = json.loads(json.dumps(self.private))
 
     def signed_here(self) -> Optional[dict[str, Any]]:
         """The line this seat signed for the table's next position, if it signed one."""
@@ -392,7 +395,7 @@ class Seat(_Party):
         (for its review: its own view after each line). A file saved before own moves were
         recorded replays its hand as dealt, without its own plays."""
         seat = cls.restore(spec, data, prover)
-        seat.private = spec.new_private()
+        seat.private = dict(seat.first_private)
         seat._pending, seat.signed = None, None
         seat.received_at, seat.referee_stamps, seat.disputes = {}, {}, []
         return seat
@@ -429,7 +432,7 @@ class Seat(_Party):
                 "private": self.private, "pending": None if self._pending is None else list(self._pending),
                 "signed": self.signed, "receivedAt": sorted(self.received_at.items()),
                 "refereeStamps": sorted(self.referee_stamps.items()), "disputes": self.disputes,
-                "ownUpdates": sorted(self.own_updates.items())}
+                "ownUpdates": sorted(self.own_updates.items()), "firstPrivate": self.first_private}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
@@ -449,6 +452,7 @@ class Seat(_Party):
             seat.referee_stamps = {int(n): float(t) for n, t in data.get("refereeStamps", [])}
             seat.disputes = [dict(d) for d in data.get("disputes", [])]
             seat.own_updates = {int(n): dict(u) for n, u in data.get("ownUpdates", [])}
+            seat.first_private = dict(data.get("firstPrivate") or spec.new_private())
             return seat
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None
