@@ -100,3 +100,25 @@ def test_a_game_without_a_tutorial_is_refused_with_the_list(tmp_path, monkeypatc
     res = CliRunner().invoke(main, ["tutorial", "cheat"])
     assert res.exit_code == 2 and "tutorials: bluffers, proof-or-bluff" in res.output
     assert not (tmp_path / "home").exists()
+
+
+def _bluffers_answer(out):
+    """Play the first card; call when the table says a call is all that is left."""
+    last = out.rsplit("left] ", 2)
+    return "c" if len(last) == 3 and "must call bluff" in last[1] else "1"
+
+
+@pytest.mark.slow
+def test_a_whole_guided_bluffers_match_ends_with_the_review_offered(tmp_path):
+    out = _drive(["tutorial", "bluffers", "--seed", "4", "--plain", "--out", str(tmp_path / "b.jsonl")],
+                 tmp_path / "home", _bluffers_answer, lambda b: "(the match again, your hand turn by turn)" in b,
+                 seconds=400)
+    assert "coach: that was a whole match with real proofs" in out, out[-2000:]
+    assert f"zkbluff review {tmp_path / 'b.jsonl'}" in out
+    assert "tip: each standing player gives a proven share of the pull" in out
+    assert "what the proof disclosed: revolver.share.v1 by " in out
+    from zkbluff.games.engine.review import build_review, load_secrets
+    from zkbluff.games.engine.table import secrets_path
+
+    review = build_review(tmp_path / "b.jsonl", 0, load_secrets(secrets_path(tmp_path / "b.jsonl", "seat0")))
+    assert review.summary["complete"] and any(s.hand for s in review.steps)
