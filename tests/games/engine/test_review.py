@@ -174,3 +174,12 @@ def test_the_replayed_seat_ends_where_its_own_file_says(tmp_path, game, options,
         plain = Seat.replay(tab.spec, {k: v for k, v in data.items() if k != "firstPrivate"})
         if game == "bluffers":  # without the first state: a fresh seed, not the one it committed
             assert plain.private["seed"] != data["private"]["seed"]
+
+
+def test_a_networked_clients_seat_file_is_read_as_its_secrets(pob, tmp_path):
+    """`zkbluff join` keeps its seat under tables/<CODE>/seat.json, the seat's export in it."""
+    path, _ = pob
+    seat = json.loads(secrets_path(path, "seat0").read_text())
+    (tmp_path / "seat.json").write_text(json.dumps({"matchId": "x", "line": 3, "seat": seat}))
+    review = build_review(path, None, load_secrets(tmp_path / "seat.json"))
+    assert review.viewer == 0 and any(s.hand for s in review.steps)
