@@ -111,7 +111,7 @@ def _bluffers_answer(out):
 @pytest.mark.slow
 def test_a_whole_guided_bluffers_match_ends_with_the_review_offered(tmp_path):
     out = _drive(["tutorial", "bluffers", "--seed", "4", "--plain", "--out", str(tmp_path / "b.jsonl")],
-                 tmp_path / "home", _bluffers_answer, lambda b: "(the match again, your hand turn by turn)" in b,
+                 tmp_path / "home", _bluffers_answer, lambda b: "shows the match again from your seat" in b,
                  seconds=400)
     assert "coach: that was a whole match with real proofs" in out, out[-2000:]
     assert f"zkbluff review {tmp_path / 'b.jsonl'}" in out

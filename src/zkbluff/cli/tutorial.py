@@ -112,7 +112,8 @@ class Coach:
     def finished(self, transcript: Path) -> None:
         self.say(getattr(self.lesson, "END", "coach: the match is over."))
         self.say(f"  zkbluff transcript verify {transcript}    (checks every signature and proof)")
-        self.say(f"  zkbluff review {transcript}    (the match again, your hand turn by turn)")
+        self.say("  and `zkbluff review` (above) shows the match again from your seat: your hand turn by turn, and "
+                 "what each proof disclosed")
 
 
 def coach_of(ctx: Optional[click.Context]) -> Optional[Coach]:
