@@ -14,7 +14,8 @@ from zkbluff.cli import main
 from repo_root import REPO_ROOT
 
 ROOT = REPO_ROOT
-SKIP = ("play", "demo", "rules", "transcript", "circuits setup", "circuits check")  # tested elsewhere / slow
+SKIP = ("play", "demo", "rules", "transcript", "circuits setup", "circuits check", "tutorial",
+        "review")  # tested elsewhere / slow (tests/cli/test_tutorial.py, tests/games/engine/test_review.py)
 
 
 def readme_commands() -> list[str]:

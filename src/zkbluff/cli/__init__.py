@@ -33,6 +33,8 @@ COMMANDS: dict[str, str] = {
     "play": "zkbluff.cli.games:play_cmd",
     "demo": "zkbluff.cli.games:demo_cmd",
     "rules": "zkbluff.cli.games:rules_cmd",
+    "review": "zkbluff.cli.review:review_cmd",
+    "tutorial": "zkbluff.cli.tutorial:tutorial_cmd",
     "ceremony": "zkbluff.cli.ceremony:ceremony_group",
     "serve": "zkbluff.cli.server:serve_cmd",
     "host": "zkbluff.cli.server:host_cmd",

@@ -296,6 +296,24 @@ def _terminal_style() -> tuple[bool, bool]:
     return symbols, bool(colour)
 
 
+def _coach(ctx: click.Context, resume: bool) -> Any:
+    """The tutorial's coach for this match (cli/tutorial.py), if ``zkbluff tutorial`` runs
+    it; else, the first time only, the offer of the tutorial."""
+    from zkbluff.cli.tutorial import coach_of, offer_once
+
+    coach = coach_of(ctx)
+    if coach is None and not resume:
+        offer_once()
+    return coach
+
+
+def _after_match(path: Path, seat: int, keys: str) -> None:
+    """What a match's end offers (cli/review.py, cli/tutorial.py): its review."""
+    from zkbluff.cli.review import review_hint
+
+    click.echo(review_hint(path, seat) + keys)
+
+
 @click.command("play", context_settings=GAME_OPTIONS)
 @game_argument
 @mode_option
@@ -368,6 +386,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         rng = random.Random(base)
         human = 0
         narrator = Narrator(spec, names, viewer=human)
+        coach = _coach(ctx, bool(resume))  # `zkbluff tutorial`'s (cli/tutorial.py), or the offer of it
         shown = 0
         if resume:
             before_resume = len(tab.writer.events)
@@ -381,6 +400,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             end = [e for e in tab.writer.events if e["action"] == "end"]
             click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
             click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
+            _after_match(path, human, "")
             return
 
         def ask(text: str) -> str:
@@ -462,6 +482,8 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             for e in tab.writer.events[shown:]:
                 for i, said in enumerate(narrator.lines(e)):
                     click.echo(("  " if i == 0 else "    ") + said)
+                if coach is not None:
+                    coach.after_line(e, names)
             shown = len(tab.writer.events)
 
         def not_allowed(exc: Exception) -> None:
@@ -480,6 +502,8 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                         not_allowed(exc)
                 elif seat == human:
                     wait_out_pause(tab, seat, click.echo)
+                    if coach is not None:
+                        coach.before_move(tab.observation(seat))
                     asker = ask
                     clock = move_clock(tab.view, seat)  # a decision the clock takes away (not a proof)
                     if clock is not None and math.isfinite(tab.referee.deadline):
@@ -514,3 +538,6 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             sys.exit(2)
     private = f" --keys {keys}" if keys not in (None, "match") else ""
     click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")
+    _after_match(path, human, private)
+    if coach is not None:
+        coach.finished(path)

@@ -53,6 +53,10 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
         return
     click.echo(f"your transcript {report['transcript']}: {v['lines']} lines, {v['proofs']} proofs, verified "
                f"offline on this machine ({v['summary']})")
+    if report.get("transcript"):  # its seat's secrets are beside it (seat.json): the review of its own view
+        seat_file = Path(report["transcript"]).with_name("seat.json")
+        click.echo(f"Review it turn by turn (your hand, what each proof disclosed): zkbluff review "
+                   f"{report['transcript']} --secrets {seat_file}")
 
 
 results_option = click.option("--results", default=None, metavar="URL|FILE",

@@ -45,9 +45,7 @@ class Statement:
         unknown = [k for k in inputs if k not in self.private and k not in self.public]
         if unknown:
             raise MalformedInput(f"{self.key_id}: unknown input(s) {', '.join(unknown)}")
-        for k, v in inputs.items():
-            if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < r:
-                raise MalformedInput(f"{self.key_id}: input {k!r} must be an integer 0 <= x < r, got {v!r}")
+        inputs = {k: input_value(v, f"{self.key_id}: input {k!r}") for k, v in inputs.items()}
         try:
             computed = self.native(inputs, self.param_dict)
         except KeyError as exc:  # a public input the native twin cannot compute (a rank mask, a target)
@@ -97,6 +95,22 @@ class Statement:
     def public_values(self, inputs: dict) -> list[int]:
         full = self.complete(inputs)
         return [full[k] for k in self.public]
+
+
+def input_value(v: Any, what: str = "input") -> int:
+    """One input value: an integer ``0 <= x < r``, or such a number as a string in decimal
+    or ``0x`` hex (as the CLI's input files and snarkjs' ``input.json`` write them);
+    :class:`MalformedInput` for anything else (a bool, a float, an out-of-range number)."""
+    if isinstance(v, str):
+        t = v.strip()
+        try:
+            v = int(t, 16) if t.lower().startswith("0x") else int(t, 10)
+        except ValueError:
+            raise MalformedInput(f"{what} must be an integer 0 <= x < r (or its decimal or 0x-hex string), "
+                                 f"got {t[:40]!r}") from None
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < r:
+        raise MalformedInput(f"{what} must be an integer 0 <= x < r, got {v!r:.80}")
+    return v
 
 
 _SYSTEMS: dict[str, tuple[Statement, R1CS]] = {}

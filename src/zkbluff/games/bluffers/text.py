@@ -234,6 +234,11 @@ class TableText:
     RULES = RULES_TEXT
 
     @staticmethod
+    def hand_words(obs) -> str:
+        """The seat's own hand, for its review (``games/engine/review.py``)."""
+        return "your hand: " + (", ".join(card_name(c) for c in sorted(obs.hand)) if obs.hand else "empty")
+
+    @staticmethod
     def describe(line, names: Sequence[str]) -> str:
         kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
         proofs = line.get("proofs")

@@ -143,6 +143,12 @@ class CheatText:
 
     RULES = rules_text()
 
+    @staticmethod
+    def hand_words(obs: Any) -> str:
+        """The seat's own hand, for its review (``games/engine/review.py``)."""
+        return "your hand: " + ("  ".join(DECK.card_name(c) for c in sorted(obs.hand, key=rank_of))
+                                if obs.hand else "empty")
+
     def __init__(self, n_seats: int = 4, hands: int = 3, window: int = 3):
         self.n_seats, self.hands, self.window = n_seats, hands, window
         self._table: Optional[CheatTable] = None

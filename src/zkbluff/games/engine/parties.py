@@ -154,6 +154,12 @@ class Seat(_Party):
         #: the clock this seat reads a line's arrival on (None: :attr:`clock`); a client whose
         #: stamps are clamped to the table's gives its machine's own clock here
         self.receive_clock: Optional[Callable[[], float]] = None
+        #: what each of its own moves changed in its private state (line number -> update),
+        #: saved with its secrets: its review replays its own view from the deal (:meth:`replay`)
+        self.own_updates: dict[int, dict[str, Any]] = {}
+        #: its private state before the match (a game's may hold secrets drawn at the start,
+        #: e.g. Bluffers' revolver seed): where its review's replay starts
+        self.first_private: dict[str, Any] = json.loads(json.dumps(self.private))
 
     def signed_here(self) -> Optional[dict[str, Any]]:
         """The line this seat signed for the table's next position, if it signed one."""
@@ -305,6 +311,7 @@ class Seat(_Party):
         if event["seat"] == self.seat:
             assert pending is not None  # check_own: the move it made at this number
             self.private = {**self.private, **pending[1]}
+            self.own_updates[int(event["n"])] = dict(pending[1])
         assert self.view is not None
         # lines others made; and the seat's own lines too where the spec asks (a value its own
         # proof fixed only once the line's context was known, e.g. a card its seed picks)
@@ -380,6 +387,34 @@ class Seat(_Party):
         self._pending = (line["n"], move.update)
         return line
 
+    @classmethod
+    def replay(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None) -> "Seat":
+        """A seat at the start of its match, from its secrets file (:meth:`export`): its key,
+        its deal secrets and its own moves' updates, its private state back to the game's
+        first; :meth:`follow_again` then takes the match's lines one by one as it took them
+        (for its review: its own view after each line). A file saved before own moves were
+        recorded replays its hand as dealt, without its own plays."""
+        seat = cls.restore(spec, data, prover)
+        seat.private = dict(seat.first_private)
+        seat._pending, seat.signed = None, None
+        seat.received_at, seat.referee_stamps, seat.disputes = {}, {}, []
+        return seat
+
+    def follow_again(self, event: Mapping[str, Any], trust: Optional[TrustContext] = None) -> None:
+        """Take a line of this seat's own match again (after :meth:`replay`), one already
+        verified as a whole (``verify_transcript``; ``trust``: the keys it was verified with):
+        the rules and the deal follow it, its own move's recorded update is applied, what
+        another's line opens for it is opened; no clock is read and no proof checked again."""
+        if self.view is None:
+            self.view = Referee(event, verify_now=False, trust=trust or self.prover.trust())
+            self._check_header(event, restoring=True)
+            return
+        action, publics = self._follow(event)
+        n = event.get("n")
+        if action is not None and event.get("seat") == self.seat and isinstance(n, int):
+            self._pending = (n, self.own_updates.get(n, {}))
+        self._take(event, action, publics)
+
     def pause_left(self) -> float:
         """Seconds, by this seat's clock, until the pause the rules hold play for ends (0.0
         when none runs): a client or bot waits this long before it makes a line."""
@@ -396,7 +431,8 @@ class Seat(_Party):
         return {"seat": self.seat, "name": self.name, "key": self.key.secret_hex(), "deal": self.deal_secrets,
                 "private": self.private, "pending": None if self._pending is None else list(self._pending),
                 "signed": self.signed, "receivedAt": sorted(self.received_at.items()),
-                "refereeStamps": sorted(self.referee_stamps.items()), "disputes": self.disputes}
+                "refereeStamps": sorted(self.referee_stamps.items()), "disputes": self.disputes,
+                "ownUpdates": sorted(self.own_updates.items()), "firstPrivate": self.first_private}
 
     @classmethod
     def restore(cls, spec: GameSpec, data: Mapping[str, Any], prover: Optional[Prover] = None,
@@ -415,6 +451,8 @@ class Seat(_Party):
             seat.received_at = {int(n): float(t) for n, t in data.get("receivedAt", [])}
             seat.referee_stamps = {int(n): float(t) for n, t in data.get("refereeStamps", [])}
             seat.disputes = [dict(d) for d in data.get("disputes", [])]
+            seat.own_updates = {int(n): dict(u) for n, u in data.get("ownUpdates", [])}
+            seat.first_private = dict(data.get("firstPrivate") or spec.new_private())
             return seat
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise MalformedInput(f"seat secrets file: {exc}") from None

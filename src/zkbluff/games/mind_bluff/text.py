@@ -185,6 +185,13 @@ class MindBluffText:
     RULES = RULES
 
     @staticmethod
+    def hand_words(obs: Any) -> Optional[str]:
+        """The seat's own secret eats this game, for its review (``games/engine/review.py``)."""
+        if not obs.my_choices:
+            return None
+        return "your secret eats this game: " + ", ".join(str(c) for c in obs.my_choices)
+
+    @staticmethod
     def describe(line: Mapping[str, Any], names: Sequence[str]) -> str:
         n = _names2(names)
         kind, d, seat = line["action"], line.get("data") or {}, line.get("seat")

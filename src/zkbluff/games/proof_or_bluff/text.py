@@ -171,6 +171,11 @@ class _Text:
         """Suit symbols and colour where the terminal has them (the CLI decides)."""
         Style.symbols, Style.colour = symbols, colour and symbols
 
+    @staticmethod
+    def hand_words(obs: Any) -> str:
+        """The seat's own hand, for its review (``games/engine/review.py``)."""
+        return "your hand: " + (_cards(obs.hand) if obs.hand else "empty")
+
     @classmethod
     def who(cls, line: Mapping[str, Any], names: Sequence[str]) -> str:
         return "dealer" if line["seat"] is None else names[line["seat"]]
