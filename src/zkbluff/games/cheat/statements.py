@@ -1,4 +1,8 @@
-"""Cheat's statements beyond the shared card statements (seed 004).
+"""Cheat's statements beyond the shared card statements (seed 004), held in Cheat's folder:
+the statement registry (:mod:`zkbluff.statements.registry`) finds :data:`STATEMENTS` here.
+This module sits in the statements layer (it imports only errors, field, circuit, gadgets
+and ``zkbluff.statements.base``); the rest of Cheat's folder may import it, nothing outside
+the folder does.
 
 What Cheat needs and where it comes from:
 
@@ -19,6 +23,7 @@ What Cheat needs and where it comes from:
 """
 from __future__ import annotations
 
+import random
 from typing import Optional, Sequence
 
 from zkbluff.circuit.builder import ConstraintSystem
@@ -27,7 +32,9 @@ from zkbluff.field import r
 from zkbluff.gadgets import native as nat
 from zkbluff.gadgets.basic import from_bits
 from zkbluff.gadgets.poseidon import commit
-from zkbluff.statements.base import Statement, alloc_mask, bind_context, value
+from zkbluff.statements.base import (
+    CONTEXT, Inputs, Statement, alloc_mask, bind_context, commitment, mask as mask_input, salt as salt_input, value,
+)
 
 #: play slots per pick-up proof. A pile's plays are absorbed by ``ceil(plays / 4)`` chained
 #: proofs. Four slots fill a 2^11 evaluation domain (1759 of 2048 constraints), so one
@@ -56,8 +63,13 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
     if not 1 <= plays <= deck:
         raise ValueError(f"absorb_many: plays must be 1..{deck}, got {plays}")
     play_names = [f"play{j}" for j in range(plays)]
-    pub = ("old_hand_commitment", "new_hand_commitment", *(f"{p}_commitment" for p in play_names), "context")
-    prv = ("old_hand", "old_salt", *(x for p in play_names for x in (p, f"{p}_salt")), "new_salt")
+    declared = Inputs(
+        public=(commitment("old_hand_commitment"), commitment("new_hand_commitment"),
+                *(commitment(f"{p}_commitment") for p in play_names), CONTEXT),
+        private=(mask_input("old_hand", deck), salt_input("old_salt"),
+                 *(x for p in play_names for x in (mask_input(p, deck), salt_input(f"{p}_salt"))),
+                 salt_input("new_salt")))
+    pub = declared.public_names
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
         publics = {n: cs.public(n, value(inp, n)) for n in pub}
@@ -89,8 +101,32 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
         out["new_hand_commitment"] = nat.commit(new, inp["new_salt"])
         return out
 
-    return Statement("card.absorb_many.v1", (("deck", deck), ("plays", plays)), pub, prv, synth, native,
-                     absorb_many_statement.__doc__ or "")
+    def sample(rng: random.Random) -> dict:
+        """Valid random inputs: an old hand of 0..20 cards, 1..plays disjoint plays of 1..4."""
+        context = rng.getrandbits(253)
+        taken = _random_mask(rng, deck, rng.randint(0, 20))
+        inp = {"old_hand": taken, "old_salt": rng.getrandbits(250), "new_salt": rng.getrandbits(250),
+               "context": context}
+        used = rng.randint(1, plays)
+        for j in range(plays):
+            play = _random_mask(rng, deck, rng.randint(1, 4), taken) if j < used else 0
+            taken |= play
+            inp[f"play{j}"], inp[f"play{j}_salt"] = play, (rng.getrandbits(250) if play else 0)
+        return inp
+
+    return Statement.declare("card.absorb_many.v1", (("deck", deck), ("plays", plays)), declared, synth, native,
+                             absorb_many_statement.__doc__ or "", owner="cheat", sample=sample)
+
+
+def _random_mask(rng: random.Random, deck: int, k: int, avoid: int = 0) -> int:
+    free = [c for c in range(deck) if not avoid >> c & 1]
+    return sum(1 << c for c in rng.sample(free, k))
+
+
+#: the statements Cheat registers (the registry adds them after the shared catalog)
+STATEMENTS = (
+    absorb_many_statement(52, ABSORB_SLOTS),  # the pick-up of a pile of plays (chained past 4)
+)
 
 
 def open_play(commitment: int, mask: int, salt: int, count: int, deck: int) -> tuple[int, ...]:
