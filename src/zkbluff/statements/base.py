@@ -17,6 +17,7 @@ random inputs for it (``sample``), which the generic tests and the vector genera
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -112,11 +113,35 @@ class Inputs:
     def by_name(self) -> dict[str, Input]:
         return {i.name: i for i in (*self.public, *self.private)}
 
+    def catalog_columns(self) -> tuple[str, str]:
+        """The public and private columns of the statement's row in docs/statements.md: the
+        names in order, a run of more than eight numbered names (``card0`` .. ``card51``)
+        written as its ends."""
+        return _names_column(self.public_names), _names_column(self.private_names)
+
     @staticmethod
     def untyped(public: tuple[str, ...], private: tuple[str, ...]) -> "Inputs":
         """The declaration of a statement made from name lists only (every input a field element)."""
         return Inputs(tuple(CONTEXT if n == "context" else Input(n) for n in public),
                       tuple(Input(n) for n in private))
+
+
+def _names_column(names: tuple[str, ...], longest: int = 8) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        m = re.fullmatch(r"(.*?)([0-9]+)", names[i])
+        j = i + 1
+        if m:
+            stem, first = m.group(1), int(m.group(2))
+            while j < len(names) and names[j] == f"{stem}{first + j - i}":
+                j += 1
+        if m and j - i > longest:
+            out.append(f"{names[i]}..{names[j - 1]}")
+        else:
+            out.extend(names[i:j])
+        i = j
+    return ", ".join(out)
 
 
 @dataclass(frozen=True)
@@ -148,6 +173,11 @@ class Statement:
     def inputs(self) -> Inputs:
         """The declaration (an untyped one from the name lists when none was declared)."""
         return self.declared if self.declared is not None else Inputs.untyped(self.public, self.private)
+
+    def catalog_row(self, constraints: int) -> str:
+        """Its row of the table in docs/statements.md (``tools/statement_docs.py`` writes them)."""
+        public, private = self.inputs.catalog_columns()
+        return f"| `{self.key_id}` | {constraints} | {public} | {private} |"
 
     @property
     def key_id(self) -> str:

@@ -49,11 +49,16 @@ EMPTY_PLAY_COMMITMENT = nat.commit(0, 0)
 
 
 def absorb_many_statement(deck: int, plays: int) -> Statement:
-    """``card.absorb_many.v1``: the new hand is the old hand plus the cards of ``plays``
-    committed plays (Cheat's pick-up of a whole pile), the old hand and every play
-    pairwise disjoint. Public: old and new hand commitments, ``plays`` play commitments
-    (unused slots: :data:`EMPTY_PLAY_COMMITMENT`), context. Private: the old hand and
-    every play with their salts, the new salt. Discloses nothing about the cards.
+    """Cheat's pick-up of a whole pile: the new hand is the old hand plus the cards of
+    ``plays`` committed plays (four in the registry), the old hand and every play pairwise
+    disjoint. Unused slots carry ``Poseidon(0, 0)`` (:data:`EMPTY_PLAY_COMMITMENT`; a real
+    play holds a card, so no real play has that commitment); a pile of more plays is a
+    chain of proofs, each one's new hand the next one's old. The called play itself is
+    turned over by a public opening of its commitment, checked natively
+    (``zkbluff.games.cheat.statements.open_play``): no proof. Discloses nothing about the cards.
+
+    Public: old and new hand commitments, ``plays`` play commitments, context. Private: the
+    old hand and every play with their salts, the new salt.
 
     Constraints: ``deck`` boolean bits per mask (old hand, each play), a commitment and its
     equality per mask and for the new hand (241 each), ``deck`` for disjointness (the sum
