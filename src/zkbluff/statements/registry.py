@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
@@ -41,8 +42,12 @@ def game_folders(search: Optional[Iterable[str]] = None) -> list[tuple[str, Path
     """``(game, path)`` of every folder on the ``zkbluff.games`` package path (or ``search``)
     that holds a ``statements.py``, in folder-name order (the engine's own folder is no game)."""
     if search is None:
-        spec = importlib.util.find_spec("zkbluff.games")  # the path only: the package is not run here
-        search = list(spec.submodule_search_locations or []) if spec is not None else []
+        package = sys.modules.get("zkbluff.games")
+        if package is not None:  # the package's path as imports see it
+            search = list(package.__path__)
+        else:  # the path only: the package is not run here
+            spec = importlib.util.find_spec("zkbluff.games")
+            search = list(spec.submodule_search_locations or []) if spec is not None else []
     found: dict[str, Path] = {}
     for base in search:
         for path in sorted(Path(base).glob(f"*/{GAME_MODULE}.py")):
@@ -81,9 +86,11 @@ def all_statements() -> dict[str, Statement]:
     return by_id
 
 
-def shared_statements() -> list[Statement]:
-    """The shared catalog: statements that several games or the engine's deals use."""
-    return [
+@lru_cache(maxsize=None)
+def shared_statements() -> tuple[Statement, ...]:
+    """The shared catalog: statements that several games or the engine's deals use (made
+    once per process: a statement's constraint system is cached with the object)."""
+    return (
         play_statement(52, 4),
         claim_statement(52),
         absorb_statement(52),
@@ -122,7 +129,7 @@ def shared_statements() -> list[Statement]:
         deal_v2_statement(3, (1,), board=1, entropies=3),
         deal_v2_statement(3, (1,), board=1, entropies=4),
         deal_v2_statement(3, (1,), board=1, entropies=5),
-    ]
+    )
 
 
 def get_statement(key_id: str) -> Statement:
