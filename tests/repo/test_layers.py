@@ -2,8 +2,9 @@
 layers above it), games do not import each other, and a game's rules are pure.
 
 A game folder's statements (``games/<game>/statements.py``) are in the statements layer:
-they import only errors, field, circuit, gadgets and the statements package's own modules
-(never protocol, the engine or the rest of their game), the rest of their folder may import
+they import only errors, field, circuit, gadgets, the statements package's own modules and
+the card vocabulary games/decks.py (itself in that layer: it imports only errors and fair;
+never protocol, the engine or the rest of their game), the rest of their folder may import
 them, nothing outside the folder does (the registry finds them on the package path,
 :mod:`zkbluff.statements.registry`), and no game imports another game's statements."""
 import ast
@@ -39,7 +40,9 @@ def layer_of(module: str) -> int:
             return LAYERS.index("statements")  # a game folder's statements
         if len(parts) == 1 or parts[1] == "registry":
             return LAYERS.index("games.registry")
-        if parts[1] in ("engine", "decks"):
+        if parts[1] == "decks":  # the card vocabulary (errors and fair only): a game's statements use it too
+            return LAYERS.index("statements")
+        if parts[1] == "engine":
             return LAYERS.index("games.engine")
         return LAYERS.index("games.<game>")
     assert top in LAYERS, f"{module}: not in a documented layer (add it to DESIGN.md's list and here)"
@@ -133,7 +136,9 @@ def test_the_layer_rule_for_game_owned_statements():
     import it, another game, the engine, the statements package or the CLI may not."""
     me = "zkbluff.games.cheat.statements"
     assert layer_of(me) == LAYERS.index("statements")
-    assert not violations(me, [(1, "zkbluff.gadgets.poseidon"), (2, "zkbluff.statements.base")])
+    assert not violations(me, [(1, "zkbluff.gadgets.poseidon"), (2, "zkbluff.statements.base"),
+                               (3, "zkbluff.games.decks")])
+    assert violations("zkbluff.games.decks", [(1, "zkbluff.protocol.context")])
     assert violations(me, [(3, "zkbluff.protocol.envelope")])
     assert violations(me, [(3, "zkbluff.games.engine.spec")])
     assert violations(me, [(3, "zkbluff.games.cheat.rules")])

@@ -1,22 +1,22 @@
 """Cheat's statements beyond the shared card statements (seed 004), held in Cheat's folder:
 the statement registry (:mod:`zkbluff.statements.registry`) finds :data:`STATEMENTS` here.
-This module sits in the statements layer (it imports only errors, field, circuit, gadgets
-and ``zkbluff.statements.base``); the rest of Cheat's folder may import it, nothing outside
+This module sits in the statements layer (it imports only errors, field, circuit, gadgets,
+``zkbluff.statements.base`` and the card vocabulary ``zkbluff.games.decks``); the rest of Cheat's folder may import it, nothing outside
 the folder does.
 
 What Cheat needs and where it comes from:
 
-- a play (1..4 cards face down, the count public): ``card.play.v1@deck=52,max_play=4``
-  as it is: the cards are a subset of the committed hand, ``count`` of them, and the
+- a play (1..4 cards face down, the count public): the shared ``card.play.v1`` over the
+  standard deck, as it is: the cards are a subset of the committed hand, ``count`` of them, and the
   new hand is the old minus them. A hand in Cheat can hold the whole deck after
-  pick-ups; the 52-bit mask covers it.
+  pick-ups; the deck-wide mask covers it.
 - the turn-over of the last play after a call: a *public opening* of its commitment,
   checked natively by :func:`open_play` (``Poseidon(mask, salt)`` recomputed; no proof).
   The play proof already showed that the committed value is a set of ``count`` cards of
   the deck, and Poseidon is binding, so anyone who recomputes the commitment from the
   revealed ``(mask, salt)`` knows the cards; a proof would show nothing more and cost
   a prove per call.
-- the pick-up: ``card.absorb_many.v1@deck=52,plays=k`` (here): the picker's new hand
+- the pick-up: ``card.absorb_many.v1`` over the standard deck and ``k`` plays (here): the picker's new hand
   is its old hand plus the cards of up to ``k`` plays of the pile, all disjoint. A pile
   of more than ``k`` plays is picked up by a chain of such proofs, each one's new hand
   the next one's old; unused slots carry :data:`EMPTY_PLAY_COMMITMENT`.
@@ -30,6 +30,7 @@ from zkbluff.circuit.builder import ConstraintSystem
 from zkbluff.errors import CommitmentMismatch, MalformedInput
 from zkbluff.field import r
 from zkbluff.gadgets import native as nat
+from zkbluff.games.decks import STANDARD_52
 from zkbluff.gadgets.basic import from_bits
 from zkbluff.gadgets.poseidon import commit
 from zkbluff.statements.base import (
@@ -63,7 +64,7 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
     Constraints: ``deck`` boolean bits per mask (old hand, each play), a commitment and its
     equality per mask and for the new hand (241 each), ``deck`` for disjointness (the sum
     of a card's bits over the old hand and every play is 0 or 1), 1 for the context:
-    ``(deck + 241) * (plays + 1) + 241 + deck + 1`` (1759 for 52 cards and 4 plays).
+    ``(deck + 241) * (plays + 1) + 241 + deck + 1`` (1759 for the standard deck and 4 plays).
     """
     if not 1 <= plays <= deck:
         raise ValueError(f"absorb_many: plays must be 1..{deck}, got {plays}")
@@ -130,7 +131,7 @@ def _random_mask(rng: random.Random, deck: int, k: int, avoid: int = 0) -> int:
 
 #: the statements Cheat registers (the registry adds them after the shared catalog)
 STATEMENTS = (
-    absorb_many_statement(52, ABSORB_SLOTS),  # the pick-up of a pile of plays (chained past 4)
+    absorb_many_statement(STANDARD_52.size, ABSORB_SLOTS),  # the pick-up of a pile of plays (chained past 4)
 )
 
 
