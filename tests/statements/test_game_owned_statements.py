@@ -247,3 +247,18 @@ def test_a_catalog_row_writes_a_long_numbered_run_as_its_ends():
     public, private = declared.catalog_columns()
     assert public == "commitment0..commitment51, context"
     assert private == "card0..card8, " + ", ".join(f"salt{i}" for i in range(8))
+
+
+def test_a_shared_statement_is_found_without_importing_any_game_folder():
+    """A verifier that needs only shared statements imports no game folder; looking up a
+    game's statement imports that folder (a subprocess: this one has every game imported)."""
+    import subprocess
+
+    code = ("import sys\nfrom zkbluff.statements import get_statement\n"
+            "get_statement('card.play.v1'); get_statement('card.deal.v2@deck=52,hands=7-7,board=0,entropies=2')\n"
+            "print('zkbluff.games' in sys.modules)\n"
+            "get_statement('card.absorb_many.v1')\n"
+            "print('zkbluff.games.cheat.statements' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**__import__("os").environ, "PYTHONPATH": str(REPO_ROOT / "src")}).stdout.split()
+    assert out == ["False", "True"]

@@ -87,6 +87,11 @@ def all_statements() -> dict[str, Statement]:
 
 
 @lru_cache(maxsize=None)
+def _shared_by_id() -> dict[str, Statement]:
+    return {s.key_id: s for s in shared_statements()}
+
+
+@lru_cache(maxsize=None)
 def shared_statements() -> tuple[Statement, ...]:
     """The shared catalog: statements that several games or the engine's deals use (made
     once per process: a statement's constraint system is cached with the object)."""
@@ -133,11 +138,15 @@ def shared_statements() -> tuple[Statement, ...]:
 
 
 def get_statement(key_id: str) -> Statement:
-    stmts = all_statements()
-    if key_id in stmts:
-        return stmts[key_id]
-    matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
-    if matches:  # a bare name means its first registered parameter set (the standard deck)
-        return matches[0]
-    known = ", ".join(stmts)
+    """The registered statement ``key_id``; a bare name means its first registered parameter
+    set (the standard deck). The shared catalog is looked in first, so a process that needs
+    only shared statements (most verifiers) imports no game folder."""
+    for source in (_shared_by_id, all_statements):  # the second only when the first lacks it
+        stmts = source()
+        if key_id in stmts:
+            return stmts[key_id]
+        matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
+        if matches:
+            return matches[0]
+    known = ", ".join(all_statements())
     raise MalformedInput(f"unknown statement {key_id!r}; known: {known}")
