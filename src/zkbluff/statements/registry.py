@@ -7,9 +7,10 @@ engine use), then every game folder that holds its own statements — a module
 ``zkbluff/games/<game>/statements.py`` with a tuple ``STATEMENTS`` — in folder-name order.
 The game folders are found on the ``zkbluff.games`` package's path, not imported by name
 here: adding a game's statements edits nothing outside its folder. Such a module is in
-the statements layer (it imports only errors, field, circuit, gadgets and
-``zkbluff.statements.base``; ``tests/repo/test_layers.py``), and each of its statements
-names its folder as ``owner``.
+the statements layer (it imports only errors, field, circuit, gadgets,
+``zkbluff.statements.base`` and ``zkbluff.games.decks``; ``tests/repo/test_layers.py``),
+and each of its statements names its folder as ``owner``. :func:`get_statement` looks in
+the shared catalog first, so a process that needs only shared statements imports no game.
 """
 from __future__ import annotations
 
