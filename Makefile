@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench mutate keys vectors circuits clean services
+.PHONY: demo test test-fast typecheck bench mutate keys vectors docs circuits clean services
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ typecheck: $(VENV)/.stamp-test
 vectors: $(VENV)/.stamp-install
 	$(BIN)/python vectors/statements/generate.py
 	$(BIN)/python vectors/transcripts/generate.py --matches
+
+# docs/statements.md's table (a row per registered statement: count, public and private inputs)
+# and its list of game-owned statements, generated from the registry; the tests run --check
+docs: $(VENV)/.stamp-install
+	$(BIN)/python tools/statement_docs.py
 
 # re-run the project ceremony after a statement changed (rebuilds circuits/ and circuits/keys/)
 keys: $(VENV)/.stamp-install

@@ -1,4 +1,7 @@
-"""Valid random inputs for each registered statement (shared by tests)."""
+"""Valid random inputs for each registered statement (shared by tests and by
+vectors/statements/generate.py for a new statement's inputs). A statement that declares
+its own sampler (``Statement.sample``, e.g. one held in a game folder) is drawn by it;
+the shared catalog's statements are drawn here."""
 from __future__ import annotations
 
 import random
@@ -23,6 +26,8 @@ def rank_mask_52(rank: int) -> int:
 
 
 def valid_inputs(stmt, rng: random.Random) -> dict:
+    if stmt.sample is not None:
+        return stmt.sample(rng)
     name, prm = stmt.name, stmt.param_dict
     ctx = rng.getrandbits(253)
     if name == "card.deal.v1":
@@ -67,15 +72,6 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
         pile = random_mask(rng, 52, rng.randint(1, 10), hand)
         return {"old_hand": hand, "old_salt": salt(rng), "play": pile, "play_salt": salt(rng),
                 "new_salt": salt(rng), "context": ctx}
-    if name == "card.absorb_many.v1":
-        taken = random_mask(rng, 52, rng.randint(0, 20))
-        inp = {"old_hand": taken, "old_salt": salt(rng), "new_salt": salt(rng), "context": ctx}
-        used = rng.randint(1, prm["plays"])
-        for j in range(prm["plays"]):
-            play = random_mask(rng, 52, rng.randint(1, 4), taken) if j < used else 0
-            taken |= play
-            inp[f"play{j}"], inp[f"play{j}_salt"] = play, (salt(rng) if play else 0)
-        return inp
     if name == "card.match.v1":
         board = random_mask(rng, 52, 5)
         hand = random_mask(rng, 52, 2, board)

@@ -1,7 +1,9 @@
 """Mutation testing, module by module: ``make mutate`` (or ``python tools/mutate.py``).
 
 Reads ``mutation/targets.toml`` (each target: one module, the test files that exercise
-it, optionally the functions in scope) and, for each target, runs cosmic-ray in a
+it, optionally the functions in scope) and every game folder's own targets
+(``src/zkbluff/games/<game>/mutation.toml``: its ``[[target]]`` entries only, paths from the
+repository root) and, for each target, runs cosmic-ray in a
 private copy of the tree, so the checkout is never mutated and targets run side by side
 (``--jobs``). Mutants listed in ``mutation/equivalent.txt`` are skipped and counted
 apart; mutants inside type annotations, outside the target's functions, of an operator
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import ast
 import concurrent.futures
+import glob
 import json
 import os
 import re
@@ -31,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "mutation" / "targets.toml"
+#: a game folder's own targets (its rules, its statements), read beside CONFIG's
+GAME_CONFIGS = "src/zkbluff/games/*/mutation.toml"
 EQUIVALENTS = ROOT / "mutation" / "equivalent.txt"
 REPORT = ROOT / "benchmarks" / "mutation-results.md"
 WORK = ROOT / "build" / "mutation"
@@ -67,24 +72,32 @@ def _toml(text: str) -> dict:
         return toml.loads(text)
 
 
-def load_config(path: Path = CONFIG) -> tuple[dict, list[Target]]:
+def load_config(path: Path = CONFIG, games: str | None = GAME_CONFIGS) -> tuple[dict, list[Target]]:
+    """The settings and targets of ``path``, then those of every game folder's own file
+    (``games``, a glob from the repository root; None: ``path`` alone)."""
     data = _toml(path.read_text())
     settings = data.get("settings", {})
-    targets = []
-    for t in data.get("target", []):
-        unknown = set(t) - {"name", "module", "tests", "functions", "pytest-args", "timeout"}
-        if unknown:
-            raise SystemExit(f"{path}: target {t.get('name')!r}: unknown keys {sorted(unknown)}")
-        targets.append(Target(name=t["name"], module=t["module"], tests=list(t["tests"]),
-                              functions=list(t.get("functions", [])), pytest_args=list(t.get("pytest-args", [])),
-                              timeout=t.get("timeout")))
+    found = sorted(Path(f) for f in glob.glob(str(ROOT / games))) if games else []
+    sources = [(path, data)] + [(game, _toml(game.read_text())) for game in found]
+    targets, where = [], {}
+    for source, doc in sources:
+        if source != path and set(doc) - {"target"}:
+            raise SystemExit(f"{source}: a game's file holds [[target]] entries only, got {sorted(set(doc) - {'target'})}")
+        for t in doc.get("target", []):
+            unknown = set(t) - {"name", "module", "tests", "functions", "pytest-args", "timeout"}
+            if unknown:
+                raise SystemExit(f"{source}: target {t.get('name')!r}: unknown keys {sorted(unknown)}")
+            targets.append(Target(name=t["name"], module=t["module"], tests=list(t["tests"]),
+                                  functions=list(t.get("functions", [])), pytest_args=list(t.get("pytest-args", [])),
+                                  timeout=t.get("timeout")))
+            where[id(targets[-1])] = source
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
-        raise SystemExit(f"{path}: duplicate target names")
+        raise SystemExit(f"{path}: duplicate target names: {sorted({n for n in names if names.count(n) > 1})}")
     for t in targets:
         if not (ROOT / t.module).is_file():
-            raise SystemExit(f"{path}: target {t.name!r}: no module {t.module}")
-        t.tests = [resolve_test(test, f"{path}: target {t.name!r}") for test in t.tests]
+            raise SystemExit(f"{where[id(t)]}: target {t.name!r}: no module {t.module}")
+        t.tests = [resolve_test(test, f"{where[id(t)]}: target {t.name!r}") for test in t.tests]
     return settings, targets
 
 

@@ -1,5 +1,12 @@
 """Imports only go down the documented layers of DESIGN.md (each layer imports only the
-layers above it), games do not import each other, and a game's rules are pure."""
+layers above it), games do not import each other, and a game's rules are pure.
+
+A game folder's statements (``games/<game>/statements.py``) are in the statements layer:
+they import only errors, field, circuit, gadgets, the statements package's own modules and
+the card vocabulary games/decks.py (itself in that layer: it imports only errors and fair;
+never protocol, the engine or the rest of their game), the rest of their folder may import
+them, nothing outside the folder does (the registry finds them on the package path,
+:mod:`zkbluff.statements.registry`), and no game imports another game's statements."""
 import ast
 from pathlib import Path
 
@@ -29,9 +36,13 @@ def layer_of(module: str) -> int:
     if top.startswith("cli_"):  # a command group module beside the cli package
         return LAYERS.index("cli")
     if top == "games":
+        if len(parts) >= 3 and parts[1] not in ("engine", "decks", "registry") and parts[2] == "statements":
+            return LAYERS.index("statements")  # a game folder's statements
         if len(parts) == 1 or parts[1] == "registry":
             return LAYERS.index("games.registry")
-        if parts[1] in ("engine", "decks"):
+        if parts[1] == "decks":  # the card vocabulary (errors and fair only): a game's statements use it too
+            return LAYERS.index("statements")
+        if parts[1] == "engine":
             return LAYERS.index("games.engine")
         return LAYERS.index("games.<game>")
     assert top in LAYERS, f"{module}: not in a documented layer (add it to DESIGN.md's list and here)"
@@ -76,9 +87,20 @@ def violations(me: str, imports: list[tuple[int, str]]) -> list[str]:
         if theirs > mine:
             out.append(f"{me} (layer {LAYERS[mine]}) imports {target} (layer {LAYERS[theirs]}) at line {lineno}: "
                        f"imports go down the layers only")
-        elif LAYERS[mine] == LAYERS[theirs] == "games.<game>" and me.split(".")[2] != target.split(".")[2]:
+        elif game_of(me) and game_of(target) and game_of(me) != game_of(target):
             out.append(f"{me} imports another game's module {target} at line {lineno}")
+        elif game_of(target) and not game_of(me) and target.split(".")[3:4] == ["statements"]:
+            out.append(f"{me} imports the game-owned statements {target} at line {lineno}: only the game's "
+                       "own folder imports them (the registry finds them on the package path)")
     return out
+
+
+def game_of(module: str) -> str:
+    """The game folder a module belongs to ("" for the engine, the registry or outside games/)."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] == "games" and parts[2] not in ("engine", "decks", "registry"):
+        return parts[2]
+    return ""
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
@@ -106,6 +128,27 @@ def test_the_layer_check_can_fail():
     assert layer_of("zkbluff.games.engine.referee") < layer_of("zkbluff.games.proof_or_bluff.spec")
     assert layer_of("zkbluff.games.proof_or_bluff.spec") < layer_of("zkbluff.games.registry")
     assert layer_of("zkbluff.games.registry") < layer_of("zkbluff.bots.arena") < layer_of("zkbluff.cli.games")
+
+
+def test_the_layer_rule_for_game_owned_statements():
+    """A game's statements module is in the statements layer: it may import gadgets and
+    statements.base, not protocol, the engine or its own game's rules; its own folder may
+    import it, another game, the engine, the statements package or the CLI may not."""
+    me = "zkbluff.games.cheat.statements"
+    assert layer_of(me) == LAYERS.index("statements")
+    assert not violations(me, [(1, "zkbluff.gadgets.poseidon"), (2, "zkbluff.statements.base"),
+                               (3, "zkbluff.games.decks")])
+    assert violations("zkbluff.games.decks", [(1, "zkbluff.protocol.context")])
+    assert violations(me, [(3, "zkbluff.protocol.envelope")])
+    assert violations(me, [(3, "zkbluff.games.engine.spec")])
+    assert violations(me, [(3, "zkbluff.games.cheat.rules")])
+    assert violations(me, [(3, "zkbluff.games.bluffers.statements")])
+    assert not violations("zkbluff.games.cheat.spec", [(4, me)])
+    assert not violations("zkbluff.games.cheat.witness", [(4, me)])
+    for outsider in ("zkbluff.games.bluffers.spec", "zkbluff.games.engine.proven_deal", "zkbluff.statements.registry",
+                     "zkbluff.statements.keys", "zkbluff.cli.circuits", "zkbluff.bots.arena"):
+        assert violations(outsider, [(5, me)]), outsider
+    assert not violations("zkbluff.bots.arena", [(5, "zkbluff.games.proof_or_bluff.rules")])
 
 
 # ------------------------------------------------------------------ the tests' own layout

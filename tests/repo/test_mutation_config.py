@@ -50,6 +50,27 @@ def test_the_modules_of_issue_21_are_targets():
     assert wanted - modules == set()
 
 
+def test_a_game_folders_own_targets_are_read(tmp_path):
+    """A game keeps its targets in its folder (games/<game>/mutation.toml): they join
+    mutation/targets.toml's; a game's file with settings, or a name used twice, is refused."""
+    _, targets = tool.load_config()
+    assert "rules.cheat" in {t.name for t in targets}
+    assert "rules.cheat" not in (ROOT / "mutation" / "targets.toml").read_text()
+    assert {t.name for t in tool.load_config(games=None)[1]} == {t.name for t in targets} - {"rules.cheat"}
+    game = tmp_path / "toy"
+    game.mkdir()
+    entry = '[[target]]\nname = "NAME"\nmodule = "src/zkbluff/games/cheat/rules.py"\n' \
+            'tests = ["tests/games/cheat/test_cheat_rules.py"]\n'
+    (game / "mutation.toml").write_text(entry.replace("NAME", "rules.toy"))
+    assert "rules.toy" in {t.name for t in tool.load_config(games=str(tmp_path / "*" / "mutation.toml"))[1]}
+    (game / "mutation.toml").write_text(entry.replace("NAME", "groth16.verify"))  # a name targets.toml uses
+    with pytest.raises(SystemExit, match="duplicate target names"):
+        tool.load_config(games=str(tmp_path / "*" / "mutation.toml"))
+    (game / "mutation.toml").write_text("[settings]\nfail-under = 0\n" + entry.replace("NAME", "rules.toy"))
+    with pytest.raises(SystemExit, match=r"\[\[target\]\] entries only"):
+        tool.load_config(games=str(tmp_path / "*" / "mutation.toml"))
+
+
 def test_a_test_file_moved_under_tests_is_found_by_name():
     moved = tool.resolve_test("tests/somewhere_else/test_gadgets.py", "here")
     assert moved.endswith("test_gadgets.py") and (ROOT / moved).is_file()

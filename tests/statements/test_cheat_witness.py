@@ -18,7 +18,7 @@ from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY, PlayOpening, SeatH
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
 from zkbluff.statements import get_statement
-from zkbluff.statements.cheat import absorb_chain_publics
+from zkbluff.games.cheat.statements import absorb_chain_publics
 
 PLAY = get_statement(PLAY_KEY)
 ABSORB = get_statement(ABSORB_KEY)

@@ -46,6 +46,12 @@ SCHEMA_VERSION = 1
 ALGORITHM = "zkbluff-statement-groth16-bn254"
 #: at most this many private inputs get a tampered-witness case
 MAX_PRIVATE_CASES = 4
+#: the "proof of another statement" case presents a valid proof of a statement of the shared
+#: catalog (never one a game folder holds, never chosen by registry order): the one the
+#: committed file names while it is still a shared statement, else ANCHOR (ANCHOR's own file:
+#: ANCHOR_OTHER). Adding, moving or removing a game's statement rewrites no other file.
+ANCHOR = "card.play.v1@deck=52,max_play=4"
+ANCHOR_OTHER = "card.claim.v1@deck=52"
 
 HEADER = [
     "Conformance vectors for one zkbluff statement (Groth16 over BN254, snarkjs JSON shapes).",
@@ -334,18 +340,31 @@ def build_all(committed: dict[str, dict], prove_missing: bool, say: Callable[[st
                             f"(run `make vectors`)")
         else:
             material[key_id] = prove_fresh(stmt, say, doc)
-    ids = list(material)
     docs = {}
-    for n, key_id in enumerate(ids):
+    for key_id in material:
         if only is not None and key_id not in only:
             continue
-        foreign = ids[(n + 1) % len(ids)]
+        foreign = foreign_statement(key_id, committed.get(key_id), material)
         inputs, other, a, b = material[key_id]
         docs[key_id] = assemble(all_statements()[key_id], inputs, other, a, b, foreign, material[foreign][2])
     for key_id in committed:
         if key_id not in all_statements():
             problems.append(f"{key_id}: a vector file for a statement no longer registered")
     return docs, problems
+
+
+def foreign_statement(key_id: str, doc: Optional[dict], material: dict) -> str:
+    """Whose valid proof ``key_id``'s "proof of another statement" case presents (see
+    :data:`ANCHOR`): a function of the statement and its committed file only."""
+    stmts = all_statements()
+    named = [t.get("proofFrom") for t in (doc or {}).get("tests", []) if "ProofOfAnotherStatement" in t["flags"]]
+    kept = named[0] if len(named) == 1 else None
+    if kept and kept != key_id and kept in stmts and stmts[kept].owner is None and kept in material:
+        return kept
+    anchor = ANCHOR if key_id != ANCHOR else ANCHOR_OTHER
+    if anchor not in material:
+        raise MalformedInput(f"{key_id}: the anchor statement {anchor} has no vector material")
+    return anchor
 
 
 def scratch_path() -> Path:

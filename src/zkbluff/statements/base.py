@@ -5,9 +5,19 @@ Inputs are a dict of named values (as circom's ``input.json``). Public values th
 leaves out are computed by the native twin (like circom outputs); public values the
 caller gives must agree with the private ones, or building the witness fails naming the
 constraint that breaks.
+
+A statement declares its inputs once, as a typed :class:`Inputs` (each :class:`Input` a
+name, a kind and, for a mask, its width): :meth:`Statement.declare` derives the public
+and private name lists from it, the native twin's inputs are checked against it
+(:meth:`Statement.complete`), and the catalog row of docs/statements.md is rendered from
+it (``tools/statement_docs.py``). The public order is the circuit's: the generic
+statement tests hold the declaration equal to the synthesised system's public wires.
+A statement may also say which game folder owns it (``owner``) and how to draw valid
+random inputs for it (``sample``), which the generic tests and the vector generator use.
 """
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -16,6 +26,122 @@ from zkbluff.circuit.builder import LC, R1CS, ConstraintSystem, build, build_wit
 from zkbluff.errors import MalformedInput
 from zkbluff.field import r
 from zkbluff.gadgets.basic import alloc_boolean, from_bits
+
+
+#: the kinds of input a declaration names, and what each holds
+KINDS = {
+    "field": "any element of Fr",
+    "commitment": "a Poseidon commitment (an element of Fr)",
+    "salt": "a commitment's salt (an element of Fr)",
+    "context": "the line's context (an element of Fr)",
+    "mask": "a set over 0..width-1 as a bitmask (below 2^width)",
+    "bit": "0 or 1",
+    "number": "a small number (below 2^width)",
+}
+
+
+@dataclass(frozen=True)
+class Input:
+    """One declared input: its name, its kind (a key of :data:`KINDS`) and, for a mask or
+    a number, its width in bits."""
+    name: str
+    kind: str = "field"
+    width: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"input {self.name!r}: unknown kind {self.kind!r} (one of {', '.join(KINDS)})")
+        if (self.kind in ("mask", "number")) != (self.width is not None):
+            raise ValueError(f"input {self.name!r}: a {self.kind} {'needs' if self.width is None else 'takes no'} "
+                             "width")
+
+    def check(self, key_id: str, v: int) -> None:
+        """Refuse a value outside the kind (the field range is checked for every input)."""
+        if self.kind == "bit" and v not in (0, 1):
+            raise MalformedInput(f"{key_id}: input {self.name!r} is a bit, got {v}")
+        if self.width is not None and not v < 1 << self.width:
+            what = f"a mask over {self.width}" if self.kind == "mask" else f"a number below 2^{self.width}"
+            raise MalformedInput(f"{key_id}: input {self.name!r} must be {what}, got {v}")
+
+
+def commitment(name: str) -> Input:
+    return Input(name, "commitment")
+
+
+def salt(name: str) -> Input:
+    return Input(name, "salt")
+
+
+def mask(name: str, width: int) -> Input:
+    return Input(name, "mask", width)
+
+
+def number(name: str, width: int) -> Input:
+    return Input(name, "number", width)
+
+
+def bit(name: str) -> Input:
+    return Input(name, "bit")
+
+
+CONTEXT = Input("context", "context")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A statement's inputs, declared once: the public ones in the circuit's order, then
+    the private ones."""
+    public: tuple[Input, ...]
+    private: tuple[Input, ...]
+
+    def __post_init__(self) -> None:
+        names = [i.name for i in (*self.public, *self.private)]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"inputs declared twice: {', '.join(twice)}")
+        if "context" not in names or CONTEXT not in self.public:
+            raise ValueError("a statement takes the public input `context` (kind context)")
+
+    @property
+    def public_names(self) -> tuple[str, ...]:
+        return tuple(i.name for i in self.public)
+
+    @property
+    def private_names(self) -> tuple[str, ...]:
+        return tuple(i.name for i in self.private)
+
+    def by_name(self) -> dict[str, Input]:
+        return {i.name: i for i in (*self.public, *self.private)}
+
+    def catalog_columns(self) -> tuple[str, str]:
+        """The public and private columns of the statement's row in docs/statements.md: the
+        names in order, a run of more than eight numbered names (``card0`` .. ``card51``)
+        written as its ends."""
+        return _names_column(self.public_names), _names_column(self.private_names)
+
+    @staticmethod
+    def untyped(public: tuple[str, ...], private: tuple[str, ...]) -> "Inputs":
+        """The declaration of a statement made from name lists only (every input a field element)."""
+        return Inputs(tuple(CONTEXT if n == "context" else Input(n) for n in public),
+                      tuple(Input(n) for n in private))
+
+
+def _names_column(names: tuple[str, ...], longest: int = 8) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(names):
+        m = re.fullmatch(r"(.*?)([0-9]+)", names[i])
+        j = i + 1
+        if m:
+            stem, first = m.group(1), int(m.group(2))
+            while j < len(names) and names[j] == f"{stem}{first + j - i}":
+                j += 1
+        if m and j - i > longest:
+            out.append(f"{names[i]}..{names[j - 1]}")
+        else:
+            out.extend(names[i:j])
+        i = j
+    return ", ".join(out)
 
 
 @dataclass(frozen=True)
@@ -27,6 +153,31 @@ class Statement:
     synthesize: Callable[[ConstraintSystem, Optional[dict], dict], None] = field(repr=False)
     native: Callable[[dict, dict], dict] = field(repr=False)
     doc: str = ""
+    #: the typed declaration (:meth:`declare`); None for a statement made from name lists
+    declared: Optional[Inputs] = field(default=None, repr=False, compare=False)
+    #: the game folder that holds the statement (``"cheat"``), None for the shared catalog
+    owner: Optional[str] = None
+    #: valid random inputs for the tests and the vector generator: ``sample(rng) -> inputs``
+    sample: Optional[Callable[[Any], dict]] = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def declare(cls, name: str, params: tuple[tuple[str, Any], ...], inputs: Inputs,
+                synthesize: Callable[[ConstraintSystem, Optional[dict], dict], None],
+                native: Callable[[dict, dict], dict], doc: str = "", owner: Optional[str] = None,
+                sample: Optional[Callable[[Any], dict]] = None) -> "Statement":
+        """A statement whose public and private name lists come from its declaration."""
+        return cls(name, params, inputs.public_names, inputs.private_names, synthesize, native, doc,
+                   declared=inputs, owner=owner, sample=sample)
+
+    @property
+    def inputs(self) -> Inputs:
+        """The declaration (an untyped one from the name lists when none was declared)."""
+        return self.declared if self.declared is not None else Inputs.untyped(self.public, self.private)
+
+    def catalog_row(self, constraints: int) -> str:
+        """Its row of the table in docs/statements.md (``tools/statement_docs.py`` writes them)."""
+        public, private = self.inputs.catalog_columns()
+        return f"| `{self.key_id}` | {constraints} | {public} | {private} |"
 
     @property
     def key_id(self) -> str:
@@ -46,6 +197,10 @@ class Statement:
         if unknown:
             raise MalformedInput(f"{self.key_id}: unknown input(s) {', '.join(unknown)}")
         inputs = {k: input_value(v, f"{self.key_id}: input {k!r}") for k, v in inputs.items()}
+        if self.declared is not None:
+            kinds = self.declared.by_name()
+            for k, v in inputs.items():
+                kinds[k].check(self.key_id, v)
         try:
             computed = self.native(inputs, self.param_dict)
         except KeyError as exc:  # a public input the native twin cannot compute (a rank mask, a target)

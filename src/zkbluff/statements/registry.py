@@ -1,14 +1,29 @@
 """The statements and parameter sets the games use. ``circuits/`` holds one ``.r1cs`` per
 entry and ``circuits/manifest.json`` their counts and fingerprints (a lock file that
-``zkbluff circuits check`` compares with the code)."""
+``zkbluff circuits check`` compares with the code).
+
+Two sources, in this order: the shared catalog below (statements several games or the
+engine use), then every game folder that holds its own statements — a module
+``zkbluff/games/<game>/statements.py`` with a tuple ``STATEMENTS`` — in folder-name order.
+The game folders are found on the ``zkbluff.games`` package's path, not imported by name
+here: adding a game's statements edits nothing outside its folder. Such a module is in
+the statements layer (it imports only errors, field, circuit, gadgets,
+``zkbluff.statements.base`` and ``zkbluff.games.decks``; ``tests/repo/test_layers.py``),
+and each of its statements names its folder as ``owner``. :func:`get_statement` looks in
+the shared catalog first, so a process that needs only shared statements imports no game.
+"""
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
 from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Optional
 
 from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, match_statement, play_statement
-from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_many_statement
 from zkbluff.statements.deal import deal_v2_statement
 from zkbluff.statements.oblivious import chosen_hand_statement, permutation_statement
 from zkbluff.statements.values import (
@@ -19,13 +34,72 @@ from zkbluff.statements.revolver import pick_statement, share_statement
 BLUFFERS_DECK = 20  # 6 Kings, 6 Queens, 6 Aces, 2 Jokers
 
 
+#: where a game folder keeps its statements, and the tuple it names them in
+GAME_MODULE = "statements"
+GAME_ATTRIBUTE = "STATEMENTS"
+
+
+def game_folders(search: Optional[Iterable[str]] = None) -> list[tuple[str, Path]]:
+    """``(game, path)`` of every folder on the ``zkbluff.games`` package path (or ``search``)
+    that holds a ``statements.py``, in folder-name order (the engine's own folder is no game)."""
+    if search is None:
+        package = sys.modules.get("zkbluff.games")
+        if package is not None:  # the package's path as imports see it
+            search = list(package.__path__)
+        else:  # the path only: the package is not run here
+            spec = importlib.util.find_spec("zkbluff.games")
+            search = list(spec.submodule_search_locations or []) if spec is not None else []
+    found: dict[str, Path] = {}
+    for base in search:
+        for path in sorted(Path(base).glob(f"*/{GAME_MODULE}.py")):
+            game = path.parent.name
+            if game != "engine" and game.isidentifier():
+                found.setdefault(game, path)
+    return sorted(found.items())
+
+
+def game_statements(search: Optional[Iterable[str]] = None) -> list[Statement]:
+    """The statements every game folder holds (see the module's docstring), each checked
+    to name its folder as owner."""
+    out: list[Statement] = []
+    for game, _ in game_folders(search):
+        module = importlib.import_module(f"zkbluff.games.{game}.{GAME_MODULE}")
+        stmts = getattr(module, GAME_ATTRIBUTE, None)
+        if not isinstance(stmts, tuple) or not all(isinstance(s, Statement) for s in stmts):
+            raise TypeError(f"zkbluff.games.{game}.{GAME_MODULE}.{GAME_ATTRIBUTE} must be a tuple of Statements")
+        for stmt in stmts:
+            if stmt.owner != game:
+                raise ValueError(f"{stmt.key_id} is held in games/{game}/ but names owner {stmt.owner!r}")
+        out.extend(stmts)
+    return out
+
+
 @lru_cache(maxsize=None)
 def all_statements() -> dict[str, Statement]:
-    stmts = [
+    """Every registered statement by key id: the shared catalog, then the game folders'."""
+    stmts = [*shared_statements(), *game_statements()]
+    by_id: dict[str, Statement] = {}
+    for stmt in stmts:
+        if stmt.key_id in by_id:
+            raise ValueError(f"{stmt.key_id} is registered twice (owners {by_id[stmt.key_id].owner!r} "
+                             f"and {stmt.owner!r})")
+        by_id[stmt.key_id] = stmt
+    return by_id
+
+
+@lru_cache(maxsize=None)
+def _shared_by_id() -> dict[str, Statement]:
+    return {s.key_id: s for s in shared_statements()}
+
+
+@lru_cache(maxsize=None)
+def shared_statements() -> tuple[Statement, ...]:
+    """The shared catalog: statements that several games or the engine's deals use (made
+    once per process: a statement's constraint system is cached with the object)."""
+    return (
         play_statement(52, 4),
         claim_statement(52),
         absorb_statement(52),
-        absorb_many_statement(52, ABSORB_SLOTS),  # Cheat's pick-up of a pile of plays (chained past 4)
         match_statement(),
         play_statement(BLUFFERS_DECK, 3),
         claim_statement(BLUFFERS_DECK),
@@ -61,16 +135,19 @@ def all_statements() -> dict[str, Statement]:
         deal_v2_statement(3, (1,), board=1, entropies=3),
         deal_v2_statement(3, (1,), board=1, entropies=4),
         deal_v2_statement(3, (1,), board=1, entropies=5),
-    ]
-    return {s.key_id: s for s in stmts}
+    )
 
 
 def get_statement(key_id: str) -> Statement:
-    stmts = all_statements()
-    if key_id in stmts:
-        return stmts[key_id]
-    matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
-    if matches:  # a bare name means its first registered parameter set (the standard deck)
-        return matches[0]
-    known = ", ".join(stmts)
+    """The registered statement ``key_id``; a bare name means its first registered parameter
+    set (the standard deck). The shared catalog is looked in first, so a process that needs
+    only shared statements (most verifiers) imports no game folder."""
+    for source in (_shared_by_id, all_statements):  # the second only when the first lacks it
+        stmts = source()
+        if key_id in stmts:
+            return stmts[key_id]
+        matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
+        if matches:
+            return matches[0]
+    known = ", ".join(all_statements())
     raise MalformedInput(f"unknown statement {key_id!r}; known: {known}")

@@ -62,7 +62,7 @@ from zkbluff.curve.codec import g1_to_bytes
 from zkbluff.protocol import dleq
 from zkbluff.protocol.commit_reveal import fresh_salt
 from zkbluff.protocol.messages import open_sealed, seal
-from zkbluff.statements.cheat import EMPTY_PLAY_COMMITMENT, open_play
+from zkbluff.games.cheat.statements import EMPTY_PLAY_COMMITMENT, open_play
 from zkbluff.games.cheat.witness import ABSORB_KEY, PLAY_KEY
 
 FIRST_DEALER = 0

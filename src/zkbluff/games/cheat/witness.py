@@ -19,7 +19,7 @@ from typing import Sequence
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.gadgets import native as nat
 from zkbluff.games.cheat.rules import DECK, MAX_PLAY, MIN_PLAY
-from zkbluff.statements.cheat import ABSORB_SLOTS, absorb_chain_inputs, open_play
+from zkbluff.games.cheat.statements import ABSORB_SLOTS, absorb_chain_inputs, open_play
 
 PLAY_KEY = f"card.play.v1@deck={DECK.size},max_play={MAX_PLAY}"
 ABSORB_KEY = f"card.absorb_many.v1@deck={DECK.size},plays={ABSORB_SLOTS}"

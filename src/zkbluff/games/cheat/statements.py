@@ -1,33 +1,41 @@
-"""Cheat's statements beyond the shared card statements (seed 004).
+"""Cheat's statements beyond the shared card statements (seed 004), held in Cheat's folder:
+the statement registry (:mod:`zkbluff.statements.registry`) finds :data:`STATEMENTS` here.
+This module sits in the statements layer (it imports only errors, field, circuit, gadgets,
+``zkbluff.statements.base`` and the card vocabulary ``zkbluff.games.decks``); the rest of Cheat's folder may import it, nothing outside
+the folder does.
 
 What Cheat needs and where it comes from:
 
-- a play (1..4 cards face down, the count public): ``card.play.v1@deck=52,max_play=4``
-  as it is: the cards are a subset of the committed hand, ``count`` of them, and the
+- a play (1..4 cards face down, the count public): the shared ``card.play.v1`` over the
+  standard deck, as it is: the cards are a subset of the committed hand, ``count`` of them, and the
   new hand is the old minus them. A hand in Cheat can hold the whole deck after
-  pick-ups; the 52-bit mask covers it.
+  pick-ups; the deck-wide mask covers it.
 - the turn-over of the last play after a call: a *public opening* of its commitment,
   checked natively by :func:`open_play` (``Poseidon(mask, salt)`` recomputed; no proof).
   The play proof already showed that the committed value is a set of ``count`` cards of
   the deck, and Poseidon is binding, so anyone who recomputes the commitment from the
   revealed ``(mask, salt)`` knows the cards; a proof would show nothing more and cost
   a prove per call.
-- the pick-up: ``card.absorb_many.v1@deck=52,plays=k`` (here): the picker's new hand
+- the pick-up: ``card.absorb_many.v1`` over the standard deck and ``k`` plays (here): the picker's new hand
   is its old hand plus the cards of up to ``k`` plays of the pile, all disjoint. A pile
   of more than ``k`` plays is picked up by a chain of such proofs, each one's new hand
   the next one's old; unused slots carry :data:`EMPTY_PLAY_COMMITMENT`.
 """
 from __future__ import annotations
 
+import random
 from typing import Optional, Sequence
 
 from zkbluff.circuit.builder import ConstraintSystem
 from zkbluff.errors import CommitmentMismatch, MalformedInput
 from zkbluff.field import r
 from zkbluff.gadgets import native as nat
+from zkbluff.games.decks import STANDARD_52
 from zkbluff.gadgets.basic import from_bits
 from zkbluff.gadgets.poseidon import commit
-from zkbluff.statements.base import Statement, alloc_mask, bind_context, value
+from zkbluff.statements.base import (
+    CONTEXT, Inputs, Statement, alloc_mask, bind_context, commitment, mask as mask_input, salt as salt_input, value,
+)
 
 #: play slots per pick-up proof. A pile's plays are absorbed by ``ceil(plays / 4)`` chained
 #: proofs. Four slots fill a 2^11 evaluation domain (1759 of 2048 constraints), so one
@@ -42,22 +50,32 @@ EMPTY_PLAY_COMMITMENT = nat.commit(0, 0)
 
 
 def absorb_many_statement(deck: int, plays: int) -> Statement:
-    """``card.absorb_many.v1``: the new hand is the old hand plus the cards of ``plays``
-    committed plays (Cheat's pick-up of a whole pile), the old hand and every play
-    pairwise disjoint. Public: old and new hand commitments, ``plays`` play commitments
-    (unused slots: :data:`EMPTY_PLAY_COMMITMENT`), context. Private: the old hand and
-    every play with their salts, the new salt. Discloses nothing about the cards.
+    """Cheat's pick-up of a whole pile: the new hand is the old hand plus the cards of
+    ``plays`` committed plays (four in the registry), the old hand and every play pairwise
+    disjoint. Unused slots carry ``Poseidon(0, 0)`` (:data:`EMPTY_PLAY_COMMITMENT`; a real
+    play holds a card, so no real play has that commitment); a pile of more plays is a
+    chain of proofs, each one's new hand the next one's old. The called play itself is
+    turned over by a public opening of its commitment, checked natively
+    (``zkbluff.games.cheat.statements.open_play``): no proof. Discloses nothing about the cards.
+
+    Public: old and new hand commitments, ``plays`` play commitments, context. Private: the
+    old hand and every play with their salts, the new salt.
 
     Constraints: ``deck`` boolean bits per mask (old hand, each play), a commitment and its
     equality per mask and for the new hand (241 each), ``deck`` for disjointness (the sum
     of a card's bits over the old hand and every play is 0 or 1), 1 for the context:
-    ``(deck + 241) * (plays + 1) + 241 + deck + 1`` (1759 for 52 cards and 4 plays).
+    ``(deck + 241) * (plays + 1) + 241 + deck + 1`` (1759 for the standard deck and 4 plays).
     """
     if not 1 <= plays <= deck:
         raise ValueError(f"absorb_many: plays must be 1..{deck}, got {plays}")
     play_names = [f"play{j}" for j in range(plays)]
-    pub = ("old_hand_commitment", "new_hand_commitment", *(f"{p}_commitment" for p in play_names), "context")
-    prv = ("old_hand", "old_salt", *(x for p in play_names for x in (p, f"{p}_salt")), "new_salt")
+    declared = Inputs(
+        public=(commitment("old_hand_commitment"), commitment("new_hand_commitment"),
+                *(commitment(f"{p}_commitment") for p in play_names), CONTEXT),
+        private=(mask_input("old_hand", deck), salt_input("old_salt"),
+                 *(x for p in play_names for x in (mask_input(p, deck), salt_input(f"{p}_salt"))),
+                 salt_input("new_salt")))
+    pub = declared.public_names
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
         publics = {n: cs.public(n, value(inp, n)) for n in pub}
@@ -89,8 +107,32 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
         out["new_hand_commitment"] = nat.commit(new, inp["new_salt"])
         return out
 
-    return Statement("card.absorb_many.v1", (("deck", deck), ("plays", plays)), pub, prv, synth, native,
-                     absorb_many_statement.__doc__ or "")
+    def sample(rng: random.Random) -> dict:
+        """Valid random inputs: an old hand of 0..20 cards, 1..plays disjoint plays of 1..4."""
+        context = rng.getrandbits(253)
+        taken = _random_mask(rng, deck, rng.randint(0, 20))
+        inp = {"old_hand": taken, "old_salt": rng.getrandbits(250), "new_salt": rng.getrandbits(250),
+               "context": context}
+        used = rng.randint(1, plays)
+        for j in range(plays):
+            play = _random_mask(rng, deck, rng.randint(1, 4), taken) if j < used else 0
+            taken |= play
+            inp[f"play{j}"], inp[f"play{j}_salt"] = play, (rng.getrandbits(250) if play else 0)
+        return inp
+
+    return Statement.declare("card.absorb_many.v1", (("deck", deck), ("plays", plays)), declared, synth, native,
+                             absorb_many_statement.__doc__ or "", owner="cheat", sample=sample)
+
+
+def _random_mask(rng: random.Random, deck: int, k: int, avoid: int = 0) -> int:
+    free = [c for c in range(deck) if not avoid >> c & 1]
+    return sum(1 << c for c in rng.sample(free, k))
+
+
+#: the statements Cheat registers (the registry adds them after the shared catalog)
+STATEMENTS = (
+    absorb_many_statement(STANDARD_52.size, ABSORB_SLOTS),  # the pick-up of a pile of plays (chained past 4)
+)
 
 
 def open_play(commitment: int, mask: int, salt: int, count: int, deck: int) -> tuple[int, ...]:

@@ -14,7 +14,7 @@ from zkbluff.field import r
 from zkbluff.gadgets.native import commit
 from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
 from zkbluff.statements import all_statements, get_statement
-from zkbluff.statements.cheat import (
+from zkbluff.games.cheat.statements import (
     ABSORB_SLOTS, EMPTY_PLAY_COMMITMENT, absorb_chain_inputs, absorb_chain_publics, absorb_many_statement, open_play,
 )
 
