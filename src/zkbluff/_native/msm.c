@@ -232,6 +232,33 @@ static Py_ssize_t g2_first_outside(const unsigned char *pts, Py_ssize_t n, const
     return n;
 }
 
+/* One random combination of twist points, checked: *in = 1 when sum k_i Q_i is in G2 (the psi
+ * criterion on the sum), else 0. The sum is the MSM on the whole twist (the g2w instance,
+ * without the GLS split, which holds in G2 only), its scalars below 2^nbits. Why a few such
+ * sums with secret random scalars stand for checking every point: zkbluff.curve.g2_subgroup,
+ * batch_rounds. Returns 0, MSM_ENOMEM or MSM_EPOINT. */
+#define DEFINE_G2_COMBINATION_CHECK(S) \
+static int g2_combination_check_##S(int *in, const unsigned char *pts, const u64 (*ks)[4], size_t n, int nbits, \
+                                    const fp2 *gx, const fp2 *gy, const signed char *naf, int len) { \
+    g2w_jac_##S sum; \
+    int rc = g2w_msm_bits_##S(&sum, pts, ks, n, 0, nbits); \
+    if (rc) return rc; \
+    if (g2w_jac_is_inf_##S(&sum)) { *in = 1; return 0; } \
+    fp2 zi, zi2, zi3; \
+    fp2_inv_##S(&zi, &sum.z); \
+    fp2_sqr_##S(&zi2, &zi); \
+    fp2_mul_##S(&zi3, &zi2, &zi); \
+    g2_aff_##S q; \
+    fp2_mul_##S(&q.x, &sum.x, &zi2); \
+    fp2_mul_##S(&q.y, &sum.y, &zi3); \
+    *in = g2_psi_check_##S(&q, gx, gy, naf, len); \
+    return 0; \
+}
+DEFINE_G2_COMBINATION_CHECK(c)
+#if HAVE_ADX_ASM
+DEFINE_G2_COMBINATION_CHECK(adx)
+#endif
+
 /* ------------------------------------------------------------------ Python */
 
 /* Montgomery-form Fr scalars to plain 4-limb integers < r */
@@ -339,6 +366,68 @@ out:
     return res;
 }
 
+static PyObject *py_g2_combination_in_subgroup(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pts, ws, consts, naf;
+    Py_ssize_t n;
+    int nbits, portable = 0;
+    if (!PyArg_ParseTuple(args, "y*ny*iy*y*|p", &pts, &n, &ws, &nbits, &consts, &naf, &portable)) return NULL;
+    PyObject *res = NULL;
+    if (n < 0 || (size_t)pts.len < (size_t)n * 3 * sizeof(fp2) || (size_t)ws.len != (size_t)n * 8
+        || nbits < 1 || nbits > 64 || consts.len != 2 * (Py_ssize_t)sizeof(fp2) || naf.len < 1 || naf.len > 256) {
+        PyErr_Format(PyExc_ValueError, "g2_combination_in_subgroup: %zd points need %zd bytes (got %zd) and %zd "
+                     "bytes of weights (got %zd), weights of 1 to 64 bits (got %d), the constants %zd bytes "
+                     "(got %zd), the digits 1 to 256 (got %zd)", n, n * 3 * (Py_ssize_t)sizeof(fp2), pts.len,
+                     n * 8, ws.len, nbits, 2 * (Py_ssize_t)sizeof(fp2), consts.len, naf.len);
+        goto out;
+    }
+    u64 (*ks)[4] = (u64 (*)[4])calloc((size_t)n ? (size_t)n : 1, 32);
+    if (!ks) { PyErr_NoMemory(); goto out; }
+    const unsigned char *wb = (const unsigned char *)ws.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        memcpy(&ks[i][0], wb + 8 * i, 8);
+        if (nbits < 64 && (ks[i][0] >> nbits)) {
+            free(ks);
+            PyErr_Format(PyExc_ValueError, "g2_combination_in_subgroup: weight %zd is not below 2^%d", i, nbits);
+            goto out;
+        }
+    }
+    fp2 g[2];
+    memcpy(g, consts.buf, sizeof g);
+    int in = 0, rc;
+    const int adx = cpu_has_adx && !portable;
+    const unsigned char *pb = (const unsigned char *)pts.buf;
+    const u64 (*kk)[4] = (const u64 (*)[4])ks;
+    Py_BEGIN_ALLOW_THREADS
+#if HAVE_ADX_ASM
+    if (adx) rc = g2_combination_check_adx(&in, pb, kk, (size_t)n, nbits, &g[0], &g[1], (const signed char *)naf.buf,
+                                           (int)naf.len);
+    else
+#endif
+    rc = g2_combination_check_c(&in, pb, kk, (size_t)n, nbits, &g[0], &g[1], (const signed char *)naf.buf,
+                                (int)naf.len);
+    Py_END_ALLOW_THREADS
+    (void)adx;
+    free(ks);
+    if (rc == MSM_ENOMEM) PyErr_NoMemory();
+    else if (rc == MSM_EPOINT) PyErr_SetString(PyExc_ValueError, "g2_combination_in_subgroup: a point is neither "
+                                                                 "affine (z = 1) nor infinity (z = 0)");
+    else res = PyBool_FromLong(in);
+out:
+    PyBuffer_Release(&pts);
+    PyBuffer_Release(&ws);
+    PyBuffer_Release(&consts);
+    PyBuffer_Release(&naf);
+    return res;
+}
+
+PyDoc_STRVAR(g2_combination_in_subgroup_doc,
+"g2_combination_in_subgroup(points, n, weights, nbits, constants, digits, portable=False) -> bool\n\n"
+"Whether sum w_i Q_i is in G2 (the psi criterion on the sum): points as for\n"
+"g2_first_outside_subgroup, weights n little-endian 64-bit integers each below 2^nbits, the sum\n"
+"taken on the whole twist (no GLS split). The caller draws the weights (secret, random) and\n"
+"decides how many sums (zkbluff.curve.g2_subgroup.batch_rounds).");
+
 PyDoc_STRVAR(g2_first_outside_subgroup_doc,
 "g2_first_outside_subgroup(points, n, constants, digits, portable=False) -> int\n\n"
 "The index of the first of n G2 points (MCL's layout, 192 bytes each, affine z = 1 or\n"
@@ -363,6 +452,7 @@ static PyMethodDef methods[] = {
     {"g2_msm", py_g2_msm, METH_VARARGS, g2_msm_doc},
     {"window_bits", py_window_bits, METH_O, window_bits_doc},
     {"g2_first_outside_subgroup", py_g2_first_outside_subgroup, METH_VARARGS, g2_first_outside_subgroup_doc},
+    {"g2_combination_in_subgroup", py_g2_combination_in_subgroup, METH_VARARGS, g2_combination_in_subgroup_doc},
     {NULL, NULL, 0, NULL},
 };
 
