@@ -198,7 +198,7 @@ def main() -> None:
         print("\n| kernel (mcl backend, native field kernel) | CPU a call, median |\n|---|---|")
         print("\n".join(kernel_rows()))
     if args.zkey_read:
-        print("\n| 2^16 key (mcl backend), CPU of every thread, median of 3 | batched | one by one (before) |"
+        print("\n| 2^16 key (mcl backend), CPU of every thread, median of 3 | G2 batched | G2 one by one (the check before) |"
               "\n|---|---|---|")
         print("\n".join(zkey_rows()))
 
