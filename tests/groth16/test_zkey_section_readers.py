@@ -1,7 +1,8 @@
 """The .zkey point sections read in one loop (issue 31: a 2^16 key holds 327,680 G1 and
 65,536 G2 points) give what reading them point by point gave (``_g1_in`` / ``_g2_in``):
 the same points, and the same first error on a coordinate not below q, a point off its
-curve or a truncated section; the coefficients section likewise."""
+curve or a truncated section; the C decoder (zkbluff._msm_native.decode_points) the same
+points, or None where the Python reader raises; the coefficients section likewise."""
 from __future__ import annotations
 
 import random
@@ -13,11 +14,13 @@ from zkbluff.circuit.formats import BinReader
 from zkbluff.curve import G1_GENERATOR, G2_GENERATOR, get_backend
 from zkbluff.errors import MalformedInput
 from zkbluff.field import p
+from zkbluff.curve.codec import decode_zkey_points
 from zkbluff.groth16.zkey import _g1_in, _g1_out, _g1_section, _g2_in, _g2_out, _g2_section
 
 MCL = get_backend("mcl")
 G1S = [MCL.g1_mul(G1_GENERATOR, k) for k in range(1, 9)] + [None]
 G2S = [MCL.g2_mul(G2_GENERATOR, k) for k in range(1, 9)] + [None]
+NATIVE = decode_zkey_points(b"", 0, False, True) is not None
 
 
 def one_by_one(reader, data: bytes, count: int, what: str, checked: bool):
@@ -52,7 +55,7 @@ def spoil(data: bytes, rng: random.Random, kind: str, size: int) -> bytes:
     return bytes(b)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(group=st.sampled_from(["G1", "G2"]), picks=st.lists(st.integers(0, 8), max_size=12),
        kind=st.sampled_from(["none", "above q", "off curve", "truncated", "zero coordinate"]),
        seed=st.integers(0, 2**32), checked=st.booleans(), extra=st.integers(0, 2))
@@ -61,8 +64,20 @@ def test_a_section_in_one_loop_reads_as_point_by_point(group, picks, kind, seed,
     reader, section = (_g1_in, _g1_section) if group == "G1" else (_g2_in, _g2_section)
     data = spoil(b"".join(out(pts[i]) for i in picks), random.Random(seed), kind, size)
     count = len(picks) + extra  # more points asked for than the section holds: truncated
-    assert in_one_loop(section, data, count, "k.zkey A", checked) == one_by_one(reader, data, count, "k.zkey A",
-                                                                                checked)
+    expected = one_by_one(reader, data, count, "k.zkey A", checked)
+    assert in_one_loop(section, data, count, "k.zkey A", checked) == expected
+    if NATIVE:  # the C decoder: the same points, or None (the Python reader then names the fault)
+        fast = decode_zkey_points(data, count, group == "G2", checked)
+        assert fast == (None if isinstance(expected, str) else expected)
+        if extra == 0 and kind == "none":
+            assert fast is not None
+
+
+def test_the_c_decoder_is_there_under_ci():
+    import os
+
+    if os.environ.get("CI") == "true":
+        assert NATIVE
 
 
 def test_the_readers_refuse_what_they_refused():

@@ -20,7 +20,7 @@ from zkbluff.circuit.formats import (
     BinReader, binfile_section, r1cs_from_bytes, r1cs_to_bytes, read_binfile,
 )
 from zkbluff.curve import B1, B2, G1Affine, G2Affine, g1_is_on_curve, g2_is_on_curve
-from zkbluff.curve.codec import g2_check
+from zkbluff.curve.codec import decode_zkey_points, g2_check
 from zkbluff.errors import MalformedInput, UnsupportedScheme
 from zkbluff.field import p, r
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
@@ -189,7 +189,8 @@ def zkey_sections_to_key(sections: dict[int, bytes], what: str = ".zkey", system
         data = sections[kind]
         size = 64 if reader is _g1_in else 128
         section = _g1_section if reader is _g1_in else _g2_section
-        out = tuple(section(data, count, f"{what} {label}", checked))
+        fast = decode_zkey_points(data, count, reader is _g2_in, checked)  # None: Python names the fault
+        out = tuple(fast if fast is not None else section(data, count, f"{what} {label}", checked))
         if len(data) != size * count:
             raise MalformedInput(f"{what}: section {kind} ({label}) has {len(data) - size * count} extra bytes")
         return out
