@@ -16,11 +16,12 @@ results on every input (tests/field/test_field_native.py).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import operator
 import os
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence
 
 from zkbluff.errors import BackendUnavailable, MalformedInput
 
@@ -300,11 +301,23 @@ class NativeKernel:
         self._m = module
         #: False for an extension built before it had Poseidon (then the Python one runs)
         self.has_poseidon = hasattr(module, "poseidon")
+        #: the sparse-round permutation (zkbluff.gadgets.poseidon_sparse); older builds lack it
+        self.has_poseidon_sparse = hasattr(module, "poseidon_sparse")
 
     def poseidon(self, inputs: Sequence[int], constants: bytes, mds: bytes, partial_rounds: int) -> int:
         """circomlib's Poseidon permutation's first output in C (constants and matrix packed
         by :meth:`from_ints`; see :func:`zkbluff.gadgets.native.poseidon`)."""
         return self._m.poseidon(inputs, constants, mds, partial_rounds)
+
+    def poseidon_sparse(self, packed: bytes, partial_rounds: int, *, portable: bool = False
+                        ) -> Callable[[Sequence[int]], int]:
+        """Poseidon of one width by its sparse rounds in C: a callable ``inputs -> int`` bound
+        to the constants (``SparseParams.packed_ints()`` packed by :meth:`from_ints`), one C call
+        a hash; the MULX/ADX product where the CPU has it unless ``portable``."""
+        fn = self._m.poseidon_sparse
+        if portable:
+            return lambda inputs: fn(packed, partial_rounds, inputs, True)
+        return functools.partial(fn, packed, partial_rounds)
 
     def _call(self, fn: str, *args: Any) -> Any:
         try:

@@ -9,6 +9,8 @@ from zkbluff.errors import BackendUnavailable
 from zkbluff.field import get_kernel, r
 from zkbluff.gadgets import native
 from zkbluff.gadgets.native import poseidon, poseidon_reference
+from zkbluff.gadgets.poseidon_params import params
+from zkbluff.gadgets.poseidon_sparse import permute_sparse, sparse_params
 
 pytestmark = pytest.mark.skipif(not getattr(get_kernel(), "has_poseidon", False),
                                 reason="the native field kernel is not built")
@@ -42,17 +44,69 @@ def test_api_refuses_what_the_python_one_refuses(bad):
 
 def test_kernel_refuses_constants_of_another_width():
     kernel = get_kernel()
-    fn = native._native_poseidon(3)
-    constants, mds, r_p = fn.args[1], fn.args[2], fn.args[3]
+    C, M, r_p = params(3)
+    constants, mds = kernel.from_ints(C, len(C)), kernel.from_ints([m for row in M for m in row], 9)
+    assert kernel.poseidon([1, 2], constants, mds, r_p) == poseidon_reference([1, 2])
     with pytest.raises(ValueError, match="partial rounds"):
         kernel.poseidon([1, 2, 3], constants, mds, r_p)
+
+
+def test_sparse_kernel_refuses_constants_of_another_width():
+    fn = native._native_poseidon(3)
+    packed, r_p = fn.args
+    with pytest.raises(ValueError, match="partial rounds"):
+        fn([1, 2, 3])
+    with pytest.raises(ValueError, match="partial rounds"):
+        get_kernel().poseidon_sparse(packed, r_p - 1)([1, 2])
+    with pytest.raises(ValueError, match="partial rounds"):
+        get_kernel().poseidon_sparse(packed[:-32], r_p)([1, 2])
 
 
 def test_a_kernel_that_computes_another_poseidon_is_refused(monkeypatch):
     """The first use of a width compares the C permutation with the Python one."""
     kernel = get_kernel()
     monkeypatch.setattr(native, "_POSEIDON_PACKED", {})
-    monkeypatch.setattr(kernel, "poseidon", lambda inputs, c, m, r_p: 12345)
+    monkeypatch.setattr(kernel, "poseidon_sparse", lambda packed, r_p: (lambda inputs: 12345))
     with pytest.raises(BackendUnavailable, match="differs from the reference"):
         poseidon([1, 2])
+
+
+def test_an_extension_without_the_sparse_rounds_runs_the_plain_ones(monkeypatch):
+    kernel = get_kernel()
+    monkeypatch.setattr(native, "_POSEIDON_PACKED", {})
+    monkeypatch.setattr(kernel, "has_poseidon_sparse", False)
+    assert native._native_poseidon(3).func is native._call_packed
+    assert poseidon([1, 2]) == 0x115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189a
+    monkeypatch.setattr(kernel, "poseidon", lambda inputs, c, m, r_p: 12345)
+    monkeypatch.setattr(native, "_POSEIDON_PACKED", {})
+    with pytest.raises(BackendUnavailable, match="differs from the reference"):
+        poseidon([1, 2])
+
+
+# -- the sparse rounds (zkbluff.gadgets.poseidon_sparse): the Python derivation and both C products
+@settings(max_examples=40, deadline=None)
+@given(st.lists(ELEMENT, min_size=1, max_size=16))
+def test_the_sparse_rounds_in_python_equal_the_reference(inputs):
+    assert permute_sparse(inputs) == poseidon_reference(inputs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(ELEMENT, min_size=1, max_size=16))
+def test_the_sparse_kernel_equals_the_reference_with_either_product(inputs):
+    kernel, sp = get_kernel(), sparse_params(len(inputs) + 1)
+    packed = kernel.from_ints(sp.packed_ints(), len(sp.packed_ints()))
+    ref = poseidon_reference(inputs)
+    assert kernel.poseidon_sparse(packed, sp.r_p)(inputs) == ref
+    assert kernel.poseidon_sparse(packed, sp.r_p, portable=True)(inputs) == ref
+
+
+def test_the_sparse_constants_move_every_partial_constant_and_thin_every_matrix():
+    """What makes the rounds cheaper: one full constant vector for the partial rounds, a
+    scalar each after that, and 2t - 1 matrix entries a round after the first."""
+    for t in (2, 3, 9, 17):
+        sp = sparse_params(t)
+        assert len(sp.partial_constants) == t and len(sp.partial_scalars) == sp.r_p
+        assert sp.partial_scalars[-1] == 0
+        assert len(sp.sparse) == (sp.r_p - 1) * (2 * t - 1)
+        assert len(sp.packed_ints()) == 9 * t + sp.r_p + 2 * t * t + (sp.r_p - 1) * (2 * t - 1)
 

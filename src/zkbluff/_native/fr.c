@@ -1003,6 +1003,154 @@ static inline void fe_pow5(fe *x) {
     fe_mul(x, &x4, x);
 }
 
+/* fe_mul in MULX/ADX assembly (x86-64 with BMI2 and ADX, checked at import into
+ * cpu_has_adx): the asm of bn254_fp.h's mont_mul_p_adx_core with r for p (the same CIOS
+ * steps, r's top limb below 2^62 as p's), then fe_mul's final subtraction. Only the
+ * Poseidon kernel uses it: about a third of the portable product's instructions. */
+static int cpu_has_adx = 0;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKBLUFF_PORTABLE)
+#define FR_HAVE_ADX_ASM 1
+static inline __attribute__((always_inline)) void fe_mul_adx(fe *out, const fe *fa, const fe *fb) {
+    const u64 *a = fa->v, *b = fb->v;
+    u64 t0, t1, t2, t3, t4, lo, hi;
+    __asm__(
+        "movq 0(%[b]), %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+        "mulxq 8(%[a]), %[lo], %[t2]\n\t"
+        "adcxq %[lo], %[t1]\n\t"
+        "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+        "adcxq %[lo], %[t2]\n\t"
+        "mulxq 24(%[a]), %[lo], %[t4]\n\t"
+        "adcxq %[lo], %[t3]\n\t"
+        "movl $0, %k[lo]\n\t"
+        "adcxq %[lo], %[t4]\n\t"
+        "movq %[t0], %%rdx\n\t"
+        "imulq %[pinv], %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq %[p0], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "mulxq %[p1], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "adcxq %[hi], %[t2]\n\t"
+        "mulxq %[p2], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "mulxq %[p3], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "adoxq %[t0], %[t4]\n\t"
+        "movq 8(%[b]), %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "adcxq %[hi], %[t2]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "movl $0, %k[lo]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "movq %[t1], %%rdx\n\t"
+        "imulq %[pinv], %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq %[p0], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "adcxq %[hi], %[t2]\n\t"
+        "mulxq %[p1], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "mulxq %[p2], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq %[p3], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "adoxq %[t1], %[t0]\n\t"
+        "movq 16(%[b]), %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "movl $0, %k[lo]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "movq %[t2], %%rdx\n\t"
+        "imulq %[pinv], %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq %[p0], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "adcxq %[hi], %[t3]\n\t"
+        "mulxq %[p1], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq %[p2], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "mulxq %[p3], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "adoxq %[t2], %[t1]\n\t"
+        "movq 24(%[b]), %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "adcxq %[hi], %[t2]\n\t"
+        "movl $0, %k[lo]\n\t"
+        "adoxq %[lo], %[t2]\n\t"
+        "movq %[t3], %%rdx\n\t"
+        "imulq %[pinv], %%rdx\n\t"
+        "xorl %k[lo], %k[lo]\n\t"
+        "mulxq %[p0], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t3]\n\t"
+        "adcxq %[hi], %[t4]\n\t"
+        "mulxq %[p1], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t4]\n\t"
+        "adcxq %[hi], %[t0]\n\t"
+        "mulxq %[p2], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t0]\n\t"
+        "adcxq %[hi], %[t1]\n\t"
+        "mulxq %[p3], %[lo], %[hi]\n\t"
+        "adoxq %[lo], %[t1]\n\t"
+        "adcxq %[hi], %[t2]\n\t"
+        "adoxq %[t3], %[t2]\n\t"
+        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [lo] "=&r"(lo),
+          [hi] "=&r"(hi)
+        : [a] "r"(a), [b] "r"(b), "m"(*(const u64 (*)[4])a), "m"(*(const u64 (*)[4])b),
+          [p0] "m"(R_MOD.v[0]), [p1] "m"(R_MOD.v[1]), [p2] "m"(R_MOD.v[2]), [p3] "m"(R_MOD.v[3]), [pinv] "m"(R_INV_NEG)
+        : "rdx", "cc");
+    u64 t[4] = {t4, t0, t1, t2};
+    if (geq_mod(t)) sub_mod_once(t);
+    memcpy(out->v, t, 32);
+}
+#else
+#define FR_HAVE_ADX_ASM 0
+#define fe_mul_adx fe_mul
+#endif
+
 /* circomlib's Poseidon permutation on state[0..t): per round the round constants, the
  * S-box x^5 (on every element in the first and last RF/2 rounds, on the first only in
  * the r_p partial ones), then the MDS product; constants and state in Montgomery form */
@@ -1067,6 +1215,134 @@ out:
     return res;
 }
 
+/* The same permutation with the partial rounds' constants moved into the first partial
+ * round and their matrices made sparse (zkbluff.gadgets.poseidon_sparse derives the
+ * constants and says why the output is the same; permute_sparse there is this, in Python).
+ * p, in Montgomery form: 4t first-round constants, t for the first partial round, r_p
+ * scalars added to s[0] after each partial round's S-box, 4t last-round constants, the
+ * t x t MDS matrix, the first partial round's dense t x t matrix, then for each later
+ * partial round 2t - 1 entries: a, w (t - 1), v (t - 1), the matrix [[a, w], [v, I]]. */
+static size_t poseidon_sparse_len(int t, int r_p) {
+    return (size_t)(8 * t + t + r_p + 2 * t * t + (r_p - 1) * (2 * t - 1));
+}
+
+#define FE_MUL(o, a, b) do { if (adx) fe_mul_adx((o), (a), (b)); else fe_mul((o), (a), (b)); } while (0)
+
+static inline __attribute__((always_inline)) void poseidon_pow5(fe *x, int adx) {
+    fe x2, x4;
+    FE_MUL(&x2, x, x);
+    FE_MUL(&x4, &x2, &x2);
+    FE_MUL(x, &x4, x);
+}
+
+static inline __attribute__((always_inline)) void poseidon_dense(fe *s, int t, const fe *m, int adx) {
+    fe next[POSEIDON_MAX_T];
+    for (int i = 0; i < t; i++) {
+        fe acc, p;
+        FE_MUL(&acc, &m[i * t], &s[0]);
+        for (int j = 1; j < t; j++) {
+            FE_MUL(&p, &m[i * t + j], &s[j]);
+            fe_add(&acc, &acc, &p);
+        }
+        next[i] = acc;
+    }
+    memcpy(s, next, (size_t)t * sizeof(fe));
+}
+
+static inline __attribute__((always_inline)) void poseidon_full_round(fe *s, int t, const fe *c, const fe *m,
+                                                                      int adx) {
+    for (int i = 0; i < t; i++) {
+        fe_add(&s[i], &s[i], &c[i]);
+        poseidon_pow5(&s[i], adx);
+    }
+    poseidon_dense(s, t, m, adx);
+}
+
+/* adx a constant at each call site below: the compiler makes one copy per product */
+static inline __attribute__((always_inline)) void poseidon_permute_sparse_with(fe *s, int t, int r_p, const fe *p,
+                                                                               int adx) {
+    const int half = POSEIDON_ROUNDS_F / 2;
+    const fe *first = p, *partial = first + half * t, *scalars = partial + t, *last = scalars + r_p;
+    const fe *mds = last + half * t, *pre = mds + t * t, *sparse = pre + t * t;
+    for (int rnd = 0; rnd < half; rnd++) poseidon_full_round(s, t, &first[rnd * t], mds, adx);
+    for (int i = 0; i < t; i++) fe_add(&s[i], &s[i], &partial[i]);
+    poseidon_pow5(&s[0], adx);
+    fe_add(&s[0], &s[0], &scalars[0]);
+    poseidon_dense(s, t, pre, adx);
+    for (int k = 1; k < r_p; k++) {
+        const fe *row = &sparse[(size_t)(k - 1) * (2 * t - 1)];
+        poseidon_pow5(&s[0], adx);
+        fe_add(&s[0], &s[0], &scalars[k]);
+        fe s0 = s[0], acc, q;
+        FE_MUL(&acc, &row[0], &s0);
+        for (int j = 1; j < t; j++) {
+            FE_MUL(&q, &row[j], &s[j]);
+            fe_add(&acc, &acc, &q);
+        }
+        for (int i = 1; i < t; i++) {
+            FE_MUL(&q, &row[t - 1 + i], &s0);
+            fe_add(&s[i], &s[i], &q);
+        }
+        s[0] = acc;
+    }
+    for (int rnd = 0; rnd < half; rnd++) poseidon_full_round(s, t, &last[rnd * t], mds, adx);
+}
+#undef FE_MUL
+
+static void poseidon_permute_sparse(fe *s, int t, int r_p, const fe *p, int adx) {
+    if (adx) poseidon_permute_sparse_with(s, t, r_p, p, 1);
+    else poseidon_permute_sparse_with(s, t, r_p, p, 0);
+}
+
+PyDoc_STRVAR(poseidon_sparse_doc, "poseidon_sparse(packed, partial_rounds, inputs[, portable]) -> int\n\n"
+    "poseidon() by the sparse partial rounds: packed is zkbluff.gadgets.poseidon_sparse's\n"
+    "SparseParams.packed_ints() for t = len(inputs) + 1, packed by from_ints; inputs 1..16\n"
+    "integers (each below r; the caller checks). The product is the MULX/ADX one where the\n"
+    "CPU has it (the module's POSEIDON_ADX), the portable one with portable true.");
+static PyObject *py_poseidon_sparse(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3 && nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "poseidon_sparse(packed, partial_rounds, inputs[, portable])");
+        return NULL;
+    }
+    int adx = cpu_has_adx;
+    if (nargs == 4) {
+        int portable = PyObject_IsTrue(args[3]);
+        if (portable < 0) return NULL;
+        if (portable) adx = 0;
+    }
+    Py_buffer pb;
+    if (PyObject_GetBuffer(args[0], &pb, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *res = NULL, *fast = NULL;
+    long r_p = PyLong_AsLong(args[1]);
+    if (r_p == -1 && PyErr_Occurred()) goto out;
+    fast = PySequence_Fast(args[2], "poseidon_sparse: expected a sequence of integers");
+    if (!fast) goto out;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(fast);
+    int t = (int)k + 1;
+    if (k < 1 || t > POSEIDON_MAX_T || r_p < 1 || r_p > 128
+        || (size_t)pb.len != poseidon_sparse_len(t, (int)r_p) * 32) {
+        PyErr_Format(PyExc_ValueError, "poseidon_sparse: %zd inputs (1..16) and %zd bytes of constants do not "
+                     "fit %ld partial rounds", k, pb.len, r_p);
+        goto out;
+    }
+    fe state[POSEIDON_MAX_T];
+    state[0] = FE_ZERO;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        Py_INCREF(item);  /* an int-like item's __index__ may change the list under us */
+        int rc = fe_from_pyobj(&state[i + 1], item);
+        Py_DECREF(item);
+        if (rc < 0) goto out;
+    }
+    poseidon_permute_sparse(state, t, (int)r_p, (const fe *)pb.buf, adx);
+    res = fe_to_pyobj(&state[0]);
+out:
+    Py_XDECREF(fast);
+    PyBuffer_Release(&pb);
+    return res;
+}
+
 PyDoc_STRVAR(blake2b_blocks_doc,
 "blake2b_blocks(h, data, compressed) -> bytes: BLAKE2b's chaining value h (64 bytes, 8\n"
 "little-endian words) after compressing every 128-byte block of data (none the last\n"
@@ -1115,6 +1391,7 @@ static PyMethodDef methods[] = {
     {"mul_points", py_mul_points, METH_VARARGS, mul_points_doc},
     {"blake2b_blocks", py_blake2b_blocks, METH_VARARGS, blake2b_blocks_doc},
     {"poseidon", py_poseidon, METH_VARARGS, poseidon_doc},
+    {"poseidon_sparse", (PyCFunction)(void (*)(void))py_poseidon_sparse, METH_FASTCALL, poseidon_sparse_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1134,6 +1411,10 @@ static PyObject *limbs_to_pyobj(const fe *a) {
 
 PyMODINIT_FUNC PyInit__fr_native(void) {
     PyObject *m = PyModule_Create(&moduledef);
+#if FR_HAVE_ADX_ASM
+    __builtin_cpu_init();
+    cpu_has_adx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#endif
     if (!m) return NULL;
     MODULUS_OBJ = limbs_to_pyobj(&R_MOD);
     if (!MODULUS_OBJ) { Py_DECREF(m); return NULL; }
@@ -1142,7 +1423,8 @@ PyMODINIT_FUNC PyInit__fr_native(void) {
     if (PyModule_AddObject(m, "MODULUS", MODULUS_OBJ) < 0 ||
         PyModule_AddObject(m, "MONTGOMERY_R", limbs_to_pyobj(&R_ONE)) < 0 ||
         PyModule_AddObject(m, "MONTGOMERY_R2", limbs_to_pyobj(&R_SQUARED)) < 0 ||
-        PyModule_AddObject(m, "MONTGOMERY_INV", PyLong_FromUnsignedLongLong(R_INV_NEG)) < 0) {
+        PyModule_AddObject(m, "MONTGOMERY_INV", PyLong_FromUnsignedLongLong(R_INV_NEG)) < 0 ||
+        PyModule_AddIntConstant(m, "POSEIDON_ADX", cpu_has_adx) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -232,6 +232,33 @@ static Py_ssize_t g2_first_outside(const unsigned char *pts, Py_ssize_t n, const
     return n;
 }
 
+/* One random combination of twist points, checked: *in = 1 when sum k_i Q_i is in G2 (the psi
+ * criterion on the sum), else 0. The sum is the MSM on the whole twist (the g2w instance,
+ * without the GLS split, which holds in G2 only), its scalars below 2^nbits. Why a few such
+ * sums with secret random scalars stand for checking every point: zkbluff.curve.g2_subgroup,
+ * batch_rounds. Returns 0, MSM_ENOMEM or MSM_EPOINT. */
+#define DEFINE_G2_COMBINATION_CHECK(S) \
+static int g2_combination_check_##S(int *in, const unsigned char *pts, const u64 (*ks)[4], size_t n, int nbits, \
+                                    const fp2 *gx, const fp2 *gy, const signed char *naf, int len) { \
+    g2w_jac_##S sum; \
+    int rc = g2w_msm_bits_##S(&sum, pts, ks, n, 0, nbits); \
+    if (rc) return rc; \
+    if (g2w_jac_is_inf_##S(&sum)) { *in = 1; return 0; } \
+    fp2 zi, zi2, zi3; \
+    fp2_inv_##S(&zi, &sum.z); \
+    fp2_sqr_##S(&zi2, &zi); \
+    fp2_mul_##S(&zi3, &zi2, &zi); \
+    g2_aff_##S q; \
+    fp2_mul_##S(&q.x, &sum.x, &zi2); \
+    fp2_mul_##S(&q.y, &sum.y, &zi3); \
+    *in = g2_psi_check_##S(&q, gx, gy, naf, len); \
+    return 0; \
+}
+DEFINE_G2_COMBINATION_CHECK(c)
+#if HAVE_ADX_ASM
+DEFINE_G2_COMBINATION_CHECK(adx)
+#endif
+
 /* ------------------------------------------------------------------ Python */
 
 /* Montgomery-form Fr scalars to plain 4-limb integers < r */
@@ -339,6 +366,177 @@ out:
     return res;
 }
 
+static PyObject *py_g2_combination_in_subgroup(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer pts, ws, consts, naf;
+    Py_ssize_t n;
+    int nbits, portable = 0;
+    if (!PyArg_ParseTuple(args, "y*ny*iy*y*|p", &pts, &n, &ws, &nbits, &consts, &naf, &portable)) return NULL;
+    PyObject *res = NULL;
+    if (n < 0 || (size_t)pts.len < (size_t)n * 3 * sizeof(fp2) || (size_t)ws.len != (size_t)n * 8
+        || nbits < 1 || nbits > 64 || consts.len != 2 * (Py_ssize_t)sizeof(fp2) || naf.len < 1 || naf.len > 256) {
+        PyErr_Format(PyExc_ValueError, "g2_combination_in_subgroup: %zd points need %zd bytes (got %zd) and %zd "
+                     "bytes of weights (got %zd), weights of 1 to 64 bits (got %d), the constants %zd bytes "
+                     "(got %zd), the digits 1 to 256 (got %zd)", n, n * 3 * (Py_ssize_t)sizeof(fp2), pts.len,
+                     n * 8, ws.len, nbits, 2 * (Py_ssize_t)sizeof(fp2), consts.len, naf.len);
+        goto out;
+    }
+    u64 (*ks)[4] = (u64 (*)[4])calloc((size_t)n ? (size_t)n : 1, 32);
+    if (!ks) { PyErr_NoMemory(); goto out; }
+    const unsigned char *wb = (const unsigned char *)ws.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        memcpy(&ks[i][0], wb + 8 * i, 8);
+        if (nbits < 64 && (ks[i][0] >> nbits)) {
+            free(ks);
+            PyErr_Format(PyExc_ValueError, "g2_combination_in_subgroup: weight %zd is not below 2^%d", i, nbits);
+            goto out;
+        }
+    }
+    fp2 g[2];
+    memcpy(g, consts.buf, sizeof g);
+    int in = 0, rc;
+    const int adx = cpu_has_adx && !portable;
+    const unsigned char *pb = (const unsigned char *)pts.buf;
+    const u64 (*kk)[4] = (const u64 (*)[4])ks;
+    Py_BEGIN_ALLOW_THREADS
+#if HAVE_ADX_ASM
+    if (adx) rc = g2_combination_check_adx(&in, pb, kk, (size_t)n, nbits, &g[0], &g[1], (const signed char *)naf.buf,
+                                           (int)naf.len);
+    else
+#endif
+    rc = g2_combination_check_c(&in, pb, kk, (size_t)n, nbits, &g[0], &g[1], (const signed char *)naf.buf,
+                                (int)naf.len);
+    Py_END_ALLOW_THREADS
+    (void)adx;
+    free(ks);
+    if (rc == MSM_ENOMEM) PyErr_NoMemory();
+    else if (rc == MSM_EPOINT) PyErr_SetString(PyExc_ValueError, "g2_combination_in_subgroup: a point is neither "
+                                                                 "affine (z = 1) nor infinity (z = 0)");
+    else res = PyBool_FromLong(in);
+out:
+    PyBuffer_Release(&pts);
+    PyBuffer_Release(&ws);
+    PyBuffer_Release(&consts);
+    PyBuffer_Release(&naf);
+    return res;
+}
+
+/* ------------------------------------------------------------------ point sections */
+
+/* a < p, 4 limbs (a canonical Montgomery coordinate) */
+static inline int fp_below_p(const u64 a[4]) { return !geq4(a, P_MOD); }
+
+static PyObject *fp_plain_pylong(const fp *a) {
+    static const u64 ONE[4] = {1, 0, 0, 0};
+    u64 plain[4];
+    mont_mul(plain, a->v, ONE, P_MOD, P_INV_NEG);
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyLong_FromUnsignedNativeBytes(plain, 32, Py_ASNATIVEBYTES_LITTLE_ENDIAN);
+#else
+    return _PyLong_FromByteArray((const unsigned char *)plain, 32, 1, 0);
+#endif
+}
+
+/* (a0 + a1 u)(b0 + b1 u) with u^2 = -1, Montgomery, portable products (a decoder, not a hot loop) */
+static void fp2_mul_plainc(fp *o0, fp *o1, const fp *a0, const fp *a1, const fp *b0, const fp *b1) {
+    fp t0, t1, t2, t3;
+    mont_mul(t0.v, a0->v, b0->v, P_MOD, P_INV_NEG);
+    mont_mul(t1.v, a1->v, b1->v, P_MOD, P_INV_NEG);
+    mont_mul(t2.v, a0->v, b1->v, P_MOD, P_INV_NEG);
+    mont_mul(t3.v, a1->v, b0->v, P_MOD, P_INV_NEG);
+    fp_sub(o0, &t0, &t1);
+    fp_add(o1, &t2, &t3);
+}
+
+/* the points of a .zkey section: count points of 2 (G1) or 4 (G2) coordinates, each 32
+ * little-endian bytes in Montgomery form (snarkjs's layout), all zero for the point at
+ * infinity. A list of (x, y) (G1) or ((x0, x1), (y0, y1)) (G2) plain ints, None for
+ * infinity; or None (not a list) when the data is short, a coordinate is not below p or,
+ * with checked, a point is off y^2 = x^3 + b (b in Montgomery form, 1 or 2 coordinates):
+ * the caller then reads the section in Python, whose error names the point. */
+static PyObject *py_decode_points(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data, bb;
+    Py_ssize_t count;
+    int g2, checked;
+    if (!PyArg_ParseTuple(args, "y*npy*p", &data, &count, &g2, &bb, &checked)) return NULL;
+    const Py_ssize_t coords = g2 ? 4 : 2, size = 32 * coords;
+    PyObject *out = NULL;
+    if (count < 0 || bb.len != 16 * coords) {
+        PyErr_Format(PyExc_ValueError, "decode_points: count %zd, b of %zd bytes (expected %zd)", count, bb.len,
+                     16 * coords);
+        goto done;
+    }
+    if (data.len < count * size) { out = Py_None; Py_INCREF(out); goto done; }
+    fp b[2];
+    memcpy(b, bb.buf, (size_t)bb.len);
+    out = PyList_New(count);
+    if (!out) goto done;
+    const unsigned char *base = (const unsigned char *)data.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        fp c[4];
+        memcpy(c, base + i * size, (size_t)size);
+        int zero = 1, ok = 1;
+        for (Py_ssize_t k = 0; k < coords; k++) {
+            zero &= fp_is_zero(&c[k]);
+            ok &= fp_below_p(c[k].v);
+        }
+        if (zero) { Py_INCREF(Py_None); PyList_SET_ITEM(out, i, Py_None); continue; }
+        if (ok && checked) {
+            if (!g2) {  /* y^2 = x^3 + b */
+                fp l, x2, r;
+                mont_mul(l.v, c[1].v, c[1].v, P_MOD, P_INV_NEG);
+                mont_mul(x2.v, c[0].v, c[0].v, P_MOD, P_INV_NEG);
+                mont_mul(r.v, x2.v, c[0].v, P_MOD, P_INV_NEG);
+                fp_add(&r, &r, &b[0]);
+                ok = fp_eq(&l, &r);
+            } else {   /* over Fp2: x = c0 + c1 u, y = c2 + c3 u */
+                fp l0, l1, s0, s1, r0, r1;
+                fp2_mul_plainc(&l0, &l1, &c[2], &c[3], &c[2], &c[3]);
+                fp2_mul_plainc(&s0, &s1, &c[0], &c[1], &c[0], &c[1]);
+                fp2_mul_plainc(&r0, &r1, &s0, &s1, &c[0], &c[1]);
+                fp_add(&r0, &r0, &b[0]);
+                fp_add(&r1, &r1, &b[1]);
+                ok = fp_eq(&l0, &r0) && fp_eq(&l1, &r1);
+            }
+        }
+        if (!ok) { Py_DECREF(out); out = Py_None; Py_INCREF(out); goto done; }
+        PyObject *v[4] = {NULL, NULL, NULL, NULL}, *pt = NULL;
+        int bad = 0;
+        for (Py_ssize_t k = 0; k < coords; k++) if (!(v[k] = fp_plain_pylong(&c[k]))) bad = 1;
+        if (!bad) {
+            if (!g2) pt = PyTuple_Pack(2, v[0], v[1]);
+            else {
+                PyObject *x = PyTuple_Pack(2, v[0], v[1]), *y = PyTuple_Pack(2, v[2], v[3]);
+                if (x && y) pt = PyTuple_Pack(2, x, y);
+                Py_XDECREF(x);
+                Py_XDECREF(y);
+            }
+        }
+        for (Py_ssize_t k = 0; k < coords; k++) Py_XDECREF(v[k]);
+        if (!pt) { Py_DECREF(out); out = NULL; goto done; }
+        PyList_SET_ITEM(out, i, pt);
+    }
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&bb);
+    return out;
+}
+
+PyDoc_STRVAR(decode_points_doc,
+"decode_points(data, count, g2, b, checked) -> list | None\n\n"
+"count points of a .zkey section (Montgomery-form little-endian coordinates, all zero the\n"
+"point at infinity) as plain-int tuples (None for infinity), checked below p and, with\n"
+"checked, on y^2 = x^3 + b (b: its coordinates in Montgomery form); None when any is not,\n"
+"or the data is short (the caller's Python reader then names the point).");
+
+PyDoc_STRVAR(g2_combination_in_subgroup_doc,
+"g2_combination_in_subgroup(points, n, weights, nbits, constants, digits, portable=False) -> bool\n\n"
+"Whether sum w_i Q_i is in G2 (the psi criterion on the sum): points as for\n"
+"g2_first_outside_subgroup, weights n little-endian 64-bit integers each below 2^nbits, the sum\n"
+"taken on the whole twist (no GLS split). The caller draws the weights (secret, random) and\n"
+"decides how many sums (zkbluff.curve.g2_subgroup.batch_rounds).");
+
 PyDoc_STRVAR(g2_first_outside_subgroup_doc,
 "g2_first_outside_subgroup(points, n, constants, digits, portable=False) -> int\n\n"
 "The index of the first of n G2 points (MCL's layout, 192 bytes each, affine z = 1 or\n"
@@ -363,6 +561,8 @@ static PyMethodDef methods[] = {
     {"g2_msm", py_g2_msm, METH_VARARGS, g2_msm_doc},
     {"window_bits", py_window_bits, METH_O, window_bits_doc},
     {"g2_first_outside_subgroup", py_g2_first_outside_subgroup, METH_VARARGS, g2_first_outside_subgroup_doc},
+    {"g2_combination_in_subgroup", py_g2_combination_in_subgroup, METH_VARARGS, g2_combination_in_subgroup_doc},
+    {"decode_points", py_decode_points, METH_VARARGS, decode_points_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -141,3 +141,41 @@ static void SFX(fp2_inv)(fp2 *o, const fp2 *a) {
 #undef F_SPLIT
 #undef F_ENDO
 #undef PFX
+
+/* ------------------------------------------------------------------ the whole twist (no split:
+ * the GLS split holds in G2 only; this instance sums points that may lie outside it, for the
+ * batched subgroup check in msm.c) */
+
+#define F fp2
+#define F_add fp2_add
+#define F_sub fp2_sub
+#define F_dbl fp2_dbl
+#define F_neg fp2_neg
+#define F_mul SFX(fp2_mul)
+#define F_sqr SFX(fp2_sqr)
+#define F_mul_lazy SFX(fp2_mul)
+#define F_sqr_lazy SFX(fp2_sqr)
+#define F_reduce fp2_reduce
+#define F_inv SFX(fp2_inv)
+#define F_eq fp2_eq
+#define F_is_zero fp2_is_zero
+#define F_ONE (&FP2_ONE)
+#define PFX(name) SFX(g2w_##name)
+#include "msm_group.h"
+#undef F
+#undef F_add
+#undef F_sub
+#undef F_dbl
+#undef F_neg
+#undef F_mul
+#undef F_sqr
+#undef F_mul_lazy
+#undef F_sqr_lazy
+#undef F_reduce
+#undef F_inv
+#undef F_eq
+#undef F_is_zero
+#undef F_ONE
+#undef F_SPLIT
+#undef F_ENDO
+#undef PFX

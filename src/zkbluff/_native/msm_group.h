@@ -156,7 +156,8 @@ static void PFX(batch_add)(PFX(aff) *dst, uint8_t *dinf, const PFX(aff) *const *
  * side by side in batched affine additions (see the reduction below), the windows by
  * c doublings each.
  */
-static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4], size_t n, int c) {
+static int PFX(msm_bits)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4], size_t n, int c,
+                         int nbits_in) {
     const size_t psz = 3 * sizeof(F);
     PFX(jac_set_inf)(out);
     /* live terms: a nonzero scalar and a finite point */
@@ -177,8 +178,10 @@ static int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4],
     const int nbits = GLV_BITS;
 #else
     const size_t m = live_n;
-    const int nbits = 254;
+    /* without the split: the caller may say its scalars are below 2^nbits_in (fewer windows) */
+    const int nbits = nbits_in > 0 ? nbits_in : 254;
 #endif
+    (void)nbits_in;
     PFX(aff) *src = (PFX(aff) *)big_alloc(m * sizeof(PFX(aff)));
     u64 (*half_k)[4] = (u64 (*)[4])malloc(m * sizeof *half_k);
     if (!src || !half_k) { free(live); free(src); free(half_k); return MSM_ENOMEM; }
@@ -356,4 +359,10 @@ done:
     free(acc); free(pos); free(kind); free(wsum);
     free(bk); free(bkinf); free(run); free(tot); free(rinf); free(tinf); free(rkind); free(srcp); free(racc); free(rpos);
     return rc;
+}
+
+/* the MSM of scalars below r (msm_bits with every bit) */
+static __attribute__((unused)) int PFX(msm)(PFX(jac) *out, const unsigned char *pts, const u64 (*ks)[4], size_t n,
+                                            int c) {
+    return PFX(msm_bits)(out, pts, ks, n, c, 0);
 }

@@ -11,6 +11,7 @@ Naming convention (as arkworks and gnark): ``is_*`` returns a constrained boolea
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 from dataclasses import dataclass, field as dc_field
 from typing import Callable, Iterator, Optional, Sequence, Union
@@ -43,26 +44,54 @@ class LC:
         return x if isinstance(x, LC) else LC.constant(int(x))
 
     def is_constant(self) -> bool:
-        return all(w == ONE_WIRE for w in self.terms)
+        t = self.terms
+        return not t or (len(t) == 1 and ONE_WIRE in t)
 
     def constant_value(self) -> int:
         return self.terms.get(ONE_WIRE, 0)
 
     # -- arithmetic (free)
     def _combine(self, other: "LCLike", sign: int) -> "LC":
-        o = LC.of(other)
         terms = dict(self.terms)
-        for w, c in o.terms.items():
-            v = (terms.get(w, 0) + sign * c) % r
-            if v:
-                terms[w] = v
-            else:
-                terms.pop(w, None)
-        val = None if self.value is None or o.value is None else (self.value + sign * o.value) % r
+        if not isinstance(other, LC):  # a constant: only the ONE_WIRE term moves
+            k = int(other) % r
+            if k:
+                v = (terms.get(ONE_WIRE, 0) + sign * k) % r
+                if v:
+                    terms[ONE_WIRE] = v
+                else:
+                    del terms[ONE_WIRE]
+            return LC(terms, None if self.value is None else (self.value + sign * k) % r)
+        get = terms.get
+        if sign == 1:
+            for w, c in other.terms.items():
+                v = (get(w, 0) + c) % r
+                if v:
+                    terms[w] = v
+                elif w in terms:
+                    del terms[w]
+        else:
+            for w, c in other.terms.items():
+                v = (get(w, 0) - c) % r
+                if v:
+                    terms[w] = v
+                elif w in terms:
+                    del terms[w]
+        val = None if self.value is None or other.value is None else (self.value + sign * other.value) % r
         return LC(terms, val)
 
     def __add__(self, other: "LCLike") -> "LC":
-        return self._combine(other, 1)
+        if isinstance(other, LC):
+            return self._combine(other, 1)
+        k = int(other) % r  # a constant (the common case: x + i), inlined
+        terms = dict(self.terms)
+        if k:
+            v = (terms.get(ONE_WIRE, 0) + k) % r
+            if v:
+                terms[ONE_WIRE] = v
+            else:
+                del terms[ONE_WIRE]
+        return LC(terms, None if self.value is None else (self.value + k) % r)
 
     __radd__ = __add__
 
@@ -182,6 +211,7 @@ class ConstraintSystem:
         self.constraints: list[tuple[dict[int, int], dict[int, int], dict[int, int]]] = []
         self.constraint_names: list[str] = []
         self._ns: list[str] = []
+        self._prefix = ""  # "/".join(self._ns) + "/" inside a namespace, kept in step by namespace()
         self._private_seen = False
         self._wire_names_used: set[str] = set()
         self._constraint_names_used: set[str] = set()
@@ -191,16 +221,18 @@ class ConstraintSystem:
     def namespace(self, name: str) -> Iterator[None]:
         """Prefix every name allocated inside with ``name/``."""
         self._ns.append(name)
+        outer, self._prefix = self._prefix, self._prefix + name + "/"
         try:
             yield
         finally:
             self._ns.pop()
+            self._prefix = outer
 
     def path(self, name: str) -> str:
         return "/".join([*self._ns, name])
 
     def _unique(self, name: str, used: set[str]) -> str:
-        full = self.path(name)
+        full = self._prefix + name
         if full in used:
             k = 1
             while f"{full}#{k}" in used:
@@ -252,7 +284,12 @@ class ConstraintSystem:
     # -- constraints
     def enforce(self, a: LCLike, b: LCLike, c: LCLike, name: str) -> None:
         """Add the constraint ``a * b = c``."""
-        a, b, c = LC.of(a), LC.of(b), LC.of(c)
+        if not isinstance(a, LC):
+            a = LC.constant(int(a))
+        if not isinstance(b, LC):
+            b = LC.constant(int(b))
+        if not isinstance(c, LC):
+            c = LC.constant(int(c))
         full = self._unique(name, self._constraint_names_used)
         self.constraints.append((a.terms, b.terms, c.terms))
         self.constraint_names.append(full)
@@ -267,14 +304,42 @@ class ConstraintSystem:
 
     def mul(self, a: LCLike, b: LCLike, name: str) -> LC:
         """A new wire constrained to ``a * b`` (1 constraint); constants fold for free."""
-        a, b = LC.of(a), LC.of(b)
-        if a.is_constant():
-            return b * a.constant_value()
-        if b.is_constant():
-            return a * b.constant_value()
-        out = self.private_unchecked(name, (lambda: a.value * b.value % r) if self.with_values else None)
-        self.enforce(a, b, out, name)
-        return out
+        if not isinstance(a, LC):
+            a = LC.constant(int(a))
+        if not isinstance(b, LC):
+            b = LC.constant(int(b))
+        at, bt = a.terms, b.terms
+        if not at or (len(at) == 1 and ONE_WIRE in at):  # a.is_constant(), inlined: the hot path
+            return b * at.get(ONE_WIRE, 0)
+        if not bt or (len(bt) == 1 and ONE_WIRE in bt):
+            return a * bt.get(ONE_WIRE, 0)
+        # private_unchecked and enforce inlined: the product's wire, then a * b = out, which
+        # its value satisfies by construction (out is a * b mod r)
+        self._private_seen = True
+        full = self._prefix + name
+        used = self._wire_names_used
+        if full in used:
+            full = self._unique(name, used)
+        else:
+            used.add(full)
+        wire_names = self.wire_names
+        idx = len(wire_names)
+        wire_names.append(full)
+        if self.with_values:
+            v: Optional[int] = a.value * b.value % r  # type: ignore[operator]
+            self.values.append(v)  # type: ignore[arg-type]
+        else:
+            v = None
+        out_terms = {idx: 1}
+        self.constraints.append((at, bt, out_terms))
+        full = self._prefix + name
+        used = self._constraint_names_used
+        if full in used:
+            full = self._unique(name, used)
+        else:
+            used.add(full)
+        self.constraint_names.append(full)
+        return LC(out_terms, v)
 
     # -- results
     def system(self) -> R1CS:
@@ -435,10 +500,26 @@ class WitnessSystem(ConstraintSystem):
 Synthesize = Callable[[ConstraintSystem, Optional[dict]], object]
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a system is built: a build allocates a few
+    objects a constraint and frees few, so each collection would walk every dict already
+    built (and the caller's heap) for nothing; at 2^16 that was a third of the time. The
+    collector is put back as it was (nested uses leave it off until the outer one ends)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def build(synthesize: Synthesize, inputs: Optional[dict] = None) -> tuple[R1CS, Optional[list[int]]]:
     """Run a statement once: the system, and the witness when ``inputs`` is given."""
     cs = ConstraintSystem(with_values=inputs is not None)
-    synthesize(cs, inputs)
+    with gc_paused():
+        synthesize(cs, inputs)
     return cs.system(), (cs.witness() if inputs is not None else None)
 
 
@@ -450,7 +531,8 @@ def build_witness(synthesize: Synthesize, inputs: dict, shape: R1CS) -> list[int
     first unsatisfied constraint (or returns the witness the lean pass could not)."""
     ws = WitnessSystem()
     try:
-        synthesize(ws, inputs)
+        with gc_paused():
+            synthesize(ws, inputs)
     except _Diverged:
         ws = None  # type: ignore[assignment]
     except (ArithmeticError, TypeError, ValueError, KeyError):

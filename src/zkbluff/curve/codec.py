@@ -162,3 +162,31 @@ def g2_from_bytes(b: bytes, what: str = "G2 point", allow_infinity: bool = False
     x1, x0, y1, y0 = (_int_be(b[32 * i: 32 * i + 32], what) for i in range(4))
     Q = None if (x0, x1, y0, y1) == (0, 0, 0, 0) else ((x0, x1), (y0, y1))
     return g2_check(Q, what, allow_infinity, backend)
+
+
+# ------------------------------------------------------------------ .zkey point sections in C
+_R_MONT = (1 << 256) % p
+_SECTION_DECODER: Any = None  # the C decoder, False where there is none; None until asked
+
+
+def decode_zkey_points(data: bytes, count: int, g2: bool, checked: bool) -> list | None:
+    """``count`` points of a .zkey section (snarkjs's layout: Montgomery-form little-endian
+    coordinates, all zero for infinity) by ``zkbluff._msm_native.decode_points``: the points,
+    each coordinate below p and (``checked``) on its curve; or None when one is not, the data
+    is short, or the C module is absent: the caller's Python reader then reads the section and
+    names what is wrong (tests/groth16/test_zkey_section_readers.py: the two agree)."""
+    global _SECTION_DECODER
+    if _SECTION_DECODER is None:
+        try:
+            from zkbluff import _msm_native  # type: ignore[attr-defined]
+
+            _SECTION_DECODER = getattr(_msm_native, "decode_points", False)
+        except ImportError:
+            _SECTION_DECODER = False
+    if not _SECTION_DECODER:
+        return None
+    from zkbluff.curve import B1, B2
+
+    b = [B1] if not g2 else list(B2)
+    b_mont = b"".join((c * _R_MONT % p).to_bytes(32, "little") for c in b)
+    return _SECTION_DECODER(data, count, g2, b_mont, checked)

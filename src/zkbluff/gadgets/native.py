@@ -10,6 +10,7 @@ from typing import Callable, Optional, Sequence
 from zkbluff.errors import BackendUnavailable
 from zkbluff.field import get_kernel, r
 from zkbluff.gadgets.poseidon_params import N_ROUNDS_F, params
+from zkbluff.gadgets.poseidon_sparse import sparse_params
 
 
 def bool_and(a: int, b: int) -> int:
@@ -91,18 +92,25 @@ _POSEIDON_PACKED: dict[int, Callable[[Sequence[int]], int]] = {}
 
 
 def _native_poseidon(t: int) -> Optional[Callable[[Sequence[int]], int]]:
-    """Poseidon of width ``t`` in the native field kernel (its constants packed once per
-    width, and checked against :func:`poseidon_reference` on one input at first use), or
-    None where the field kernel is the Python one (or an extension without Poseidon)."""
+    """Poseidon of width ``t`` in the native field kernel, by its sparse rounds
+    (:mod:`zkbluff.gadgets.poseidon_sparse`; by the plain rounds in an extension built before
+    them), its constants packed once per width and checked against :func:`poseidon_reference`
+    on one input at first use; or None where the field kernel is the Python one (or an
+    extension without Poseidon)."""
     fn = _POSEIDON_PACKED.get(t)
     if fn is None:
         kernel = get_kernel()
         if not getattr(kernel, "has_poseidon", False):
             return None
-        C, M, r_p = params(t)
-        constants, mds = kernel.from_ints(C, len(C)), kernel.from_ints([m for row in M for m in row], t * t)
-        permute = getattr(kernel, "poseidon")  # (NativeKernel's; has_poseidon said it is there)
-        fn = functools.partial(_call_packed, permute, constants, mds, r_p)
+        if getattr(kernel, "has_poseidon_sparse", False):
+            sp = sparse_params(t)
+            ints = sp.packed_ints()
+            fn = getattr(kernel, "poseidon_sparse")(kernel.from_ints(ints, len(ints)), sp.r_p)
+        else:
+            C, M, r_p = params(t)
+            constants, mds = kernel.from_ints(C, len(C)), kernel.from_ints([m for row in M for m in row], t * t)
+            permute = getattr(kernel, "poseidon")  # (NativeKernel's; has_poseidon said it is there)
+            fn = functools.partial(_call_packed, permute, constants, mds, r_p)
         probe = [(r - 1 - 7 * i) for i in range(t - 1)]
         if fn(probe) != poseidon_reference(probe):
             raise BackendUnavailable(f"the native field kernel's Poseidon (width {t}) differs from the reference; "
@@ -124,7 +132,7 @@ def poseidon(inputs: Sequence[int]) -> int:
     for x in inputs:
         if not 0 <= x < r:
             raise ValueError(f"Poseidon input {x} is not a field element below r")
-    fast = _native_poseidon(t)
+    fast = _POSEIDON_PACKED.get(t) or _native_poseidon(t)
     return fast(inputs) if fast is not None else poseidon_reference(inputs)
 
 
