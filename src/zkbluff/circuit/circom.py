@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from zkbluff.circuit.builder import LC, ONE_WIRE, R1CS, ConstraintSystem, LCLike
 from zkbluff.errors import MalformedInput
@@ -90,7 +90,7 @@ class CircomExport(ConstraintSystem):
     def __init__(self, private_inputs: Sequence[str]):
         super().__init__(with_values=False)
         self.private_inputs = list(private_inputs)
-        self.events: list[tuple[str, object]] = []  # ("wire", index) | ("constraint", index) | ("var", (name, code))
+        self.events: list[tuple[str, Any]] = []  # ("wire", index) | ("constraint", index) | ("var", (name, code))
         self.hints: dict[int, Code] = {}
         self.products: dict[int, int] = {}  # constraint -> the product wire it defines (``w <== a * b``)
         self._vars: set[str] = set()
@@ -269,26 +269,26 @@ def export(synthesize, public_inputs: Sequence[str], private_inputs: Sequence[st
     ns_prev = ""
     for kind, x in cs.events:
         if kind == "wire":
-            i = x  # type: ignore[assignment]
-            if i <= cs.n_public or names[i] in input_signal.values():  # type: ignore[operator]
+            i = x
+            if i <= cs.n_public or names[i] in input_signal.values():
                 continue
-            ns = cs.wire_names[i].rsplit("/", 1)[0] if "/" in cs.wire_names[i] else ""  # type: ignore[index]
+            ns = cs.wire_names[i].rsplit("/", 1)[0] if "/" in cs.wire_names[i] else ""
             if ns != ns_prev and ns:
                 body.append(f"    // {ns}")
             ns_prev = ns
             if i not in products:  # (a product is declared with its constraint)
-                body.append(f"    signal {names[i]};")  # type: ignore[index]
-                body.append(f"    {names[i]} <-- {render(cs.hints[i])};")  # type: ignore[index]
+                body.append(f"    signal {names[i]};")
+                body.append(f"    {names[i]} <-- {render(cs.hints[i])};")
         elif kind == "assert":
             body.append(f"    assert({render(x)});")
         elif kind == "var":
-            vname, code = x  # type: ignore[misc]
+            vname, code = x
             body.append(f"    var {vname} = {render(code)};")
         else:
-            j = x  # type: ignore[assignment]
-            a, b, c = cs.constraints[j]  # type: ignore[index]
+            j = x
+            a, b, c = cs.constraints[j]
             if j in cs.products:  # w = a * b: a long factor is a var, written once
-                w = names[cs.products[j]]  # type: ignore[index]
+                w = names[cs.products[j]]
                 fa, fb = factor(a), factor(b)
                 if len(a) > 2:
                     body.append(f"    var {w}_a = {fa};")
@@ -299,9 +299,9 @@ def export(synthesize, public_inputs: Sequence[str], private_inputs: Sequence[st
                     fb = f"{w}_b"
                 body.append(f"    signal {w};")
                 body.append(f"    {w} <-- {fa} * {fb};")
-                body.append(f"    {fa} * {fb} === {w};  // {cs.constraint_names[j]}")  # type: ignore[index]
+                body.append(f"    {fa} * {fb} === {w};  // {cs.constraint_names[j]}")
             else:
-                body.append(f"    {factor(a)} * {factor(b)} === {lc(c)};  // {cs.constraint_names[j]}")  # type: ignore[index]
+                body.append(f"    {factor(a)} * {factor(b)} === {lc(c)};  // {cs.constraint_names[j]}")
 
     decl = [f"    signal input {n};" for n in public_inputs]
     decl += [f"    signal input {input_signal[n]};" for n in private_inputs]
@@ -322,7 +322,7 @@ def _sorted(terms: dict[int, int]) -> dict[int, int]:
 def normal_form(system: R1CS) -> R1CS:
     """``system`` as circom writes it: terms sorted by wire, and each linear row (A or B a
     constant) as ``0 * 0 = C - A*B``. Same wires, same relation, same names."""
-    out = []
+    out: list[tuple[dict[int, int], dict[int, int], dict[int, int]]] = []
     for a, b, c in system.constraints:
         a_const = all(w == ONE_WIRE for w in a)
         b_const = all(w == ONE_WIRE for w in b)

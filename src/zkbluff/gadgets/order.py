@@ -122,14 +122,15 @@ def pick_remaining(cs: ConstraintSystem, remaining: Sequence[LCLike], j: LCLike,
         return chosen["c"]
 
     with cs.namespace(name):
-        steps = [LC.constant(0)]
-        steps += [cs.private_unchecked(f"step_{c}", (lambda c=c: int(card() < c)) if cs.with_values else None)
-                  for c in range(1, n)]
         if cs.records_hints:  # the card: the j-th of the remaining ones, then a step per card past it
             mask = LC.constant(0)
             for c, x in enumerate(rem):
                 mask = mask + x * (1 << c)
             picked = cs.hint_var("card", "zkbluff_pick({mask}, {j}, {n})", mask=mask, j=j, n=n)  # type: ignore[attr-defined]
+        steps = [LC.constant(0)]
+        steps += [cs.private_unchecked(f"step_{c}", (lambda c=c: int(card() < c)) if cs.with_values else None)
+                  for c in range(1, n)]
+        if cs.records_hints:
             for c in range(1, n):
                 cs.hint(steps[c], "{card} < {c} ? 1 : 0", card=picked, c=c)
         steps.append(LC.constant(1))

@@ -7,6 +7,14 @@ from zkbluff.circuit.circom import CircomCircuit, export
 from zkbluff.statements.base import Statement
 
 
+def circom_stem(stmt: Statement) -> str:
+    """The exported file's stem: the registry's, with dots as underscores (circom names its
+    outputs after it)."""
+    from zkbluff.statements.keys import file_stem
+
+    return file_stem(stmt.key_id).replace(".", "_")
+
+
 def template_name(stmt: Statement) -> str:
     """``card.play.v1`` -> ``CardPlayV1`` (the parameters are in the file's header)."""
     return "".join(p[:1].upper() + p[1:] for p in re.split(r"[._]", stmt.name))
