@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from zkbluff.circuit.builder import LC, ONE_WIRE, R1CS, ConstraintSystem, LCLike
 from zkbluff.errors import MalformedInput
@@ -58,6 +58,7 @@ class Var:
 
 
 Arg = Union[LC, int, Input, Code, Var]
+BlockWriter = Callable[..., tuple[dict[str, str], list[str]]]
 
 #: circom helpers the hints call (emitted once, at the top of every export)
 HELPERS = """\
@@ -76,6 +77,9 @@ function zkbluff_pick(mask, j, n) {
     return found;
 }
 """
+
+#: a linear combination longer than this is written as a var, this many terms a line
+LONG = 64
 
 _KEYWORDS = {"signal", "input", "output", "var", "component", "template", "function", "for", "while", "if",
              "else", "return", "main", "public", "log", "assert", "include", "pragma", "circom", "parallel",
@@ -119,6 +123,17 @@ class CircomExport(ConstraintSystem):
     def hint_assert(self, code: str, **args: object) -> None:
         """A circom ``assert`` the witness must pass (an input the builder refuses)."""
         self.events.append(("assert", Code(code, dict(args))))
+
+    def begin_block(self, writer: BlockWriter, **info: Any) -> None:
+        """The events up to :meth:`end_block` are one gadget, which ``writer`` writes as a
+        circom block instead of wire by wire: ``writer(base, info, wires, rows, render)``
+        returns the circom functions it needs (name -> text) and the block's lines, given the
+        signal array ``base`` its wires are (``base[k][m]``, row-major in build order), the
+        constraints they are in, and ``render`` (a linear combination -> circom)."""
+        self.events.append(("begin", (writer, info)))
+
+    def end_block(self) -> None:
+        self.events.append(("end", None))
 
     def code(self, template: str, **args: object) -> Code:
         """A circom expression to pass as a hint's argument."""
@@ -207,25 +222,55 @@ def export(synthesize, public_inputs: Sequence[str], private_inputs: Sequence[st
         input_signal[n] = unique(n)
         if n in claimed:
             names[claimed[n]] = input_signal[n]
+    # gadgets written as blocks: their wires are a signal array, their events one block
+    events: list[tuple[str, Any]] = []
+    k = 0
+    while k < len(cs.events):
+        kind, x = cs.events[k]
+        if kind != "begin":
+            events.append((kind, x))
+            k += 1
+            continue
+        end = next(e for e in range(k, len(cs.events)) if cs.events[e][0] == "end")
+        inner = cs.events[k + 1:end]
+        wires = [w for kd, w in inner if kd == "wire"]
+        if wires:
+            base = unique(_identifier(x[1]["name"]))
+            width = x[1]["row"]
+            for q, w in enumerate(wires):
+                names[w] = f"{base}[{q // width}][{q % width}]"
+            events.append(("block", (x[0], base, x[1], wires, [j for kd, j in inner if kd == "constraint"])))
+        k = end + 1
     for i in range(1 + cs.n_public, len(cs.wire_names)):
         if i not in names:
             names[i] = unique(_identifier(cs.wire_names[i]))
 
+    body: list[str] = []
+    n_long = [0]
+
     def lc(terms: dict[int, int]) -> str:
         if not terms:
             return "0"
+        if len(terms) > LONG:  # circom's compiler recurses on an expression's depth: a var, a chunk a line
+            ws = sorted(terms)
+            name = f"zk_lc_{n_long[0]}"
+            n_long[0] += 1
+            for k in range(0, len(ws), LONG):
+                chunk = lc({w: terms[w] for w in ws[k:k + LONG]})
+                body.append(f"    var {name} = {chunk};" if k == 0 else f"    {name} += {chunk};")
+            return name
         parts = []
         for w in sorted(terms):
             sign, mag = _coeff(terms[w])
             if w == ONE_WIRE:
-                body = str(mag)
+                term = str(mag)
             else:
-                body = names[w] if mag == 1 else f"{mag} * {names[w]}"
-            parts.append((sign, body))
+                term = names[w] if mag == 1 else f"{mag} * {names[w]}"
+            parts.append((sign, term))
         first_sign, first = parts[0]
         out = ("-" if first_sign == "-" else "") + first
-        for sign, body in parts[1:]:
-            out += f" {sign} {body}"
+        for sign, term in parts[1:]:
+            out += f" {sign} {term}"
         return out
 
     def factor(terms: dict[int, int]) -> str:
@@ -265,10 +310,15 @@ def export(synthesize, public_inputs: Sequence[str], private_inputs: Sequence[st
             nxt += 1
         wire_map[i] = circom_index[nm]
 
-    body: list[str] = []
     ns_prev = ""
-    for kind, x in cs.events:
-        if kind == "wire":
+    functions: dict[str, str] = {}
+    for kind, x in events:
+        if kind == "block":
+            writer, base, info, wires, rows = x
+            fns, lines_ = writer(base, info, wires, rows, render)
+            functions.update(fns)
+            body.extend(lines_)
+        elif kind == "wire":
             i = x
             if i <= cs.n_public or names[i] in input_signal.values():
                 continue
@@ -308,7 +358,7 @@ def export(synthesize, public_inputs: Sequence[str], private_inputs: Sequence[st
     lines = ["pragma circom 2.0.0;", ""]
     if comment:
         lines += [f"// {ln}" if ln else "//" for ln in comment.splitlines()] + [""]
-    lines += [HELPERS, f"template {template}() {{", "    // public inputs (wires 1..n, as zkbluff's)", *decl[:len(public_inputs)],
+    lines += [HELPERS, *functions.values(), f"template {template}() {{", "    // public inputs (wires 1..n, as zkbluff's)", *decl[:len(public_inputs)],
               "    // private inputs", *decl[len(public_inputs):], *body, "}", "",
               f"component main {{public [{', '.join(public_inputs)}]}} = {template}();", ""]
     return CircomCircuit("\n".join(lines), template, wire_map, list(public_inputs), list(private_inputs),
