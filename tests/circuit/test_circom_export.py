@@ -155,3 +155,34 @@ def test_cli_export_circom_writes_source_and_map(tmp_path):
     assert (tmp_path / "out" / f"{stem}.circom").read_text() == circuit.source
     assert meta["wire_map"] == circuit.wire_map and meta["fingerprint"] == stmt.system().fingerprint()
     assert meta["circom_fingerprint"] == normal_form(stmt.system()).fingerprint()
+
+
+@pytest.mark.parametrize("key", ["value.choice.v1", "card.play.v1@deck=20,max_play=3"])
+def test_snarkjs_proves_the_circom_witness_under_the_pinned_key(key, compiled, snarkjs, tmp_path):
+    """The circom runtime end to end: the exported wasm computes the witness, read through the
+    wire map it is zkbluff's, snarkjs proves it with the pinned `.zkey`, and `zkbluff verify`
+    accepts the proof; the same proof with a public input changed is rejected."""
+    from click.testing import CliRunner
+
+    from zkbluff.circuit.formats import write_wtns
+    from zkbluff.cli import main
+
+    folder, stem, circuit = compiled(key)
+    stmt = get_statement(key)
+    inputs = _vector_inputs(key)
+    proc = _wasm_witness(folder, stem, circom_inputs(stmt, inputs))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    write_wtns(tmp_path / "w.wtns", witness_from_circom(read_wtns(folder / "out.wtns"), circuit.wire_map))
+    res = CliRunner().invoke(main, ["ceremony", "zkey", "export", key, str(tmp_path / "k.zkey")])
+    assert res.exit_code == 0, res.output
+    subprocess.run(snarkjs + ["groth16", "prove", str(tmp_path / "k.zkey"), str(tmp_path / "w.wtns"),
+                              str(tmp_path / "proof.json"), str(tmp_path / "public.json")], check=True,
+                   capture_output=True, timeout=600)
+    assert json.loads((tmp_path / "public.json").read_text()) == [str(v) for v in stmt.public_values(inputs)]
+    res = CliRunner().invoke(main, ["verify", key, str(tmp_path / "public.json"), str(tmp_path / "proof.json")])
+    assert res.exit_code == 0, res.output
+    public = json.loads((tmp_path / "public.json").read_text())
+    public[0] = str((int(public[0]) + 1) % r)
+    (tmp_path / "public.json").write_text(json.dumps(public))
+    res = CliRunner().invoke(main, ["verify", key, str(tmp_path / "public.json"), str(tmp_path / "proof.json")])
+    assert res.exit_code != 0
