@@ -83,10 +83,12 @@ def test_circom_witness_is_zkbluffs_and_tamper_fails_in_both(key, compiled):
     witness = witness_from_circom(read_wtns(folder / "out.wtns"), circuit.wire_map)
     assert witness == stmt.witness(inputs)
     assert hashlib.sha256(wtns_to_bytes(witness)).hexdigest() == _vector(key)["witnessSha256"]
-    # the first public input, changed: the builder names the broken constraint, circom's asserts fail
+    # the last public input before the context (a verdict, a count, a hand's commitment, the round:
+    # one every constraint system pins), changed: the builder names the broken constraint,
+    # circom's asserts fail
     tampered = stmt.complete(inputs)
-    first = stmt.public[0]
-    tampered[first] = (tampered[first] + 1) % (1 << 250)
+    name = stmt.public[-2]
+    tampered[name] = (tampered[name] + 1) % (1 << 250)
     with pytest.raises(UnsatisfiedConstraint):
         stmt.witness(tampered)
     proc = _wasm_witness(folder, stem, circom_inputs(stmt, tampered))
