@@ -6,8 +6,14 @@ code of its hint, and every constraint. :func:`circom_source` writes them as one
 template: a signal per wire (named after the wire), ``<--`` for each hint (the gadgets
 describe their hints with :meth:`ConstraintSystem.hint`; a product wire is
 ``a * b``), and ``A * B === C`` for each constraint, in zkbluff's constraint order,
-with its name as a comment. Compiled with ``--O0`` (no simplification), circom keeps
-every constraint and every signal.
+with its name as a comment. A gadget may write itself as one block instead
+(:meth:`CircomExport.begin_block`: Poseidon is its rounds as a loop over its constants),
+and a linear combination longer than :data:`LONG` terms is a ``var`` built a chunk a line
+(circom's compiler recurses on an expression's depth). Compiled with ``--O0`` (no
+simplification), circom keeps every constraint and every signal. A private wire no gadget
+described is a named input when its name's last part is one (``salt0``), else
+:func:`export` refuses it. One template, not a template per gadget: a sub-component's
+inputs would be signals of their own, tied by copy constraints zkbluff does not have.
 
 What is identical, and what is mapped (``docs/interop.md``):
 
@@ -28,7 +34,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence
 
 from zkbluff.circuit.builder import LC, ONE_WIRE, R1CS, ConstraintSystem, LCLike
 from zkbluff.errors import MalformedInput
@@ -57,7 +63,6 @@ class Var:
         self.name = name
 
 
-Arg = Union[LC, int, Input, Code, Var]
 BlockWriter = Callable[..., tuple[dict[str, str], list[str]]]
 
 #: circom helpers the hints call (emitted once, at the top of every export)
