@@ -83,11 +83,11 @@ def test_circom_witness_is_zkbluffs_and_tamper_fails_in_both(key, compiled):
     witness = witness_from_circom(read_wtns(folder / "out.wtns"), circuit.wire_map)
     assert witness == stmt.witness(inputs)
     assert hashlib.sha256(wtns_to_bytes(witness)).hexdigest() == _vector(key)["witnessSha256"]
-    # the last public input before the context (a verdict, a count, a hand's commitment, the round:
-    # one every constraint system pins), changed: the builder names the broken constraint,
-    # circom's asserts fail
+    # a commitment the statement opens, changed (not a position commitment, which a chosen hand
+    # may not open; not a round, which a 3-card deal may map to the same deal): the builder
+    # names the broken constraint, circom's asserts fail
     tampered = stmt.complete(inputs)
-    name = stmt.public[-2]
+    name = next((n for n in stmt.public if n.endswith("_commitment")), stmt.public[0])
     tampered[name] = (tampered[name] + 1) % (1 << 250)
     with pytest.raises(UnsatisfiedConstraint):
         stmt.witness(tampered)
