@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 NODE_BIN := $(CURDIR)/node_modules/.bin
 
-.PHONY: demo test test-fast typecheck bench mutate keys vectors docs circuits clean services
+.PHONY: demo test test-fast typecheck bench mutate keys vectors docs circuits clean services chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,10 +50,24 @@ services:
 	  fi; \
 	fi
 
+# Debian's chromium for the browser-proof test (tests/circuit/test_circom_browser.py, driven by
+# playwright-core from npm): installed once as root, else only named (the test then skips; CI,
+# as root, installs it).
+chromium:
+	@if ! command -v chromium >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing chromium (Debian package) for the browser-proof test"; \
+	    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends chromium >/dev/null; \
+	  else \
+	    echo "chromium is not installed (apt-get install chromium as root): the browser-proof test skips"; \
+	  fi; \
+	fi
+
 demo: $(VENV)/.stamp-install
 	$(BIN)/zkbluff demo
 
-test: $(VENV)/.stamp-test node_modules/.stamp services
+test: $(VENV)/.stamp-test node_modules/.stamp services chromium
 	$(BIN)/zkbluff circuits check
 	$(BIN)/mypy
 	PATH="$(NODE_BIN):$$PATH" ZKBLUFF_NODE_MODULES="$(CURDIR)/node_modules" $(BIN)/python -m pytest -q

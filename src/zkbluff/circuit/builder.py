@@ -202,6 +202,11 @@ class ConstraintSystem:
     :class:`UnsatisfiedConstraint` at the first constraint the values violate.
     """
 
+    #: True for a system that records each wire's hint as circom code
+    #: (:class:`zkbluff.circuit.circom.CircomExport`): gadgets then describe their hints
+    #: with :meth:`hint`, which costs nothing elsewhere
+    records_hints = False
+
     def __init__(self, with_values: bool = False):
         self.with_values = with_values
         self.values: list[int] = [1]
@@ -280,6 +285,12 @@ class ConstraintSystem:
         if self.with_values:
             self.values.append(v)  # type: ignore[arg-type]
         return LC({idx: 1}, v)
+
+    def hint(self, wire: LC, code: str, **args: object) -> None:
+        """Describe how ``wire``'s hint is computed, in circom: ``code`` is an expression with
+        ``{name}`` holes filled by ``args`` (linear combinations, ints, other such
+        expressions). Only a system with :attr:`records_hints` keeps it; gadgets call it
+        under ``if cs.records_hints``."""
 
     # -- constraints
     def enforce(self, a: LCLike, b: LCLike, c: LCLike, name: str) -> None:

@@ -179,8 +179,33 @@ def _export_solidity(name: str, out: str) -> None:
                f"inputs, key {vk.fingerprint()[:16]})")
 
 
+def _export_circom(name: str, out: str) -> None:
+    """``export circom NAME DIR``: DIR/STEM.circom and DIR/STEM.wires.json (the wire map)."""
+    import json
+    from pathlib import Path
+
+    from zkbluff.circuit.circom import normal_form
+    from zkbluff.statements import get_statement
+    from zkbluff.statements.circom import circom_stem, export_statement
+
+    stmt = get_statement(name)
+    circuit = export_statement(stmt)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = circom_stem(stmt)
+    system = stmt.system()
+    _write_text_whole(str(folder / f"{stem}.circom"), circuit.source)
+    _write_text_whole(str(folder / f"{stem}.wires.json"), json.dumps({
+        "statement": stmt.key_id, "template": circuit.template, "fingerprint": system.fingerprint(),
+        "circom_fingerprint": normal_form(system).fingerprint(), "constraints": system.n_constraints,
+        "wires": system.n_wires, "circom_wires": circuit.n_circom_wires, "public_inputs": circuit.public_inputs,
+        "private_inputs": circuit.private_inputs, "wire_map": circuit.wire_map}, indent=1) + "\n")
+    click.echo(f"wrote {folder / (stem + '.circom')} ({system.n_constraints} constraints; compile with "
+               f"`circom2 {stem}.circom --r1cs --wasm --O0`) and {stem}.wires.json (zkbluff wire -> circom wire)")
+
+
 #: the forms ``circuits export FORM NAME FILE`` writes besides the verification key
-EXPORT_FORMS = {"solidity": _export_solidity}
+EXPORT_FORMS = {"solidity": _export_solidity, "circom": _export_circom}
 
 
 @circuits_group.command("export", context_settings={"ignore_unknown_options": False})
@@ -189,7 +214,8 @@ EXPORT_FORMS = {"solidity": _export_solidity}
 def circuits_export(args: tuple[str, ...]) -> None:
     """Write NAME's pinned verification key as snarkjs JSON (`export NAME FILE`, for `snarkjs
     groth16 verify`), or another FORM of its verifier: `export solidity NAME FILE` writes a
-    Solidity contract, verifyProof(a, b, c, input) -> bool (docs/interop.md)."""
+    Solidity contract, verifyProof(a, b, c, input) -> bool; `export circom NAME DIR` writes
+    circom 2 source of the statement and its wire map (docs/interop.md)."""
     if len(args) == 2:
         _export_verification_key(*args)
     elif len(args) == 3 and args[0] in EXPORT_FORMS:

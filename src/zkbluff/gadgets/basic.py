@@ -67,6 +67,9 @@ def to_bits(cs: ConstraintSystem, x: LCLike, n: int, name: str = "bits") -> list
     n_eff = min(n, 254)
     with cs.namespace(name):
         bits = [alloc_boolean(cs, f"bit_{i}", _bit_hint(x, i) if cs.with_values else None) for i in range(n_eff)]
+        if cs.records_hints:
+            for i, b in enumerate(bits):
+                cs.hint(b, "({x} >> {i}) & 1", x=x, i=i)
         cs.enforce_equal(from_bits(bits), x, "recompose")
         if n >= 254:
             enforce_bits_le_constant(cs, bits, r - 1, "strict")
@@ -105,6 +108,9 @@ def is_zero(cs: ConstraintSystem, x: LCLike, name: str = "is_zero") -> LC:
     with cs.namespace(name):
         inv = cs.private_unchecked("inv", (lambda: pow(x.value, -1, r) if x.value else 0) if cs.with_values else None)
         out = cs.private_unchecked("out", (lambda: int(x.value == 0)) if cs.with_values else None)
+        if cs.records_hints:
+            cs.hint(inv, "{x} != 0 ? 1 / {x} : 0", x=x)
+            cs.hint(out, "{x} == 0 ? 1 : 0", x=x)
         cs.enforce(x, inv, 1 - out, "inverse")
         cs.enforce(x, out, 0, "zero_if_out")
         cs.enforce(inv, out, 0, "inv_pinned")

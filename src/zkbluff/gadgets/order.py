@@ -17,7 +17,7 @@ from zkbluff.gadgets.basic import alloc_boolean, enforce_bits_le_constant, from_
 from zkbluff.gadgets.native import pick_remaining as _pick_native
 
 
-def _alloc_bounded(cs: ConstraintSystem, name: str, bound: int, hint) -> LC:
+def _alloc_bounded(cs: ConstraintSystem, name: str, bound: int, hint, code=None) -> LC:
     """A private value in ``[0, bound]``: ``bound.bit_length()`` boolean wires, read as
     an integer <= bound. One constraint per bit, plus one per bit below the top set bit
     of ``bound``. The value itself is the (free) weighted sum of the bits."""
@@ -25,6 +25,9 @@ def _alloc_bounded(cs: ConstraintSystem, name: str, bound: int, hint) -> LC:
     with cs.namespace(name):
         bits = [alloc_boolean(cs, f"bit_{i}", (lambda i=i: (hint() >> i) & 1) if cs.with_values else None)
                 for i in range(n)]
+        if cs.records_hints:  # ``code``: the value's circom expression
+            for i, b in enumerate(bits):
+                cs.hint(b, "({v} >> {i}) & 1", v=code, i=i)
         enforce_bits_le_constant(cs, bits, bound, "le")
     return from_bits(bits)
 
@@ -70,11 +73,16 @@ def mixed_radix_digits(cs: ConstraintSystem, h: LCLike, radices: Sequence[int],
         return solved["v"]
 
     with cs.namespace(name):
+        hv = cs.hint_var("h", "{h}", h=h) if cs.records_hints else None  # type: ignore[attr-defined]
         digits: list[LC] = []
+        weight = 1
         for d, m in enumerate(radices):
+            code = None if hv is None else cs.code("(({h} % {n}) \\ {w}) % {m}", h=hv, n=n_total, w=weight, m=m)
             digits.append(LC.constant(0) if m == 1 else
-                          _alloc_bounded(cs, f"digit_{d}", m - 1, lambda d=d: solve()[1][d]))
-        q = _alloc_bounded(cs, "quotient", q_max - 1, lambda: solve()[0])
+                          _alloc_bounded(cs, f"digit_{d}", m - 1, lambda d=d: solve()[1][d], code))
+            weight *= m
+        q = _alloc_bounded(cs, "quotient", q_max - 1, lambda: solve()[0],
+                           None if hv is None else cs.code("{h} \\ {n}", h=hv, n=n_total))
         acc = q * n_total
         weight = 1
         for j, m in zip(digits, radices):
@@ -114,9 +122,17 @@ def pick_remaining(cs: ConstraintSystem, remaining: Sequence[LCLike], j: LCLike,
         return chosen["c"]
 
     with cs.namespace(name):
+        if cs.records_hints:  # the card: the j-th of the remaining ones, then a step per card past it
+            mask = LC.constant(0)
+            for c, x in enumerate(rem):
+                mask = mask + x * (1 << c)
+            picked = cs.hint_var("card", "zkbluff_pick({mask}, {j}, {n})", mask=mask, j=j, n=n)  # type: ignore[attr-defined]
         steps = [LC.constant(0)]
         steps += [cs.private_unchecked(f"step_{c}", (lambda c=c: int(card() < c)) if cs.with_values else None)
                   for c in range(1, n)]
+        if cs.records_hints:
+            for c in range(1, n):
+                cs.hint(steps[c], "{card} < {c} ? 1 : 0", card=picked, c=c)
         steps.append(LC.constant(1))
         onehot = [steps[c + 1] - steps[c] for c in range(n)]
         below = LC.constant(0)

@@ -294,13 +294,23 @@ def alloc_mask(cs: ConstraintSystem, inputs: Optional[dict], name: str, n: int) 
     if inputs is not None and not 0 <= inputs[name] < (1 << n):
         raise MalformedInput(f"input {name!r}: a mask over {n} cards, got {inputs[name]}")
     with cs.namespace(name):
-        return [alloc_boolean(cs, f"bit_{i}", bit_hint(inputs, name, i)) for i in range(n)]
+        bits = [alloc_boolean(cs, f"bit_{i}", bit_hint(inputs, name, i)) for i in range(n)]
+    if cs.records_hints:  # the mask is a circom input (not a wire): below 2^n, then its bits
+        from zkbluff.circuit.circom import Input
+
+        cs.hint_assert("({m} >> {n}) == 0", m=Input(name), n=n)  # type: ignore[attr-defined]
+        for i, b in enumerate(bits):
+            cs.hint(b, "({m} >> {i}) & 1", m=Input(name), i=i)
+    return bits
 
 
 def public_mask_bits(cs: ConstraintSystem, mask: LC, inputs: Optional[dict], name: str, n: int) -> list[LC]:
     """Bits of a public mask, constrained boolean and to recompose to it (n + 1 constraints)."""
     with cs.namespace(name + "_bits"):
         bits = [alloc_boolean(cs, f"bit_{i}", bit_hint(inputs, name, i)) for i in range(n)]
+        if cs.records_hints:
+            for i, b in enumerate(bits):
+                cs.hint(b, "({m} >> {i}) & 1", m=mask, i=i)
         cs.enforce_equal(from_bits(bits), mask, "recompose")
     return bits
 

@@ -228,6 +228,9 @@ def match_statement() -> Statement:
             with cs.namespace(f"name{s + 1}"):
                 onehot = [alloc_boolean(cs, f"is_{v}", None if inp is None else int(inp[f"name{s + 1}"] == v))
                           for v in range(14)]
+                if cs.records_hints:
+                    for v, b in enumerate(onehot):
+                        cs.hint(b, "{nm} == {v} ? 1 : 0", nm=nm, v=v)
                 cs.enforce_equal(popcount(onehot), 1, "one")
                 cs.enforce_equal(popcount([b * v for v, b in enumerate(onehot)]), nm, "value")
                 need = [n + onehot[v] for v, n in enumerate(need)]

@@ -100,9 +100,17 @@ def chosen_hand_statement(deck: int, hand: int) -> Statement:
                 pos = None if inp is None else inp[f"position{i}"]
                 card = None if inp is None else inp[f"card{i}"]
                 at = [alloc_boolean(cs, f"at_{j}", None if inp is None else int(pos == j)) for j in range(deck)]
+                if cs.records_hints:
+                    from zkbluff.circuit.circom import Input
+
+                    for j, b in enumerate(at):
+                        cs.hint(b, "{pos} == {j} ? 1 : 0", pos=Input(f"position{i}"), j=j)
                 cs.enforce_equal(popcount(at), 1, "one_position")
                 selected = popcount([cs.mul(b, c, f"select_{j}") for j, (b, c) in enumerate(zip(at, coms))])
                 is_c = [alloc_boolean(cs, f"is_{c}", None if inp is None else int(card == c)) for c in range(deck)]
+                if cs.records_hints:
+                    for c, b in enumerate(is_c):
+                        cs.hint(b, "{card} == {c} ? 1 : 0", card=Input(f"card{i}"), c=c)
                 cs.enforce_equal(popcount(is_c), 1, "one_card")
                 card_value = popcount([b * c for c, b in enumerate(is_c)])
                 salt = cs.private_unchecked(f"salt{i}", value(inp, f"salt{i}"))

@@ -213,6 +213,9 @@ def pick_statement(deck: int = 20, max_hand: int = 5) -> Statement:
         # low = q * size + index with index < size: no wrap-around (q < 2^64, size < 8)
         q = cs.private_unchecked("quotient", (lambda: low.value // size.value) if cs.with_values else None)
         index = cs.private_unchecked("index", (lambda: low.value % size.value) if cs.with_values else None)
+        if cs.records_hints:
+            cs.hint(q, "{low} \\ {size}", low=low, size=size)
+            cs.hint(index, "{low} % {size}", low=low, size=size)
         enforce_range(cs, q, PICK_BITS, "quotient_range")
         enforce_range(cs, index, size_bits, "index_range")
         cs.enforce_equal(less_than(cs, index, size, size_bits + 1, "index_below_size"), 1, "index_max")

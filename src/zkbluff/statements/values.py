@@ -163,6 +163,9 @@ def start_draw_statement() -> Statement:
                 [inp["referee_entropy"], inp["entropy0"], inp["entropy1"]]) & ((1 << DRAW_LOW_BITS) - 1)
             q = cs.private_unchecked("q", None if h_low is None else h_low // 3)
             m = cs.private_unchecked("m", None if hint is None else hint[0] - DRAW_BASE)
+            if cs.records_hints:
+                cs.hint(q, "{low} \\ 3", low=low)
+                cs.hint(m, "{low} % 3", low=low)
             enforce_range(cs, q, DRAW_LOW_BITS - 1, "q_range")
             t = cs.mul(m, m - 1, "m_t")
             cs.enforce(t, m - 2, 0, "m_range")
