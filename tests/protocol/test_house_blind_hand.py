@@ -201,3 +201,10 @@ def test_the_existing_key_layout_is_unchanged_for_committed_statements(deal):
     assert stmt.disclosed == ("hand_commitment", "context")
     assert len(stmt.committed) == N_COMMITTED and vk.n_public == 2 + N_COMMITTED
     assert commitment_bases(vk, N_COMMITTED) == vk.ic[3:]
+
+
+def test_a_hand_message_with_d_at_infinity_is_malformed(deal):
+    msg, _ = deal["hands"][0]
+    bad = dataclasses.replace(msg, proof=CommittedProof(msg.proof.proof, None))
+    with pytest.raises(MalformedInput):
+        verify_hands(deal["record"], deal["deck"], {0: (bad, PREV)}, deal["pk"].vk, N_COMMITTED)

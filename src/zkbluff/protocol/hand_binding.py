@@ -21,13 +21,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence
 
-from zkbluff.curve import Backend, get_backend
+from zkbluff.curve import Backend, G1Affine, get_backend
 from zkbluff.errors import InvalidProof, InvalidShare, MalformedInput
 from zkbluff.field import r
 from zkbluff.groth16.committed import CommittedProof, commitment_bases, prove_committed, verify_committed
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
 from zkbluff.protocol.elgamal import (
-    G, Deck, Point, ProofContext, Randomness, SeatKey, Terms, challenge, hex_list, point_bytes, point_from_hex,
+    G, Deck, Point, ProofContext, Randomness, SeatKey, Terms, challenge, finite, hex_list, point_bytes,
+    point_from_hex,
     point_hex, random_scalars, scalar_from_hex, scalar_hex,
 )
 from zkbluff.protocol.house_blind import DealRecord, step_context
@@ -126,32 +127,34 @@ def _challenge(ctx: ProofContext, vk: VerifyingKey, hand_commitment: int, h: Poi
     return challenge(_TAG, ctx, parts)
 
 
-def prove_sigma(key: SeatKey, h: Point, cards: Sequence[int], blind: int, vk: VerifyingKey, D: Point,
+def prove_sigma(key: SeatKey, h: Point, cards: Sequence[int], blind: int, vk: VerifyingKey, D: G1Affine,
                 tgts: Sequence[Target], hand_commitment: int, ctx: ProofContext,
                 rng: Optional[Randomness] = None, backend: Optional[Backend] = None) -> BindingSigma:
     """The sigma proof for ``cards`` (the ``i``-th at ``tgts[i]``) and ``blind`` under ``D``."""
     be = backend or get_backend()
+    (D,) = finite([D])
     m = len(cards)
     if len(tgts) != m:
         raise MalformedInput(f"hand binding: {m} cards for {len(tgts)} positions")
-    bases = list(commitment_bases(vk, m + 1))
+    bases = finite(commitment_bases(vk, m + 1))
     w = random_scalars(m + 2, rng)
     wx, wc, wb = w[0], w[1:m + 1], w[m + 1]
-    (T_h,) = be.g1_mul_many(G, [wx])
-    T_D = be.g1_msm(bases, [*wc, wb])
-    T = be.g1_msm_many([([t.A, G], [wx, wi]) for t, wi in zip(tgts, wc)])
+    T_h, T_D, *T = finite([*be.g1_mul_many(G, [wx]), be.g1_msm(bases, [*wc, wb]),
+                           *be.g1_msm_many([([t.A, G], [wx, wi]) for t, wi in zip(tgts, wc)])])
     e = _challenge(ctx, vk, hand_commitment, h, D, tgts, T_h, T_D, T)
     return BindingSigma(T_h, T_D, tuple(T), (wx + e * key.x) % r,
                         tuple((wi + e * c) % r for wi, c in zip(wc, cards)), (wb + e * blind) % r)
 
 
-def add_sigma_terms(terms: Terms, sigma: BindingSigma, h: Point, vk: VerifyingKey, D: Point,
+def add_sigma_terms(terms: Terms, sigma: BindingSigma, h: Point, vk: VerifyingKey, D: G1Affine,
                     tgts: Sequence[Target], hand_commitment: int, ctx: ProofContext) -> None:
     """The sigma proof's ``m + 2`` equations, each with its own random weight, into ``terms``."""
+    if D is None:
+        raise MalformedInput("hand binding: D is the point at infinity")
     m = len(tgts)
     if len(sigma.T) != m or len(sigma.z_c) != m:
         raise MalformedInput(f"hand binding: the sigma proof answers {len(sigma.T)} positions, expected {m}")
-    bases = commitment_bases(vk, m + 1)
+    bases = finite(commitment_bases(vk, m + 1))
     e = _challenge(ctx, vk, hand_commitment, h, D, tgts, sigma.T_h, sigma.T_D, sigma.T)
     w = Terms.weights(m + 2)
     # z_x G = T_h + e h
