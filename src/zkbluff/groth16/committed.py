@@ -33,13 +33,14 @@ values; it is the trapdoor that already forges every proof, and no new secret is
 """
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 from zkbluff.curve import Backend, G1Affine, g1_is_on_curve, get_backend
 from zkbluff.curve.codec import g1_from_json, g1_to_json
 from zkbluff.errors import InvalidProof, MalformedInput
-from zkbluff.field import p
+from zkbluff.field import p, r
 from zkbluff.groth16.keys import Proof, ProvingKey, VerifyingKey
 from zkbluff.groth16.prove import prove
 from zkbluff.groth16.verify import _validate
@@ -82,13 +83,7 @@ def prove_committed(pk: ProvingKey, witness: Sequence[int], n_committed: int,
     return CommittedProof(proof, be.g1_msm(list(commitment_bases(pk.vk, n_committed)), values))
 
 
-def verify_committed(vk: VerifyingKey, disclosed: Sequence[int], cp: CommittedProof, n_committed: int,
-                     backend: Optional[Backend] = None) -> None:
-    """The pairing check with ``D`` in place of the committed inputs. Raises
-    :class:`MalformedInput` (wrong counts, a point off the curve or ``D`` at infinity) or
-    :class:`InvalidProof`. Not enough alone: see the module's doc (an opening of ``D`` in the
-    committed bases must be proven too)."""
-    be = backend or get_backend()
+def _check(vk: VerifyingKey, disclosed: Sequence[int], cp: CommittedProof, n_committed: int, be: Backend) -> None:
     if not isinstance(cp, CommittedProof):
         raise MalformedInput(f"committed proof: expected a CommittedProof, got {type(cp).__name__}")
     commitment_bases(vk, n_committed)
@@ -100,9 +95,35 @@ def verify_committed(vk: VerifyingKey, disclosed: Sequence[int], cp: CommittedPr
     if D is None or not (isinstance(D, tuple) and len(D) == 2 and all(isinstance(v, int) and 0 <= v < p for v in D)
                          and g1_is_on_curve(D)):
         raise MalformedInput("committed proof: D is not a finite point on the curve")
-    n_open = vk.n_public - n_committed
-    vk_x = be.g1_msm([*vk.ic[: n_open + 1], D], [1, *disclosed, 1])
-    pairs = [(be.g1_neg(cp.proof.a), cp.proof.b), (vk.alpha_g1, vk.beta_g2), (vk_x, vk.gamma_g2),
-             (cp.proof.c, vk.delta_g2)]
-    if not be.pairing_product_is_one(pairs):
+
+
+def verify_committed(vk: VerifyingKey, disclosed: Sequence[int], cp: CommittedProof, n_committed: int,
+                     backend: Optional[Backend] = None) -> None:
+    """The pairing check with ``D`` in place of the committed inputs. Raises
+    :class:`MalformedInput` (wrong counts, a point off the curve or ``D`` at infinity) or
+    :class:`InvalidProof`. Not enough alone: see the module's doc (an opening of ``D`` in the
+    committed bases must be proven too)."""
+    if not committed_batch_holds(vk, [(disclosed, cp)], n_committed, backend):
         raise InvalidProof("the committed proof does not verify for these inputs and D")
+
+
+def committed_batch_holds(vk: VerifyingKey, items: Sequence[tuple[Sequence[int], CommittedProof]], n_committed: int,
+                          backend: Optional[Backend] = None) -> bool:
+    """Whether every ``(disclosed, proof)`` under ``vk`` verifies, as one multi-pairing: a
+    random 128-bit weight ``z`` per proof (as :func:`~zkbluff.groth16.verify.batch_verify`),
+    ``prod e(-z A, B) e(sum z alpha, beta) e(sum z (vk_x + D), gamma) e(sum z C, delta) = 1``.
+    Every item is validated first (:class:`MalformedInput`). A single item gets weight 1."""
+    be = backend or get_backend()
+    for disclosed, cp in items:
+        _check(vk, disclosed, cp, n_committed, be)
+    if not items:
+        return True
+    n_open = vk.n_public - n_committed
+    zs = [1] if len(items) == 1 else [secrets.randbits(128) | 1 for _ in items]
+    pairs = [(be.g1_mul(be.g1_neg(cp.proof.a), z), cp.proof.b) for z, (_d, cp) in zip(zs, items)]
+    zsum = sum(zs) % r
+    open_scalars = [zsum] + [sum(z * d[k] for z, (d, _cp) in zip(zs, items)) % r for k in range(n_open)]
+    vk_x = be.g1_msm([*vk.ic[: n_open + 1], *(cp.d for _d, cp in items)], [*open_scalars, *zs])
+    c_sum = be.g1_msm([cp.proof.c for _d, cp in items], zs)
+    pairs += [(be.g1_mul(vk.alpha_g1, zsum), vk.beta_g2), (vk_x, vk.gamma_g2), (c_sum, vk.delta_g2)]
+    return bool(be.pairing_product_is_one(pairs))

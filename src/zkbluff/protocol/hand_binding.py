@@ -24,7 +24,9 @@ from typing import Mapping, Optional, Sequence
 from zkbluff.curve import Backend, G1Affine, get_backend
 from zkbluff.errors import InvalidProof, InvalidShare, MalformedInput
 from zkbluff.field import r
-from zkbluff.groth16.committed import CommittedProof, commitment_bases, prove_committed, verify_committed
+from zkbluff.groth16.committed import (
+    CommittedProof, commitment_bases, committed_batch_holds, prove_committed, verify_committed,
+)
 from zkbluff.groth16.keys import ProvingKey, VerifyingKey
 from zkbluff.protocol.elgamal import (
     G, Deck, Point, ProofContext, Randomness, SeatKey, Terms, challenge, finite, hex_list, point_bytes,
@@ -202,7 +204,8 @@ def verify_hands(record: DealRecord, deck: Deck, hands: Mapping[int, tuple[HandM
                  vk: VerifyingKey, n_committed: int, backend: Optional[Backend] = None) -> None:
     """Check every seat's hand message (``{seat: (message, prev_hash)}``) against a deal that
     :func:`~zkbluff.protocol.house_blind.verify_deal` accepted (``deck`` its final deck): the
-    sigma proofs of every seat in one MSM, then each seat's pairing. The first failure raises
+    sigma proofs of every seat in one MSM and their pairings in one multi-pairing; if either
+    fails, each seat alone in seat order (its pairing, then its sigma proof). The first failure raises
     :class:`InvalidShare` with check ``hand.binding`` naming the seat."""
     be = backend or get_backend()
     keys = [k.h for k, _prev in record.keys]
@@ -218,18 +221,18 @@ def verify_hands(record: DealRecord, deck: Deck, hands: Mapping[int, tuple[HandM
         ctx = hand_context(record, seat, prev)
         per_seat.append((seat, msg, tgts, ctx))
         add_sigma_terms(terms, msg.sigma, keys[seat], vk, msg.proof.d, tgts, msg.hand_commitment, ctx)
-    ok = terms.holds(be)
+    if committed_batch_holds(vk, [([msg.hand_commitment, context_scalar(ctx)], msg.proof)
+                                  for _seat, msg, _t, ctx in per_seat], n_committed, be) and terms.holds(be):
+        return
     for seat, msg, tgts, ctx in per_seat:
         try:
             verify_committed(vk, [msg.hand_commitment, context_scalar(ctx)], msg.proof, n_committed, be)
         except InvalidProof:
             raise InvalidShare(f"seat {seat}: its hand proof does not verify for its hand commitment and D",
                                seat=seat, check=CHECK) from None
-        if not ok:
-            one = Terms()
-            add_sigma_terms(one, msg.sigma, keys[seat], vk, msg.proof.d, tgts, msg.hand_commitment, ctx)
-            if not one.holds(be):
-                raise InvalidShare(f"seat {seat}: its hand commitment's cards are not the cards opened to it "
-                                   f"(the sigma proof fails)", seat=seat, check=CHECK)
-    if not ok:  # pragma: no cover - 2^-128 per batch
-        raise InvalidShare("hand binding: the batch failed but no seat's proof does", check=CHECK)
+        one = Terms()
+        add_sigma_terms(one, msg.sigma, keys[seat], vk, msg.proof.d, tgts, msg.hand_commitment, ctx)
+        if not one.holds(be):
+            raise InvalidShare(f"seat {seat}: its hand commitment's cards are not the cards opened to it "
+                               f"(the sigma proof fails)", seat=seat, check=CHECK)
+    raise InvalidShare("hand binding: the batch failed but no seat's proof does", check=CHECK)  # pragma: no cover
