@@ -208,3 +208,10 @@ def test_a_hand_message_with_d_at_infinity_is_malformed(deal):
     bad = dataclasses.replace(msg, proof=CommittedProof(msg.proof.proof, None))
     with pytest.raises(MalformedInput):
         verify_hands(deal["record"], deal["deck"], {0: (bad, PREV)}, deal["pk"].vk, N_COMMITTED)
+
+
+def test_committed_inputs_must_be_the_last_public_inputs(deal):
+    stmt = deal["stmt"]
+    with pytest.raises(ValueError):
+        dataclasses.replace(stmt, committed=("hand_commitment",))
+    assert dataclasses.replace(stmt, committed=stmt.committed[1:]).disclosed == stmt.public[:3]
