@@ -53,6 +53,8 @@ PINNED = {
     "card.deal.v2@deck=3,hands=1,board=1,entropies=3": 1999,
     "card.deal.v2@deck=3,hands=1,board=1,entropies=4": 2276,
     "card.deal.v2@deck=3,hands=1,board=1,entropies=5": 2541,
+    "card.hand_binding.v1@deck=52,hand=17": 1213,
+    "card.hand_binding.v1@deck=52,hand=26": 1699,
 }
 
 
