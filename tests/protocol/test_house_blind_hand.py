@@ -14,6 +14,7 @@ import pytest
 
 from zkbluff.curve import get_backend
 from zkbluff.errors import InvalidShare, MalformedInput
+from zkbluff.gadgets.native import commit
 from zkbluff.groth16.committed import CommittedProof, commitment_bases, prove_committed, verify_committed
 from zkbluff.protocol.hand_binding import (
     CHECK, HandMessage, context_scalar, hand_context, hand_message, prove_sigma, targets, verify_hands,
@@ -82,8 +83,6 @@ def undealt_card(d):
 def test_every_honest_hand_binds_and_commits_the_seats_own_cards(deal):
     verify_hands(deal["record"], deal["deck"], deal["hands"], deal["pk"].vk, N_COMMITTED, deal["be"])
     for seat, (msg, _prev) in deal["hands"].items():
-        from zkbluff.gadgets.native import commit
-
         mask = sum(1 << c for c in deal["cards"][seat].values())
         assert msg.hand_commitment == commit(mask, 1000 + seat)
 
