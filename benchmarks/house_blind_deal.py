@@ -10,7 +10,8 @@ and wall time; verifying a whole deal from its JSON record (every key proof, shu
 argument and share: one MSM); the record's size. Then the parts alone, and the measured
 cost of one 52-card re-encryption (the unit a cut-and-choose shuffle proof would repeat per
 round). Medians (and the worst seat) over ``runs`` deals after a warm-up one. Not wired into
-the engine yet: no signatures, no transcript lines, no hand-commitment proof.
+the engine yet: no signatures, no transcript lines; the hand binding is timed by
+benchmarks/house_blind_hand.py.
 """
 from __future__ import annotations
 

@@ -119,4 +119,9 @@ def valid_inputs(stmt, rng: random.Random) -> dict:
         return chosen_hand_inputs([commit(c, s) for c, s in zip(cards, salts)],
                                   [(q, cards[q], salts[q]) for q in mine], salt(rng), others,
                                   sum(1 << q for q in mine) if as_dealer else 0, ctx)
+    if name == "card.hand_binding.v1":
+        from zkbluff.statements.hand_binding import hand_binding_inputs
+
+        cards = rng.sample(range(prm["deck"]), prm["hand"])
+        return hand_binding_inputs(cards, salt(rng), rng.getrandbits(253), ctx)
     raise KeyError(name)

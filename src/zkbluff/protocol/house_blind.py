@@ -15,8 +15,8 @@ checks a whole deal with :func:`verify_deal` (one MSM for every proof of it).
 The seam for the match engine (which does not use this yet): a ``DealScheme`` drives one
 :class:`HouseBlindSeat` per seat, writes each message as a signed transcript line, passes
 the hash of the line before as ``prev_hash``, and its verifier rebuilds a
-:class:`DealRecord` from those lines. The hand commitment's binding to the opened cards is
-the next step (the doc says how it will bind).
+:class:`DealRecord` from those lines. Step 5, each seat's hand commitment bound to the cards
+opened to it, is :mod:`zkbluff.protocol.hand_binding`.
 """
 from __future__ import annotations
 

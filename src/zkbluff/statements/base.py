@@ -178,6 +178,20 @@ class Statement:
         """Its row of the table in docs/statements.md (``tools/statement_docs.py`` writes them)."""
         public, private = self.inputs.catalog_columns()
         return f"| `{self.key_id}` | {constraints} | {public} | {private} |"
+    #: the *committed* inputs (Groth16 with a commitment to part of the witness,
+    #: :mod:`zkbluff.groth16.committed`): the last ``len(committed)`` names of ``public``.
+    #: They are public wires of the constraint system (so the key is an ordinary key), but a
+    #: proof discloses only the point ``D`` they sum to under their verifying-key bases.
+    committed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.committed and self.public[len(self.public) - len(self.committed):] != self.committed:
+            raise ValueError(f"{self.name}: committed inputs must be the last public inputs")
+
+    @property
+    def disclosed(self) -> tuple[str, ...]:
+        """The public inputs a verifier is given as numbers (all but the committed ones)."""
+        return self.public[: len(self.public) - len(self.committed)]
 
     @property
     def key_id(self) -> str:

@@ -25,6 +25,7 @@ from zkbluff.errors import MalformedInput
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, match_statement, play_statement
 from zkbluff.statements.deal import deal_v2_statement
+from zkbluff.statements.hand_binding import hand_binding_statement
 from zkbluff.statements.oblivious import chosen_hand_statement, permutation_statement
 from zkbluff.statements.values import (
     chamber_statement, choice_statement, counter_is_statement, counter_step_statement, start_draw_statement,
@@ -135,6 +136,10 @@ def shared_statements() -> tuple[Statement, ...]:
         deal_v2_statement(3, (1,), board=1, entropies=3),
         deal_v2_statement(3, (1,), board=1, entropies=4),
         deal_v2_statement(3, (1,), board=1, entropies=5),
+        # house-blind deal: a seat's hand commitment bound to the cards opened to it (committed
+        # cards; docs/house-blind-deal.md). Not used by a game yet: 17 cards (Cheat at 3 seats), 26 (two seats)
+        hand_binding_statement(52, 17),
+        hand_binding_statement(52, 26),
     )
 
 
