@@ -187,3 +187,79 @@ def test_an_honest_deal_phase_forfeit_is_taken(tmp_path, case):
     ref.now, mine.now = 1060.1, 1063.0
     assert tab.poll()["action"] == case
     assert tab.seats[1].disputes == [] and tab.seats[1].view.over
+
+
+# ---------------------------------------------------------------- the dealer's lines carry the referee's receipt
+
+def _dealer_behind(tmp_path, behind: float) -> tuple[Table, Clock]:
+    """A Proof or Bluff table (the dealer's deal) whose dealer's clock runs ``behind`` s behind
+    the referee's; both seats hold back their entropy until the test lets them go."""
+    ref = Clock(1000.0)
+    spec = spec_for("proof-or-bluff", {"mode": "casual", "deal": "dealer"})
+    seats = [Seat(spec, i, f"s{i}", Prover(), clock=ref) for i in range(2)]
+    for s in seats:
+        s.sends_deal_lines = False
+    dealer = Dealer(spec, Prover(), clock=lambda: ref.now - behind)
+    tab = Table(RefereeParty(spec, prover=Prover(), clock=ref), dealer, seats, TranscriptWriter(tmp_path / "d.jsonl"))
+    advance = tab.advance
+    tab.advance = lambda: None  # type: ignore[method-assign]  # the header at 1000, the dealer's line at 1010
+    tab.start()
+    tab.advance = advance  # type: ignore[method-assign]
+    ref.now = 1010.0
+    tab.advance()
+    return tab, ref
+
+
+def test_attack_a_dealer_clock_behind_the_referee_no_longer_shortens_the_entropy_window(tmp_path):
+    """On main the entropy window ran from the dealer's own stamp: a dealer 4.9 s behind the
+    referee (inside the tolerance) cut the seats' 60 s to 55.1 s, and a seat's entropy 59 s
+    after the referee took the dealer's line was refused as late (``deal.late``). Now the
+    dealer's line carries the referee's receipt and the window runs from it."""
+    tab, ref = _dealer_behind(tmp_path, STAMP_TOLERANCE - 0.1)
+    ref.now = 1069.0
+    for s in tab.seats:
+        s.sends_deal_lines = True
+    tab.advance()  # main: LateEntropy ("entropy stamped 1069.0, after the deadline 1065.1")
+    assert [e["action"] for e in tab.writer.events[2:4]] == ["entropy.seat", "entropy.seat"]
+    commit = tab.writer.events[1]
+    assert commit["action"] == "entropy.dealer"
+    assert commit["received"]["at"] == 1010.0 and commit["at"] == pytest.approx(1005.1)
+    assert commit["data"]["deadline"] == pytest.approx(1005.1 + 60.0)  # as the dealer signed it
+    assert tab.view.ledger.deal.dealer["deadline"] == pytest.approx(1070.0)  # the window, from the receipt
+    verify_transcript(tmp_path / "d.jsonl")  # offline: the same window, from the same receipt
+
+
+def _dealer_line(tmp_path):
+    tab, _ = _dealer_behind(tmp_path, 0.0)
+    header, commit = tab.writer.events[0], tab.writer.events[1]
+    return tab, header, commit, {k: v for k, v in commit.items() if k != "received"}
+
+
+def test_a_dealer_receipt_beyond_the_tolerance_or_not_the_referees_is_refused_offline(tmp_path):
+    tab, header, commit, bare = _dealer_line(tmp_path)
+    for shift in (STAMP_TOLERANCE + 0.1, -(STAMP_TOLERANCE + 0.1)):
+        with pytest.raises(IllegalMove) as refused:
+            Referee(header, verify_now=False).apply(sign_receipt(tab.referee.key, bare, bare["at"] + shift))
+        assert refused.value.code == "line.stamp"
+    with pytest.raises(Exception) as refused:  # a receipt the dealer signed itself
+        Referee(header).apply(sign_receipt(tab.dealer.key, bare, bare["at"]))
+    assert getattr(refused.value, "code", None) == "line.signature"
+    Referee(header).apply(commit)  # the twin: the receipt as the referee wrote it
+
+
+def test_a_dealer_line_from_before_dealer_receipts_still_verifies(tmp_path):
+    """A transcript from before the dealer's receipts: its line without one is taken on its own
+    stamp, and the window runs from it."""
+    tab, header, commit, bare = _dealer_line(tmp_path)
+    view = Referee(header)
+    view.apply(bare)
+    assert view.ledger.deal.dealer["deadline"] == bare["data"]["deadline"]
+
+
+def test_a_dealer_cannot_bring_its_own_receipt_and_the_referee_lines_carry_none(tmp_path):
+    tab, header, commit, bare = _dealer_line(tmp_path)
+    with pytest.raises(IllegalMove) as refused:
+        tab.referee.admit(sign_receipt(tab.dealer.key, sign_line(tab.dealer.key, {**bare, "n": 3,
+                                                                                  "prev": tab.view.head}), 1000.0))
+    assert refused.value.code == "line.malformed"
+    assert "received" not in header

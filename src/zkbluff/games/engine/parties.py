@@ -577,20 +577,21 @@ class RefereeParty(_Party):
                                     "at": self.clock()})
 
     def admit(self, event: dict[str, Any]) -> dict[str, Any]:
-        """A seat's line with this referee's signed receipt (``received``: its clock now), the
-        time every deadline after it runs from; other lines as they are. A seat's line that
-        brings a receipt of its own is refused (``line.malformed``), changing nothing."""
+        """A seat's or the dealer's line with this referee's signed receipt (``received``: its
+        clock now), the time every deadline after it runs from (the dealer is a party with a
+        clock of its own, like a seat); the referee's own lines as they are. A line that brings
+        a receipt of its own is refused (``line.malformed``), changing nothing."""
         if self.view is None or self.view.closed:
             return event
         try:
             role = self.view.role_of(event.get("action"))
         except ZkbluffError:
             return event  # refused by receive, for what it is
-        if role is not Role.SEAT:
+        if role not in (Role.SEAT, Role.DEALER):
             return event
         if "received" in event:
-            raise IllegalMove(f"line {event.get('n')!r}: a seat's line brings no receipt (the referee adds its own)",
-                              code="line.malformed")
+            raise IllegalMove(f"line {event.get('n')!r}: a {role.value}'s line brings no receipt (the referee adds "
+                              f"its own)", code="line.malformed")
         return sign_receipt(self.key, event, self.clock())
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:
