@@ -136,3 +136,47 @@ def test_attack_a_client_refuses_a_line_that_comes_live_long_after_its_stamp(tmp
     assert complaint["refereeAt"] > complaint["connectedAt"] + TOLERANCE
     copy = [json.loads(x) for x in client.transcript_path(client.match_id).read_text().splitlines()]
     assert len(copy) == held[0] - 1  # the held line is not in the copy
+
+
+# ---------------------------------------------------------------- live or catch-up: what the client tells its seat
+
+class _Conn:
+    def __init__(self):
+        self.sent = []
+
+    async def send(self, msg):
+        self.sent.append(msg)
+
+
+def _seated_then_sent(tmp_path, seated_after: float):
+    """A client seated (its seat message arrived) ``seated_after`` s after the header was
+    stamped, then sent the header 100 s after its stamp: the twin cases of a catch-up (seated
+    after the stamp) and a live line (seated before it)."""
+    from test_client_expectations import client_at, room_for
+
+    client, _ = client_at(tmp_path)
+    server, host, launch = room_for(tmp_path, client)
+    conn, t0 = _Conn(), __import__("time").time()
+    asyncio.run(client._on_message(conn, host.seat_message(0), arrived=t0 + seated_after))
+    [join] = conn.sent
+    events = launch(join)
+    header = events[0]
+    try:
+        asyncio.run(client._on_message(conn, {"type": "line", "matchId": host.match_id, "line": header},
+                                       arrived=header["at"] + 100.0))
+    finally:
+        server.close()
+    return client, header
+
+
+def test_a_line_in_the_catch_up_after_the_seat_message_may_come_late(tmp_path):
+    client, header = _seated_then_sent(tmp_path, seated_after=100.0)
+    assert client.writer.events == [header]
+    assert client.seat.received_at[1] == header["at"] + 100.0  # when its frame came, not when it was read
+    assert not client.disputes_path(client.match_id).exists()
+
+
+def test_a_line_stamped_after_the_seat_message_that_comes_late_is_refused(tmp_path):
+    with pytest.raises(ClockDispute) as refused:
+        _seated_then_sent(tmp_path, seated_after=-10.0)
+    assert refused.value.code == "clock.skew" and refused.value.complaint["live"] is True
