@@ -180,3 +180,45 @@ def test_a_line_stamped_after_the_seat_message_that_comes_late_is_refused(tmp_pa
     with pytest.raises(ClockDispute) as refused:
         _seated_then_sent(tmp_path, seated_after=-10.0)
     assert refused.value.code == "clock.skew" and refused.value.complaint["live"] is True
+
+
+# ---------------------------------------------------------------- the client's own stall
+
+class _FrameLater:
+    """A websocket whose one frame comes when the test lets it."""
+
+    def __init__(self):
+        self.frame = asyncio.Event()
+
+    async def recv(self):
+        await self.frame.wait()
+        self.frame.clear()
+        return json.dumps({"type": "line", "line": {}})
+
+
+@pytest.mark.parametrize("stalled", [True, False])
+def test_a_client_that_did_not_run_for_a_while_takes_what_waited_for_it_as_a_catch_up(stalled):
+    """The client's process stopped (SIGSTOP, a sleeping laptop): the frames that reached its
+    socket meanwhile are read late, by its clock; its watch sees the gap in its own loop and
+    says when it ran again (``resumed_at``), so they are a catch-up, not back-dated lines.
+    The twin: a loop that kept running sees no stall."""
+    from zkbluff.server.client import STALL, _Connection
+
+    now = [1000.0]
+
+    async def run():
+        ws = _FrameLater()
+        conn = _Connection(ws, clock=lambda: now[0])
+        receiving = asyncio.ensure_future(conn.recv_timed())
+        await asyncio.sleep(STALL / 2)
+        if stalled:
+            now[0] += 30.0  # the clock went on while the process did not run
+        ws.frame.set()
+        msg, arrived = await receiving
+        await asyncio.sleep(STALL / 2)
+        conn.stop()
+        return conn, arrived
+
+    conn, arrived = asyncio.run(run())
+    assert arrived == now[0]
+    assert conn.resumed_at == (1030.0 if stalled else None)

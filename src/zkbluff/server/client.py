@@ -150,10 +150,18 @@ class _Closed(Exception):
     pass
 
 
+#: a gap (seconds) in the client's own event loop (its process stopped, the machine asleep, a
+#: thread holding the interpreter) after which the lines it reads are a catch-up
+STALL = 1.0
+
+
 class _Connection:
     """One websocket to the server. Its frames are read as they come, each with this machine's
     time (``clock``), while the client proves or checks a line: the arrival of a line that
-    waited meanwhile is when it came, not when the client got to it (:meth:`recv_timed`)."""
+    waited meanwhile is when it came, not when the client got to it (:meth:`recv_timed`).
+    A watch ticks meanwhile: when this process did not run for :data:`STALL` s or more (its
+    own stall, not the server's), :attr:`resumed_at` is when it ran again, and a line stamped
+    before that may have waited for it, like a line in the catch-up after a reconnect."""
 
     def __init__(self, ws: Any, clock: Callable[[], float] = time.time):
         self.ws = ws
@@ -162,6 +170,22 @@ class _Connection:
         self.servers: list[str] = []
         self._inbox: Optional[asyncio.Queue[tuple[float, Any]]] = None
         self._reader: Optional[asyncio.Future[None]] = None
+        self._watch: Optional[asyncio.Future[None]] = None
+        self._last_tick = clock()
+        #: this machine's time when this process ran again after a stall of its own (None: none)
+        self.resumed_at: Optional[float] = None
+
+    def _tick(self) -> float:
+        now = self.clock()
+        if now - self._last_tick > STALL:
+            self.resumed_at = now
+        self._last_tick = now
+        return now
+
+    async def _watching(self) -> None:
+        while True:
+            await asyncio.sleep(STALL / 4)
+            self._tick()
 
     async def open(self) -> None:
         hello = await self.recv()
@@ -183,13 +207,15 @@ class _Connection:
             except Exception as exc:  # handed to the reader of the message, as recv() would raise it
                 self._inbox.put_nowait((self.clock(), exc))
                 return
-            self._inbox.put_nowait((self.clock(), raw))
+            self._inbox.put_nowait((self._tick(), raw))
 
     async def recv_timed(self) -> tuple[dict[str, Any], float]:
         """The server's next message and this machine's time when its frame came."""
         if self._reader is None:
             self._inbox = asyncio.Queue()
+            self._last_tick = self.clock()
             self._reader = asyncio.ensure_future(self._read())
+            self._watch = asyncio.ensure_future(self._watching())
         assert self._inbox is not None
         at, raw = await self._inbox.get()
         if isinstance(raw, BaseException):
@@ -205,8 +231,9 @@ class _Connection:
 
     def stop(self) -> None:
         """Stop reading (the connection is left)."""
-        if self._reader is not None:
-            self._reader.cancel()
+        for task in (self._reader, self._watch):
+            if task is not None:
+                task.cancel()
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         from websockets.exceptions import ConnectionClosed
@@ -735,6 +762,9 @@ class SeatClient:
             if out is not None:
                 await conn.send(out)
         elif kind == "line":
+            resumed, seat = getattr(conn, "resumed_at", None), self.seat
+            if resumed is not None and seat is not None and (seat.connected_at or 0.0) < resumed:
+                seat.connected_at = resumed  # this process stopped meanwhile: what waited for it is a catch-up
             await asyncio.to_thread(self._on_line, msg, arrived)
         elif kind == "redirect":
             await self._follow(conn, msg)
