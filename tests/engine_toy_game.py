@@ -15,7 +15,7 @@ from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
 from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
 from zkbluff.games.engine.table import open_match
 from zkbluff.protocol.commit_reveal import commit_entropy
-from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
 
 
@@ -203,6 +203,8 @@ def rechain(tab, events):
     for i, e in enumerate(events, start=1):
         e = {"at": 0.0, **{k: v for k, v in e.items() if k != "sig"}}  # every line carries a stamp: the toy's, if none
         e = sign_line(key_of(tab, e), {**e, "n": i, "prev": prev})
+        if "received" in e:  # the referee's receipt, signed again over the line as re-signed
+            e = sign_receipt(tab.referee.key, e, e["received"]["at"])
         out.append(canonical(e))
         prev = line_hash(out[-1])
     return out

@@ -19,7 +19,11 @@ VECTOR = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
 def _cases(tmp_path):
     lines = VECTOR.read_text().splitlines()
     edited = tmp_path / "edited.jsonl"
-    edited.write_text("\n".join([*lines[:8], lines[8].replace('"seat":0', '"seat":1', 1), *lines[9:]]) + "\n")
+    i = next(i for i, x in enumerate(lines) if i > 5 and json.loads(x)["seat"] == 0)  # a seat 0 line after the deal
+    other = json.loads(lines[i])
+    other["seat"] = 1  # the line now in seat 1's name, signed by seat 0
+    edited.write_text("\n".join([*lines[:i], json.dumps(other, sort_keys=True, separators=(",", ":")),
+                                 *lines[i + 1:]]) + "\n")
     unfinished = tmp_path / "unfinished.jsonl"
     unfinished.write_text("\n".join(lines[:12]) + "\n")
     malformed = tmp_path / "malformed.jsonl"

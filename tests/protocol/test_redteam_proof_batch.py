@@ -59,7 +59,7 @@ def _cancelling(collected):
     E = be.g1_mul(G1_GENERATOR, 5)
 
     def edit(st, i, public, proof, line):
-        if st == PLAY and i in (0, 1):  # lines 7 and 10: C + E and C - E under one delta
+        if st == PLAY and i in (0, 1):  # lines 7 and 9: C + E and C - E under one delta
             shift = E if i == 0 else be.g1_neg(E)
             proof = replace(proof, c=be.g1_add(proof.c, shift))
         return public, proof, line
@@ -68,7 +68,7 @@ def _cancelling(collected):
 
 def test_redteam_two_bad_proofs_whose_errors_cancel_unweighted_fail_on_the_first(collected, monkeypatch):
     lines = [line for *_, line in collected[PLAY][1][:2]]
-    assert lines == [7, 10]
+    assert lines == [7, 9]
     assert _named(_batch(collected, _cancelling(collected))) == (7, "proof.invalid")
     # the premise: with one weight for all, the two errors do cancel (the attack is real)
     monkeypatch.setattr(groth16_verify.secrets, "randbits", lambda k: 1)

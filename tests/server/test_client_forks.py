@@ -9,7 +9,7 @@ import json
 import pytest
 
 from zkbluff.errors import ForkedMatch
-from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
 from zkbluff.server import app
 from zkbluff.server.app import Server, serve
@@ -29,8 +29,13 @@ def house_key(host, line):
 
 
 def resign(host, line, **changes):
+    """``line`` with ``changes``, signed again by the house party that signed it; a line with
+    the referee's receipt (the dealer's) is received again, its time moved as its stamp was."""
     body = {**{k: v for k, v in line.items() if k != "sig"}, **changes}
-    return sign_line(house_key(host, line), body)
+    signed = sign_line(house_key(host, line), body)
+    if "received" in line:
+        signed = sign_receipt(host.table.referee.key, signed, line["received"]["at"] + signed["at"] - line["at"])
+    return signed
 
 
 def lying_flush(fork, only=None):

@@ -37,6 +37,12 @@ class HouseThatCallsItStale:
             raise _Closed("the house hangs up")
         return self.inbox.pop(0)
 
+    async def recv_timed(self):
+        return await self.recv(), None
+
+    def stop(self):
+        pass
+
     async def send(self, msg):
         self.sent.append(msg)
 

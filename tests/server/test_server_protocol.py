@@ -391,7 +391,7 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
             self.received = []
             self.received_at = {}  # its clock's time of each line (the client writes it beside its copy)
 
-        def receive(self, line):
+        def receive(self, line, arrived=None):
             self.received.append(line["n"])
             self.received_at[line["n"]] = 0.0
 
@@ -411,6 +411,12 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
 
         async def recv(self):
             return self.msgs.pop(0)
+
+        async def recv_timed(self):
+            return await self.recv(), None
+
+        def stop(self):
+            pass
 
         async def send(self, msg):
             pass

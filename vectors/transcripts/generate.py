@@ -40,6 +40,12 @@ ROOT = HERE.parents[1]
 VECTORS = HERE / "vectors.json"
 SCHEMA_VERSION = 1
 
+#: bases from before the referee's receipts (no ``clock`` in the header, no ``received`` on any
+#: line), kept as they were played: a transcript from before receipts still verifies
+LEGACY: list[tuple[str, str, dict[str, str], int]] = [
+    ("legacy-proof-or-bluff-casual", "proof-or-bluff", {"mode": "casual"}, 11),
+]
+
 #: the base matches: name, game, options, seed (one per table kind or player count)
 BASES: list[tuple[str, str, dict[str, str], int]] = [
     ("proof-or-bluff-casual", "proof-or-bluff", {"mode": "casual"}, 11),
@@ -245,10 +251,22 @@ def _private(statement: str) -> tuple[str, ...]:
     return tuple(get_statement(statement).private)
 
 
+#: the referee's key of the base being mutated (:func:`mutations` sets it): a line that carries
+#: the referee's receipt gets it again whenever the line is re-signed
+RECEIPT_KEY: Any = None
+
+
 def sign(key: Any, event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` signed by ``key``; a line with the referee's receipt (a seat's or the dealer's)
+    is received again by the referee at its stamp, as in the bases (the driver's one clock
+    stamps and receives each line at the same time): a mutation re-signed by its maker keeps
+    a receipt that covers it, so what the verifier finds is the mutation itself."""
     from zkbluff.protocol.signing import sign_line
 
-    return sign_line(key, event)
+    signed = sign_line(key, event)
+    if "received" in signed and RECEIPT_KEY is not None and "at" in signed:
+        signed = receipt(RECEIPT_KEY, signed, signed["at"])
+    return signed
 
 
 def rechain(events: list[dict[str, Any]], start: int, key_for: Optional[Callable[[dict[str, Any]], Any]]) -> list[str]:
@@ -274,23 +292,33 @@ def receipt(key: Any, event: dict[str, Any], at: float) -> dict[str, Any]:
 
 
 def receipt_cases(c: "Cases", B: "Base", q: int, with_line: Callable[[int, dict[str, Any]], list[str]]) -> None:
-    """Seat line ``q`` with the referee's receipt ``received`` added (the line's own signature
-    does not cover it; the receipt covers the whole line): a good one is taken (the next line
-    then links to the line without it), one not the referee's, one whose time moved after it was
-    signed, and one further than the tolerance (the header's, 5 s by default) from the line's stamp."""
+    """Line ``q`` (a seat's or the dealer's) with the referee's receipt ``received`` added, or
+    replaced where it has one (the line's own signature does not cover it; the receipt covers
+    the whole line): a good one is taken (the next line then links to the line as it was), one
+    not the referee's, one whose time moved after it was signed, and one further than the
+    tolerance (the header's, 5 s by default) from the line's stamp."""
     e, tolerance = B.ev(q), float(B.ev(1)["data"].get("clock", {}).get("tolerance", 5.0))
-    c.add(f"line {q} with the referee's receipt 1 s after its stamp: taken; the next line still links to the "
-          f"line without it", ["LineChanged", "Receipt"], with_line(q, receipt(B.referee_key, e, e["at"] + 1)),
-          "invalid", q + 1, "line.chain")
-    c.add(f"line {q} with a receipt signed by its seat, not by the referee", ["LineChanged", "Receipt", "WrongSigner"],
+    maker = "the dealer" if B.role[q] is B.Role.DEALER else "the seat"
+    its = "its dealer" if B.role[q] is B.Role.DEALER else "its seat"
+    had = "received" in e
+    e = {k: v for k, v in e.items() if k != "received"}
+    with_ = "with another receipt of the referee's," if had else "with the referee's receipt"
+    c.add(f"line {q} {with_} 1 s after its stamp: taken; the next line still links to the line as it was",
+          ["LineChanged", "Receipt"], with_line(q, receipt(B.referee_key, e, e["at"] + 1)), "invalid", q + 1,
+          "line.chain")
+    c.add(f"line {q} with a receipt signed by {its}, not by the referee", ["LineChanged", "Receipt", "WrongSigner"],
           with_line(q, receipt(B.key_for(e), e, e["at"] + 1)), "invalid", q, "line.signature")
     moved = receipt(B.referee_key, e, e["at"] + 1)
     moved["received"] = {**moved["received"], "at": e["at"] + 2}
     c.add(f"line {q} with the referee's receipt, its time moved a second after the referee signed it",
           ["LineChanged", "Receipt"], with_line(q, moved), "invalid", q, "line.signature")
-    c.add(f"line {q} received by the referee {tolerance + 1} s after the seat's stamp (further than the header's "
+    c.add(f"line {q} received by the referee {tolerance + 1} s after {maker}'s stamp (further than the header's "
           f"tolerance): a back-dated line", ["LineChanged", "Receipt"],
           with_line(q, receipt(B.referee_key, e, e["at"] + tolerance + 1)), "invalid", q, "line.stamp")
+    if had:
+        c.add(f"line {q} without the referee's receipt (a line from before receipts is taken on its own stamp): "
+              f"taken; the next line still links to the line as it was", ["LineChanged", "Receipt"],
+              with_line(q, e), "invalid", q + 1, "line.chain")
 
 
 class Cases:
@@ -361,7 +389,9 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     mutations that are the same for every game)."""
     from zkbluff.field import r
 
+    global RECEIPT_KEY
     B, L = base, len(base.lines)
+    RECEIPT_KEY = B.referee_key
     c = Cases(B)
     events = [B.ev(i) for i in range(1, L + 1)]
     ends = events[-1]["action"] == "end"
@@ -430,6 +460,9 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
     c.add(f"line {q} without its stamp 'at' (every line carries one), re-signed by its seat", ["LineChanged"],
           with_line(q, sign(B.key_for(e), e)), "invalid", q, "line.stamp", exit=2)
     receipt_cases(c, B, q, with_line)
+    dealer_received = [n for n in range(2, L + 1) if B.role[n] is B.Role.DEALER and "received" in events[n - 1]]
+    if dealer_received:  # the dealer's line carries the referee's receipt too
+        receipt_cases(c, B, dealer_received[0], with_line)
     e = B.ev(q)
     e["action"] = "dance"
     c.add(f"line {q}: an action the game does not have, signed by the seat", ["LineChanged"],
@@ -815,16 +848,40 @@ def mutations(base: Base, first_base: bool = False) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------------- the file
 
+def legacy_mutations(base: Base) -> list[dict[str, Any]]:
+    """A base from before receipts: it verifies as played and cut short, and a receipt added to
+    one seat line is checked as any receipt is."""
+    global RECEIPT_KEY
+    B, L = base, len(base.lines)
+    RECEIPT_KEY = B.referee_key
+    c = Cases(B)
+    assert "clock" not in B.header and not any("received" in e for e in B.events), f"{B.name}: not a legacy base"
+
+    def with_line(n: int, event: dict[str, Any]) -> list[str]:
+        return B.lines[:n - 1] + [canonical(event)] + B.lines[n:]
+
+    c.add("a transcript from before receipts (no clock in its header, no receipt on any line), as played: it "
+          "verifies with the default tolerance", ["Valid", "Legacy"], B.lines, "valid")
+    c.add(f"a transcript from before receipts, stopped after line {L - 2} (valid as far as it goes)",
+          ["Valid", "Unfinished", "Legacy"], B.lines[:L - 2], "valid")
+    q = [n for n in B.seat_lines(proofs=False) if n < L - 1][-1]
+    receipt_cases(c, B, q, with_line)
+    for t in c.tests:
+        t["flags"] = sorted(set(t["flags"]) | {"Legacy"})
+    return c.tests
+
+
 def build(folder: Path = HERE) -> dict[str, Any]:
     from zkbluff.errors import TRANSCRIPT_CODES
 
     groups = []
     tc = 0
-    for name, game, options, seed in BASES:
+    for name, game, options, seed in BASES + LEGACY:
         if not (folder / f"{name}.jsonl").exists():
             continue
         base = Base(name, folder)
-        tests = mutations(base, first_base=not groups)
+        tests = legacy_mutations(base) if (name, game, options, seed) in LEGACY else \
+            mutations(base, first_base=not groups)
         for t in tests:
             tc += 1
             t["tcId"] = tc

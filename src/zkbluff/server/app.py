@@ -147,6 +147,15 @@ class RoomHost:
         self.restores = 0
         #: the flock on this room's folder while this server holds it (with a directory)
         self.room_lock: Optional[DataLock] = None
+        #: the loop the connections live on: a line written in a worker thread is sent from it
+        #: at once (:meth:`persist`), and one :meth:`push` sends at a time
+        try:
+            self.loop: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
+        self._pushing = asyncio.Lock()
+        #: the table :meth:`launch` is starting (its first lines are sent as they are written)
+        self._starting: Optional[Table] = None
 
     # ---- persistence
     def spec(self) -> GameSpec:
@@ -173,6 +182,9 @@ class RoomHost:
         _write_json(secrets_path(self.transcript, "dealer"), {**table.dealer.export(), "line": lines})
         for i, seat in self.bot_seats.items():
             _write_json(secrets_path(self.transcript, f"seat{i}"), {**seat.export(), "line": lines})
+        loop = self.loop  # each line goes out as soon as it (and the secrets after it) is on disk
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self.push()))
 
     def state_message(self, to: Optional[Conn] = None) -> dict[str, Any]:
         r = self.room
@@ -252,6 +264,7 @@ class RoomHost:
                             for i in range(len(self.room.members))]
         writer = DurableWriter(self.transcript, overwrite=True)  # nothing of this match was written yet
         table = Table(referee, dealer, seats, writer, self.persist)
+        self._starting = table  # its lines go out as they are written, before the bots' first turns
         try:
             table.start(self.match_id)
         except StorageError:
@@ -260,6 +273,8 @@ class RoomHost:
             self.joins = {}  # a join that does not open its commitments: every seat joins again
             self._seat_bots(spec)
             raise
+        finally:
+            self._starting = None
         self.table = table
         self.play_bots()
 
@@ -486,11 +501,20 @@ class RoomHost:
                 return
             self.table, self.bot_seats, self.bots, self.joins, self.bot_call = None, {}, {}, {}, None
 
+    async def push(self) -> None:
+        """:meth:`flush`, one at a time: called after every line written (a seat's clock takes a
+        line that comes long after its stamp, on a connection it was seated on before that
+        stamp, as a back-dated one: the lines a move brings, the dealer's deal and the bots'
+        answers, each go out when written, not after the last of them is proved)."""
+        async with self._pushing:
+            await self.flush()
+
     async def flush(self) -> None:
         """Send every connection the lines it has not been sent yet."""
-        if self.table is None:
+        table = self.table if self.table is not None else self._starting
+        if table is None:
             return
-        events = self.table.writer.events
+        events = table.writer.events
         targets = [c for c in self.conns.values() if c.seated] + list(self.spectators)
         for conn in targets:
             while conn.sent < len(events):
@@ -891,7 +915,7 @@ class Server:
                     else 0
                 await conn.send(host.seat_message(seat))
                 conn.seated = True
-                await host.flush()
+                await host.push()
                 result = host.finish() if host.table is not None else None
                 if result is None and host.match_id in host.recorded and host.table is not None:
                     result = self._result_of(host)
@@ -932,7 +956,7 @@ class Server:
                 return
             if host.table is None and host.room.state is RoomState.FINISHED and host.match_id is not None:
                 await asyncio.to_thread(host.restore)
-            await host.flush()
+            await host.push()
             result = self._result_of(host)
             if result is not None and host.match_id in host.recorded:
                 await conn.send(result)
@@ -1091,12 +1115,12 @@ class Server:
                 # fault refused (the same signed line, as after a restart)
                 for c in list(host.conns.values()):
                     await c.ws.close(1012, "the server's storage is back: reconnect")
-                await host.flush()
+                await host.push()
             if host.record_failed is not None:
                 await asyncio.to_thread(host.finish, True)
 
     async def _after(self, host: RoomHost) -> None:
-        await host.flush()
+        await host.push()
         result = await asyncio.to_thread(host.finish)  # (the results database commits: off the loop)
         if result is not None:
             for c in list(host.conns.values()) + list(host.spectators):

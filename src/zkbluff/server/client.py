@@ -151,11 +151,42 @@ class _Closed(Exception):
     pass
 
 
+#: a gap (seconds) in the client's own event loop (its process stopped, the machine asleep, a
+#: thread holding the interpreter) after which the lines it reads are a catch-up
+STALL = 1.0
+
+
 class _Connection:
-    def __init__(self, ws: Any):
+    """One websocket to the server. Its frames are read as they come, each with this machine's
+    time (``clock``), while the client proves or checks a line: the arrival of a line that
+    waited meanwhile is when it came, not when the client got to it (:meth:`recv_timed`).
+    A watch ticks meanwhile: when this process did not run for :data:`STALL` s or more (its
+    own stall, not the server's), :attr:`resumed_at` is when it ran again, and a line stamped
+    before that may have waited for it, like a line in the catch-up after a reconnect."""
+
+    def __init__(self, ws: Any, clock: Callable[[], float] = time.time):
         self.ws = ws
+        self.clock = clock
         self.challenge = ""
         self.servers: list[str] = []
+        self._inbox: Optional[asyncio.Queue[tuple[float, Any]]] = None
+        self._reader: Optional[asyncio.Future[None]] = None
+        self._watch: Optional[asyncio.Future[None]] = None
+        self._last_tick = clock()
+        #: this machine's time when this process ran again after a stall of its own (None: none)
+        self.resumed_at: Optional[float] = None
+
+    def _tick(self) -> float:
+        now = self.clock()
+        if now - self._last_tick > STALL:
+            self.resumed_at = now
+        self._last_tick = now
+        return now
+
+    async def _watching(self) -> None:
+        while True:
+            await asyncio.sleep(STALL / 4)
+            self._tick()
 
     async def open(self) -> None:
         hello = await self.recv()
@@ -164,17 +195,46 @@ class _Connection:
         self.challenge = hello["challenge"]
         self.servers = lobby_servers(hello.get("servers"))
 
-    async def recv(self) -> dict[str, Any]:
+    async def _read(self) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        try:
-            raw = await self.ws.recv()
-        except ConnectionClosed as exc:
-            raise _Closed(str(exc)) from None
+        assert self._inbox is not None
+        while True:
+            try:
+                raw = await self.ws.recv()
+            except ConnectionClosed as exc:
+                self._inbox.put_nowait((self.clock(), _Closed(str(exc))))
+                return
+            except Exception as exc:  # handed to the reader of the message, as recv() would raise it
+                self._inbox.put_nowait((self.clock(), exc))
+                return
+            self._inbox.put_nowait((self._tick(), raw))
+
+    async def recv_timed(self) -> tuple[dict[str, Any], float]:
+        """The server's next message and this machine's time when its frame came."""
+        if self._reader is None:
+            self._inbox = asyncio.Queue()
+            self._last_tick = self.clock()
+            self._reader = asyncio.ensure_future(self._read())
+            self._watch = asyncio.ensure_future(self._watching())
+        assert self._inbox is not None
+        at, raw = await self._inbox.get()
+        if isinstance(raw, BaseException):
+            self._inbox.put_nowait((at, raw))  # the connection is over: every later recv says so
+            raise raw
         msg = json.loads(raw)
         if not isinstance(msg, dict):
             raise MalformedInput("server: expected a JSON object")
-        return msg
+        return msg, at
+
+    async def recv(self) -> dict[str, Any]:
+        return (await self.recv_timed())[0]
+
+    def stop(self) -> None:
+        """Stop reading (the connection is left)."""
+        for task in (self._reader, self._watch):
+            if task is not None:
+                task.cancel()
 
     async def send(self, msg: Mapping[str, Any]) -> None:
         from websockets.exceptions import ConnectionClosed
@@ -264,6 +324,8 @@ class SeatClient:
         self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
         #: the chain of sealed moves being proved in the background: (its plan, the proving)
         self._sealing: Optional[tuple[Any, "asyncio.Future[Any]"]] = None
+        #: this machine's time when the current connection seated this client (its seat message)
+        self._seated_at: Optional[float] = None
         #: the table this client asked for when it hosts (game, options): a seat at another is refused
         self.wanted: Optional[tuple[str, dict[str, Any]]] = None
 
@@ -374,7 +436,7 @@ class SeatClient:
                 self.say(text)
         check_table(self.expect, view.spec, header["data"], view.trust)
 
-    def _on_line(self, msg: Mapping[str, Any]) -> None:
+    def _on_line(self, msg: Mapping[str, Any], arrived: Optional[float] = None) -> None:
         assert self.seat is not None and self.writer is not None
         if msg.get("matchId") != self.match_id:
             return
@@ -386,7 +448,7 @@ class SeatClient:
             return  # already have it (the same line: a fork was refused above)
         if line.get("n") == 1:
             self._check_header(self.seat.spec, line)
-        self._receive(line)  # verified here: signature, rules, proofs, the referee's stamp against this clock
+        self._receive(line, arrived)  # verified here: signature, rules, proofs, the referee's stamp against this clock
         if line.get("n") == 1:
             self._check_signed_table(self.seat, line)
         self.writer.append_event(line)
@@ -409,15 +471,16 @@ class SeatClient:
     def disputes_path(self, match_id: str) -> Path:
         return self.folder / f"{match_id}.disputes.jsonl"
 
-    def _receive(self, line: Mapping[str, Any]) -> None:
+    def _receive(self, line: Mapping[str, Any], arrived: Optional[float] = None) -> None:
         """The seat follows ``line`` (checking the referee's stamp against this machine's
-        clock); its receive time goes to ``<match>.received.jsonl`` beside the transcript copy,
-        or, refused on this clock (:class:`ClockDispute`), its complaint to
-        ``<match>.disputes.jsonl`` before the error stops the client."""
+        clock when the line came, ``arrived``, and whether it came live or in the catch-up
+        after this connection seated it); its receive time goes to ``<match>.received.jsonl``
+        beside the transcript copy, or, refused on this clock (:class:`ClockDispute`), its
+        complaint to ``<match>.disputes.jsonl`` before the error stops the client."""
         assert self.seat is not None and self.match_id is not None
         self.seat.receive_clock = self.clock  # this machine's clock, never the stamp clamped to the table's
         try:
-            self.seat.receive(line)
+            self.seat.receive(line, arrived=arrived)
         except ClockDispute as dispute:
             _append_json(self.disputes_path(self.match_id), {**dispute.complaint, "matchId": self.match_id,
                                                              "seat": self.seat.seat, "server": self.url,
@@ -669,7 +732,7 @@ class SeatClient:
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
-                    conn = _Connection(ws)
+                    conn = _Connection(ws, self.clock)
                     await conn.open()
                     delay, connected = 0.2, True
                     self.servers = conn.servers or self.servers
@@ -704,7 +767,7 @@ class SeatClient:
         self._sent_for = self._deal_sent_for = None
         self._asking = None
         self._conn = conn
-        receiving = asyncio.ensure_future(conn.recv())
+        receiving = asyncio.ensure_future(conn.recv_timed())
         try:
             while True:
                 waits: set["asyncio.Future[Any]"] = {receiving}
@@ -714,9 +777,9 @@ class SeatClient:
                     waits.add(self._sealing[1])
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
                 if receiving.done():
-                    msg = receiving.result()
-                    receiving = asyncio.ensure_future(conn.recv())
-                    if await self._on_message(conn, msg):
+                    msg, arrived = receiving.result()
+                    receiving = asyncio.ensure_future(conn.recv_timed())
+                    if await self._on_message(conn, msg, arrived):
                         return True
                     self._drop_stale_prompt()
                     await self._turn(conn, msg)
@@ -728,10 +791,12 @@ class SeatClient:
                     await self._sealed(conn)
         finally:
             receiving.cancel()
+            conn.stop()
             self._drop_stale_prompt(force=True)
 
-    async def _on_message(self, conn: _Connection, msg: Mapping[str, Any]) -> bool:
-        """One message from the server, checked and followed; True at this match's result."""
+    async def _on_message(self, conn: _Connection, msg: Mapping[str, Any], arrived: Optional[float] = None) -> bool:
+        """One message from the server (its frame came at ``arrived`` on this machine's clock),
+        checked and followed; True at this match's result."""
         kind = msg.get("type")
         if kind == "room":
             self._redirects = 0  # this server holds the room
@@ -739,11 +804,19 @@ class SeatClient:
             if msg.get("owner") and msg.get("state") == "lobby":
                 await self._owner(conn, msg)
         elif kind == "seat":
+            # this connection seats it now: a line stamped later is pushed live; an earlier one
+            # may come in the catch-up that follows (Seat.connected_at)
+            self._seated_at = self.clock() if arrived is None else arrived
             out = await asyncio.to_thread(self._take_seat, msg)
+            if self.seat is not None:
+                self.seat.connected_at = self._seated_at
             if out is not None:
                 await conn.send(out)
         elif kind == "line":
-            await asyncio.to_thread(self._on_line, msg)
+            resumed, seat = getattr(conn, "resumed_at", None), self.seat
+            if resumed is not None and seat is not None and (seat.connected_at or 0.0) < resumed:
+                seat.connected_at = resumed  # this process stopped meanwhile: what waited for it is a catch-up
+            await asyncio.to_thread(self._on_line, msg, arrived)
         elif kind == "redirect":
             await self._follow(conn, msg)
         elif kind == "result":

@@ -84,11 +84,13 @@ def test_attack_4a_a_referee_601_s_ahead_cannot_time_a_seat_out_unnoticed(monkey
 
 
 def test_a_stamp_behind_the_seat_clock_is_a_late_delivery_not_a_skew(monkeypatch, tmp_path):
-    """The twin of 4a: a line that reaches a seat 601 s after its stamp (the seat was away,
-    it came on a reconnect) is taken; only a stamp ahead of the seat's clock is a skew."""
+    """The twin of 4a: a line that reaches a seat 601 s after its stamp in a catch-up (the
+    seat was away; its connection began at 1601, after the stamp) is taken. (One that came
+    live is refused: tests/games/engine/test_clock_live.py.)"""
     ref = Clock(1000.0)
     tab = timed_table(monkeypatch, tmp_path, ref, idle=600.0)
     tab.seats[1].clock = Clock(1601.0)
+    tab.seats[1].connected_at = 1601.0
     tab.move(0, Go(1))
     assert tab.seats[1].view.next_line == 3 and tab.seats[1].disputes == []
     assert tab.seats[1].received_at[2] == 1601.0

@@ -20,7 +20,7 @@ from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import _at_line, verify_transcript
 from zkbluff.games.registry import spec_class
 from zkbluff.groth16 import VerifyingKey
-from zkbluff.protocol.signing import SigningKey, sign_line
+from zkbluff.protocol.signing import SigningKey, sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
 
 
@@ -192,8 +192,11 @@ def _key_of(tab):
 def _resign(events, key_of, start):
     out = [canonical(e) for e in events[:start]]
     prev = line_hash(out[-1])
+    referee = key_of({"seat": None, "action": "end"})
     for e in events[start:]:
         e = sign_line(key_of(e), {**{k: v for k, v in e.items() if k != "sig"}, "prev": prev})
+        if "received" in e:  # the referee's receipt, signed again over the line as re-signed
+            e = sign_receipt(referee, e, e["received"]["at"])
         out.append(canonical(e))
         prev = line_hash(out[-1])
     return out

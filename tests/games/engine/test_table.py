@@ -19,7 +19,7 @@ from zkbluff.games.proof_or_bluff.rules import (
 )
 from zkbluff.games.proof_or_bluff.spec import CLAIM_ID, PLAY_ID
 from zkbluff.games.registry import spec_class
-from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
 
 CLASSIC, FIVE_UP = "proof-or-bluff", "five-up-two-down"
@@ -112,6 +112,8 @@ def rechain(events: list[dict], tab=None, key_of=None) -> list[str]:
         e = {**e, "n": i, "prev": prev}
         if key_of is not None:
             e = sign_line(key_of(e), e)
+            if "received" in e and tab is not None:  # the referee's receipt, signed again over the line
+                e = sign_receipt(tab.referee.key, e, e["received"]["at"])
         line = canonical(e)
         out.append(line)
         prev = line_hash(line)

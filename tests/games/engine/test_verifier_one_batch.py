@@ -14,7 +14,7 @@ from repo_root import REPO_ROOT
 from zkbluff.errors import InvalidProof, TranscriptError
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.protocol.signing import SigningKey, sign_line
+from zkbluff.protocol.signing import SigningKey, sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
 
 BASE = REPO_ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
@@ -36,6 +36,15 @@ def _signer(header: dict, event: dict) -> SigningKey:
     return next(k for k in keys if k.public_hex == public)
 
 
+def _sign(header: dict, event: dict) -> dict:
+    """``event`` re-signed by its own party; a line with the referee's receipt (a seat's or the
+    dealer's) received again at the same time (the house holds the referee's key)."""
+    signed = sign_line(_signer(header, event), event)
+    if "received" in signed:
+        signed = sign_receipt(SigningKey.from_secret_hex(PARTIES["referee"]), signed, signed["received"]["at"])
+    return signed
+
+
 def _bad_proof(event: dict, path: tuple[str, ...]) -> dict:
     """The line with its proof's A and C swapped (both still points on the curve: only the
     pairing can tell), re-signed by its own party (so only the proof is wrong)."""
@@ -55,7 +64,7 @@ def _resign(events: list[dict], from_line: int) -> list[dict]:
     for i in range(from_line - 1, len(out)):
         if i > from_line - 1:
             out[i]["prev"] = line_hash(canonical(out[i - 1]))
-        out[i] = sign_line(_signer(out[0], out[i]), out[i])
+        out[i] = _sign(out[0], out[i])
     return out
 
 
@@ -81,7 +90,7 @@ def test_a_bad_deal_proof_fails_the_offline_batch_on_its_line_and_the_live_view_
     events = _events()
     assert events[line - 1]["action"] == kind
     bad = list(events)
-    bad[line - 1] = sign_line(_signer(events[0], events[line - 1]), _bad_proof(events[line - 1], path))
+    bad[line - 1] = _sign(events[0], _bad_proof(events[line - 1], path))
     offline = _apply(bad, verify_now=False, upto=line)  # the line itself is accepted: its proof waits
     with pytest.raises(TranscriptError) as exc:
         offline.batch.verify()
@@ -125,7 +134,8 @@ def test_signatures_wait_in_the_offline_batch_and_live_views_check_them_at_once(
     events = _events()
     _other_seat_signs(events, 8)
     offline = _apply(events, verify_now=False, upto=8)  # line 8 accepted: its signature waits
-    assert len(offline.signatures) == 7  # lines 2..8 (the header's own is checked at once)
+    receipts = sum("received" in e for e in events[1:8])  # each seat's and the dealer's line: the receipt's too
+    assert receipts == 7 and len(offline.signatures) == 7 + receipts  # lines 2..8 (the header's own: at once)
     with pytest.raises(TranscriptError) as exc:
         offline.signatures.verify()
     assert (exc.value.line, exc.value.code) == (8, "line.signature")
@@ -139,25 +149,26 @@ def test_a_bad_signature_is_named_before_a_later_failure(tmp_path):
     events = _events()
     _other_seat_signs(events, 8)
     events[11]["data"] = {**events[11]["data"], "count": 4}  # line 12: another count than its proof's
-    events[11] = sign_line(_signer(events[0], events[11]), events[11])
+    events[11] = _sign(events[0], events[11])
     assert _verdict(tmp_path, events) == (8, "line.signature")
     clean = _events()
     clean[11]["data"] = {**clean[11]["data"], "count": 4}
-    clean[11] = sign_line(_signer(clean[0], clean[11]), clean[11])
+    clean[11] = _sign(clean[0], clean[11])
     assert _verdict(tmp_path, clean)[0] == 12  # the positive twin: line 8 alone passes
 
 
 def test_a_bad_signature_comes_before_a_bad_proof_of_its_own_line_and_after_an_earlier_one(tmp_path):
     events = _events()
-    assert events[6]["action"] == "play" and events[8]["action"] == "prove"
-    proof = events[8]["proofs"][0]["proof"]
+    prove = next(i for i, e in enumerate(events) if e["action"] == "prove")
+    assert events[6]["action"] == "play" and events[6].get("proofs") and events[prove].get("proofs")
+    proof = events[prove]["proofs"][0]["proof"]
     proof["pi_a"], proof["pi_c"] = proof["pi_c"], proof["pi_a"]
-    _other_seat_signs(events, 9)  # line 9: a bad proof and a bad signature
-    assert _verdict(tmp_path, events) == (9, "line.signature")
+    _other_seat_signs(events, prove + 1)  # the prove line: a bad proof and a bad signature
+    assert _verdict(tmp_path, events) == (prove + 1, "line.signature")
     events = _events()
     proof = events[6]["proofs"][0]["proof"]
     proof["pi_a"], proof["pi_c"] = proof["pi_c"], proof["pi_a"]
-    events[6] = sign_line(_signer(events[0], events[6]), events[6])
+    events[6] = _sign(events[0], events[6])
     events[7:] = _resign(events, 7)[7:]  # every later line re-chained: their proofs name old contexts
     _other_seat_signs(events, 8)
     assert _verdict(tmp_path, events) == (7, "proof.invalid")  # line 7's proof, before line 8's signature
@@ -178,7 +189,7 @@ def test_a_bad_signature_comes_before_its_own_lines_bad_data(tmp_path):
     as when each line's signature was checked before its data; with the right key, the data."""
     events = _events()
     events[7]["data"] = {**events[7]["data"], "note": 1}
-    right = sign_line(_signer(events[0], events[7]), events[7])
+    right = _sign(events[0], events[7])
     _other_seat_signs(events, 8)
     assert _verdict(tmp_path, events) == (8, "line.signature")
     events[7] = right

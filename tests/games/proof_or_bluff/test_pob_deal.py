@@ -22,7 +22,7 @@ from zkbluff.games.proof_or_bluff.moves import PlayCards
 from zkbluff.games.proof_or_bluff.rules import Challenge, N_RANKS
 from zkbluff.games.registry import spec_class, spec_for
 from zkbluff.protocol.entropy import EntropySecret, seal_hand
-from zkbluff.protocol.signing import sign_line
+from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import TranscriptWriter, canonical, line_hash
 from zkbluff.statements import get_statement
 from zkbluff.statements.deal import deal_native
@@ -71,8 +71,11 @@ def keys_of(tab):
 def rechain(events, key_of):
     """Renumber, relink and re-sign (a forger holding every key)."""
     out, prev = [], "0" * 64
+    referee = key_of({"seat": None, "action": "end"})
     for i, e in enumerate(events, start=1):
         e = sign_line(key_of(e), {**e, "n": i, "prev": prev})
+        if "received" in e:  # the referee's receipt (a seat's or the dealer's line), signed again
+            e = sign_receipt(referee, e, e["received"]["at"])
         out.append(canonical(e))
         prev = line_hash(out[-1])
     return out

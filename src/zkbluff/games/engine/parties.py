@@ -160,6 +160,14 @@ class Seat(_Party):
         #: its private state before the match (a game's may hold secrets drawn at the start,
         #: e.g. Bluffers' revolver seed): where its review's replay starts
         self.first_private: dict[str, Any] = json.loads(json.dumps(self.private))
+        #: this seat's clock when it began to take lines where it takes them now: when it was
+        #: made or restored (in process), at each seat message of its connection (the network
+        #: client sets it, before the catch-up). A line the referee stamped no later than that
+        #: (plus the tolerance) may come late, in a catch-up (written while the seat was away);
+        #: any later line was written while the seat was there and is pushed live, so its stamp
+        #: may not trail the seat's receive time by more than the tolerance (``clock.skew``).
+        #: None: every line comes live.
+        self.connected_at: Optional[float] = self.clock()
 
     def signed_here(self) -> Optional[dict[str, Any]]:
         """The line this seat signed for the table's next position, if it signed one."""
@@ -263,16 +271,18 @@ class Seat(_Party):
         """Line kinds that are no seat's move (the header, deal lines, the end, the closing)."""
         return {"header", END, self.spec.deal.closing, *self.spec.deal.line_roles}
 
-    def receive(self, event: Mapping[str, Any], restoring: bool = False) -> None:
+    def receive(self, event: Mapping[str, Any], restoring: bool = False, arrived: Optional[float] = None) -> None:
         """Follow a public line; open what it carries for this seat. A move in its name that
-        it did not make is refused before its view takes it (:meth:`check_own`)."""
+        it did not make is refused before its view takes it (:meth:`check_own`). ``arrived``:
+        this seat's clock when the line reached it, if read before now (a client that reads
+        its connection while it proves or checks another line); else its clock now."""
         if not restoring:
             self.check_own(event)
         first = self.view is None
-        now = None if restoring or first else self.check_clock(event)
+        now = None if restoring or first else self.check_clock(event, arrived)
         action, publics = self._follow(event)
         if first:
-            self._check_header(event, restoring)
+            self._check_header(event, restoring, arrived)
             return
         if now is not None:
             self.received_at[int(event["n"])], self.referee_stamps[int(event["n"])] = now, referee_stamp(event)
@@ -280,7 +290,7 @@ class Seat(_Party):
             return
         self._take(event, action, publics)
 
-    def _check_header(self, event: Mapping[str, Any], restoring: bool) -> None:
+    def _check_header(self, event: Mapping[str, Any], restoring: bool, arrived: Optional[float] = None) -> None:
         """The header this seat's view took: its own key, the table it joined, its own deal
         commitments, and (live) the referee's stamp against its clock; refused, no view."""
         assert self.view is not None
@@ -295,7 +305,7 @@ class Seat(_Party):
         try:  # its own commitments in the header's deal, as it sent them (commit, then open)
             self.spec.deal.check_seat_header(self.view.header.get("deal"), self.seat, self.deal_secrets)
             if not restoring:
-                self.received_at[1], self.referee_stamps[1] = self.check_clock(event), referee_stamp(event)
+                self.received_at[1], self.referee_stamps[1] = self.check_clock(event, arrived), referee_stamp(event)
         except (CommitmentMismatch, ClockDispute, MalformedInput):
             self.view = None
             raise
@@ -325,15 +335,18 @@ class Seat(_Party):
                     raise
                 self.complaint = complaint  # published by the table as this seat's complaint line
 
-    def check_clock(self, event: Mapping[str, Any]) -> float:
-        """This seat's clock now, after its checks of the line's referee stamp against it:
-        :class:`ClockDispute` (the complaint kept in :attr:`disputes`), changing nothing else,
-        if the stamp is ahead of this clock by more than the header's tolerance (``clock.skew``;
-        one behind it may be a line delivered late, after a reconnect),
-        or if the line is a timeout whose wait, by this seat's own receive time of the line
-        that began it, had not run out (``timeout.contradicted``: a tolerance allowed for the
-        network). A header with no tolerance stated is refused live."""
-        now = (self.receive_clock or self.clock)()
+    def check_clock(self, event: Mapping[str, Any], arrived: Optional[float] = None) -> float:
+        """This seat's receive time of the line (``arrived``, else its clock now), after its
+        checks of the line's referee stamp against it: :class:`ClockDispute` (the complaint
+        kept in :attr:`disputes`), changing nothing else, if the stamp is ahead of this clock by
+        more than the header's tolerance (``clock.skew``), or behind it by more on a line that
+        came live (``clock.skew`` too: a house that back-dates its own line shortens the wait
+        it starts; one stamped before this seat's connection, :attr:`connected_at`, may be a
+        late delivery in a catch-up); or if the line is a timeout (a deal's forfeit or timeout
+        too) whose wait, by this seat's own receive time of the line that began it, had not run
+        out (``timeout.contradicted``: a tolerance allowed for the network). A header with no
+        tolerance stated is refused live."""
+        now = arrived if arrived is not None else (self.receive_clock or self.clock)()
         assert self.view is not None
         if event.get("n") == 1 and "clock" not in self.view.header:
             raise MalformedInput("header: no clock.tolerance stated: this seat cannot check the referee's stamps",
@@ -345,18 +358,29 @@ class Seat(_Party):
             return now  # its view refuses the line (line.stamp)
         record = {"line": event.get("n"), "hash": line_hash(canonical(dict(event))), "refereeAt": stamp,
                   "receivedAt": now, "tolerance": tolerance}
-        if stamp - now > tolerance:  # a stamp behind this clock may be a late delivery (a reconnect), not a skew
+        if stamp - now > tolerance:
             self._dispute("clock.skew", f"line {event.get('n')!r} is stamped {stamp} by the referee; this seat's "
                           f"clock read {now} when it came (tolerance {tolerance} s)", record)
+        if now - stamp > tolerance and self.came_live(stamp, tolerance):
+            self._dispute("clock.skew", f"line {event.get('n')!r} is stamped {stamp} by the referee, {now - stamp:.3f} "
+                          f"s before this seat's clock read {now} when it came live (tolerance {tolerance} s; "
+                          f"connected since {self.connected_at})", {**record, "live": True,
+                                                                     "connectedAt": self.connected_at})
         self._check_wait(event, now, record)
         return now
+
+    def came_live(self, stamp: float, tolerance: float) -> bool:
+        """Whether a line the referee stamped ``stamp`` reached this seat live: it was written
+        while this seat was connected (after :attr:`connected_at`, beyond the tolerance), so
+        the table pushed it at once; an earlier one may come in a catch-up, late."""
+        return self.connected_at is None or stamp > self.connected_at + tolerance
 
     def _check_wait(self, event: Mapping[str, Any], now: float, record: dict[str, Any]) -> None:
         """``timeout.contradicted`` unless a timeout's wait ran, by this seat's clock, its
         seconds less the tolerance from the line that began it (from that line's arrival, or
         from its stamp plus the tolerance when it came late)."""
-        wait, tolerance = event.get("clock"), record["tolerance"]
-        if event.get("seat") is not None or not isinstance(wait, dict) or wait.get("since") not in self.received_at:
+        wait, tolerance = self._wait_of(event), record["tolerance"]
+        if wait is None or wait.get("since") not in self.received_at:
             return
         seconds, came = wait.get("seconds"), self.received_at[wait["since"]]
         began = min(came, self.referee_stamps.get(wait["since"], came) + tolerance)
@@ -365,6 +389,25 @@ class Seat(_Party):
                           f"line {wait['since']}, which began at {began} by this seat's clock: only "
                           f"{now - began:.3f} s ran", {**record, "since": wait["since"], "sinceReceivedAt": came,
                                                        "began": began, "seconds": seconds})
+
+    def _wait_of(self, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+        """The wait a referee's line ends (``{since, seconds}``): a timeout's ``clock``; the
+        deal's own forfeits and timeouts (``entropy.forfeit``, ``deal.timeout``,
+        ``oblivious.timeout``: data ``{since, deadline}``) give their seconds as the deadline
+        less the referee stamp of ``since`` as this seat took it; None for any other line."""
+        if event.get("seat") is not None:
+            return None
+        wait = event.get("clock")
+        if isinstance(wait, dict):
+            return wait
+        data = event.get("data")
+        if event.get("action") not in self.spec.deal.line_roles or not isinstance(data, dict):
+            return None
+        since, deadline = data.get("since"), data.get("deadline")
+        if type(since) is not int or since not in self.referee_stamps or isinstance(deadline, bool) or \
+                not isinstance(deadline, (int, float)):
+            return None
+        return {"since": since, "seconds": float(deadline) - self.referee_stamps[since]}
 
     def _dispute(self, code: str, message: str, record: dict[str, Any]) -> None:
         complaint = {"code": code, **record}
@@ -572,20 +615,21 @@ class RefereeParty(_Party):
                                     "at": self.clock()})
 
     def admit(self, event: dict[str, Any]) -> dict[str, Any]:
-        """A seat's line with this referee's signed receipt (``received``: its clock now), the
-        time every deadline after it runs from; other lines as they are. A seat's line that
-        brings a receipt of its own is refused (``line.malformed``), changing nothing."""
+        """A seat's or the dealer's line with this referee's signed receipt (``received``: its
+        clock now), the time every deadline after it runs from (the dealer is a party with a
+        clock of its own, like a seat); the referee's own lines as they are. A line that brings
+        a receipt of its own is refused (``line.malformed``), changing nothing."""
         if self.view is None or self.view.closed:
             return event
         try:
             role = self.view.role_of(event.get("action"))
         except ZkbluffError:
             return event  # refused by receive, for what it is
-        if role is not Role.SEAT:
+        if role not in (Role.SEAT, Role.DEALER):
             return event
         if "received" in event:
-            raise IllegalMove(f"line {event.get('n')!r}: a seat's line brings no receipt (the referee adds its own)",
-                              code="line.malformed")
+            raise IllegalMove(f"line {event.get('n')!r}: a {role.value}'s line brings no receipt (the referee adds "
+                              f"its own)", code="line.malformed")
         return sign_receipt(self.key, event, self.clock())
 
     def receive(self, event: Mapping[str, Any], restoring: bool = False) -> tuple[Any, list[dict[str, int]]]:

@@ -7,7 +7,9 @@ match. The order is written in the transcript, before any card is dealt:
 
 1. ``entropy.dealer`` (the dealer's line): its entropy commitment ``Poseidon(e_D, s_D)``, its
    X25519 channel key and ``deadline = at + limits.entropy`` (the header's window: the
-   dealer does not choose how long the seats get).
+   dealer does not choose how long the seats get). The window runs from the line's referee
+   stamp: the referee's receipt of it (within the tolerance of the dealer's ``at``), so the
+   entropies are due by the receipt plus the window.
 2. ``entropy.seat`` (each seat's own line, stamped by the deadline): its commitment
    ``Poseidon(e_i, s_i)`` (null for the dealer's own seat, which contributes no entropy),
    the SHA-256 commitment of a fresh *hand key* and its X25519 channel key; no opening.
@@ -490,12 +492,14 @@ class ProvenDeal(DealScheme):
             at = stamp(event, "entropy.dealer")
             if pub.dealer is not None:
                 raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
-            window = entropy_window(header)
-            if d["deadline"] != at + window:
-                raise MalformedInput(f"entropy.dealer: deadline {d['deadline']!r} is not {at} + the header's "
-                                     f"entropy window {window}")
+            window, own = entropy_window(header), float(event["at"])  # (a time: the referee checked it first)
+            if d["deadline"] != own + window:
+                raise MalformedInput(f"entropy.dealer: deadline {d['deadline']!r} is not its stamp {own} + the "
+                                     f"header's entropy window {window}")
+            # the window runs from the referee's receipt of the line (the dealer's own stamp, as it
+            # signed its deadline, when the line has none: a transcript from before dealer receipts)
             rec = {"line": n, "at": at, "commitment": _field_str(d, "commitment", "entropy.dealer"),
-                   "deadline": float(d["deadline"]), "channelKey": _hex(d, "channelKey", "entropy.dealer", 32)}
+                   "deadline": at + window, "channelKey": _hex(d, "channelKey", "entropy.dealer", 32)}
             ledger.deal = replace(pub, dealer=rec)
         elif kind == SEAT_LINE:
             assert seat is not None

@@ -23,14 +23,15 @@ so no proof is ever checked under a key the verifier does not trust. A header ma
 the caller verifies that record and adds its keys to the context.
 
 Time. Every line carries ``at``, its maker's stamp in seconds (a line without one is
-malformed, ``line.stamp``). A seat's line also carries ``received`` = ``{at, sig}``: the
-referee's receipt, its own clock's time when it accepted the line, signed by the referee
-over the line as the seat signed it (:func:`~zkbluff.protocol.signing.sign_receipt`); the
-seat's ``at`` may be at most the header's ``clock.tolerance`` from it. A line's *referee
-stamp* is its receipt's time (a seat's line) or its ``at`` (the referee's and the dealer's
-lines); referee stamps never go backwards, and every deadline runs from them, never from a
-seat's self-chosen ``at``. The live referee writes a receipt on every seat line; offline
-a seat line without one is taken on its own stamp (no earlier than the line before), and a
+malformed, ``line.stamp``). A seat's line and the dealer's also carry ``received`` =
+``{at, sig}``: the referee's receipt, its own clock's time when it accepted the line, signed
+by the referee over the line as its maker signed it
+(:func:`~zkbluff.protocol.signing.sign_receipt`); the maker's ``at`` may be at most the
+header's ``clock.tolerance`` from it. A line's *referee stamp* is its receipt's time (a
+seat's or the dealer's line) or its ``at`` (the referee's lines); referee stamps never go
+backwards, and every deadline runs from them, never from a seat's or the dealer's
+self-chosen ``at``. The live referee writes a receipt on every seat and dealer line; offline
+a line without one is taken on its own stamp (no earlier than the line before), and a
 header without ``clock`` (from before receipts) takes :data:`STAMP_TOLERANCE`. The header may carry
 ``limits`` (seconds per limit name). A timeout (the line the spec's ``timeout`` gives)
 carries ``clock``: ``since`` (the line that started the wait: the line before it),
@@ -93,7 +94,8 @@ def _stamp(event: Mapping[str, Any]) -> float:
 
 
 def referee_stamp(event: Mapping[str, Any]) -> float:
-    """The referee's time of an accepted line: its receipt's (a seat's line), else its ``at``."""
+    """The referee's time of an accepted line: its receipt's (a seat's or the dealer's line),
+    else its ``at``."""
     received = event.get("received")
     if isinstance(received, dict) and "at" in received:
         return _time(received["at"], "'received.at'")
@@ -446,21 +448,24 @@ class Referee:
 
     def _check_stamps(self, event: Mapping[str, Any], role: Role) -> float:
         """The line's referee stamp, after its checks (``line.stamp``): it carries ``at``; a
-        seat's line may carry the referee's receipt (the live referee always adds one), within
-        the tolerance of its ``at`` and no earlier than the last line's referee stamp; no other
-        line carries one; a line without a receipt is stamped no earlier than the last line."""
+        seat's or the dealer's line may carry the referee's receipt (the live referee always
+        adds one; a transcript from before receipts has none, and one from before the dealer's
+        has none on the dealer's lines), within the tolerance of its ``at`` and no earlier than
+        the last line's referee stamp; the referee's own lines carry none; a line without a
+        receipt is stamped no earlier than the last line."""
         at = _stamp(event)
         received = event.get("received")
-        if role is not Role.SEAT and "received" in event:
-            raise IllegalMove(f"line {event['n']}: only a seat's line carries the referee's receipt",
+        if role is Role.REFEREE and "received" in event:
+            raise IllegalMove(f"line {event['n']}: only a seat's or the dealer's line carries the referee's receipt",
                               code="line.malformed")
-        if role is Role.SEAT and "received" in event:
+        if "received" in event:
+            maker = "the dealer" if role is Role.DEALER else "the seat"
             if not isinstance(received, dict) or set(received) != {"at", "sig"}:
-                raise MalformedInput(f"line {event['n']}: a seat's line carries the referee's receipt "
+                raise MalformedInput(f"line {event['n']}: {maker}'s line carries the referee's receipt "
                                      f"{{at, sig}}, got {received!r:.80}", code="line.stamp")
             got = _time(received["at"], "'received.at'")
             if abs(got - at) > self.tolerance:
-                raise IllegalMove(f"line {event['n']}: the seat stamped it {at}, the referee received it at {got}: "
+                raise IllegalMove(f"line {event['n']}: {maker} stamped it {at}, the referee received it at {got}: "
                                   f"more than the tolerance {self.tolerance} s apart", code="line.stamp")
             if self.head_at is not None and got < self.head_at:  # the seat's own stamp may trail it
                 raise IllegalMove(f"line {event['n']} is received at {got}, before the line it follows "

@@ -108,6 +108,9 @@ class Table:
         import time
 
         line = wire(line)
+        # a seat's (and the dealer's) line: the referee's signed receipt, its time of it; first, so
+        # every check below sees the line as it will be written (its deadlines run from the receipt)
+        line = self.referee.admit(line)
         try:
             for seat in self.seats:
                 seat.check_own(line)
@@ -115,7 +118,6 @@ class Table:
         except CommitmentMismatch as refused:  # the referee's public reason first, where it has one
             copy.deepcopy(self.view).apply(line)  # on a copy: a refusal changes nothing
             raise refused
-        line = self.referee.admit(line)  # a seat's line: the referee's signed receipt, its time of it
         t = time.perf_counter()
         self.referee.receive(line)
         verify_s = time.perf_counter() - t
