@@ -170,39 +170,66 @@ class Table:
         """Seat ``seat`` leaves its sealed move for its next turn with the referee, or a chain
         of them (a list: one for each of its next turns, in order), checked first: a seal that
         does not verify is refused and the seat's earlier one, if any, is dropped. Kept in the
-        referee's own state (persisted with it), never sent to anyone."""
-        seals = dict(self.referee.private.get("seals", {}))
+        referee's own state (persisted with it), never sent to anyone. A seal the host cannot
+        save (its storage refused the write) is refused too, the seals held left as they were."""
+        before = self.referee.private
+        seals = dict(before.get("seals", {}))
         seals.pop(str(seat), None)
-        self.referee.private = {**self.referee.private, "seals": seals}
+        self.referee.private = {**before, "seals": seals}
         self.spec.check_seal(self.view, seat, seal)
         seals[str(seat)] = seal
         if self.persist is not None:
-            self.persist(self)
+            try:
+                self.persist(self)
+            except BaseException:
+                self.referee.private = before
+                raise
         self.advance()  # its time may have run out already
 
     def _open_seal(self) -> bool:
         """Play the sealed move of the seat whose time ran out, if the referee holds one (the
         first of its chain: the rest are for its next timed-out turns); True if a line was
         written. A seal the referee refuses now (stale) is dropped with the rest of its chain:
-        the seat's own agent owes the automatic move, as without one."""
+        the seat's own agent owes the automatic move, as without one. A line the host cannot
+        write or save (its storage refused) leaves the seals held exactly as they were, to be
+        played when the write is tried again; a seal whose line is on the transcript already
+        (written, the referee's secrets not saved after it) is never opened again: the rest of
+        its chain goes on."""
         seat = self.spec.seal_to_open(self.rules)
-        seals = dict(self.referee.private.get("seals", {}))
-        held = seals.pop(str(seat), None) if seat is not None else None
+        if seat is None:
+            return False
+        before = self.referee.private
+        seals = dict(before.get("seals", {}))
+        held = seals.pop(str(seat), None)
         if not held:
             return False
         chain = held if isinstance(held, list) else [held]  # a chain: the first now, the rest at its next timeouts
+        played = self._played_seals({c.get("kind") for c in chain if isinstance(c, dict)})
+        while chain and _seal_key(chain[0]) in played:
+            chain = chain[1:]
         if chain[1:]:
             seals[str(seat)] = chain[1:]
-        self.referee.private = {**self.referee.private, "seals": seals}
+        self.referee.private = {**before, "seals": seals}
+        if not chain:
+            return False
         try:
             self.publish(self.referee.open_seal(chain[0]))
         except StorageError:
+            self.referee.private = before  # refused: unchanged (the first seal is played on the retry)
             raise
         except ZkbluffError:  # stale (the seat moved itself since): the rest of its chain is too
             seals.pop(str(seat), None)
-            self.referee.private = {**self.referee.private, "seals": seals}
+            self.referee.private = {**before, "seals": seals}
             return False
+        except BaseException:  # any other failure to write it (an OSError from a plain writer)
+            self.referee.private = before
+            raise
         return True
+
+    def _played_seals(self, kinds: set[Any]) -> set[str]:
+        """The sealed moves of these kinds the transcript holds already (their kind and data)."""
+        return {_seal_key({"kind": e["action"], "data": e.get("data")})
+                for e in self.writer.events if e.get("action") in kinds}
 
     def _deal_line(self) -> Optional[dict[str, Any]]:
         line = self.dealer.deal_line()
@@ -251,6 +278,12 @@ class Table:
         written = self.publish(line)
         self.advance()
         return written
+
+
+def _seal_key(seal: Any) -> str:
+    """A seal's identity: its kind and data (the seat's signature over a context unique to
+    one turn), as the line that plays it carries them."""
+    return json.dumps([seal.get("kind"), seal.get("data")], sort_keys=True) if isinstance(seal, dict) else repr(seal)
 
 
 def may_act(view: Referee, seat: int) -> bool:
