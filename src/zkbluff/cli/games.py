@@ -15,6 +15,7 @@ from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
 from zkbluff.games.engine.narration import Narrator, clock_notice, clock_words, move_clock, time_up_words
 from zkbluff.games.engine.table import may_act
 from zkbluff.games.registry import GAMES, spec_class
+from zkbluff.server.terminal import discard_typeahead
 
 DEFAULT_GAME = "proof-or-bluff"
 #: the old ``--table`` names of Proof or Bluff's two tables
@@ -119,6 +120,15 @@ def rules_cmd(game: str) -> None:
     if cls.option_values:
         click.echo("\noptions: " + "; ".join(f"{k}: {', '.join(v)} (default {cls.default_options.get(k, '-')})"
                                               for k, v in cls.option_values.items()))
+
+
+def _read_line() -> str:
+    """The line typed (stripped); :class:`EOFError` at the end of input (a script that
+    ran out), which stops the match, never an endless round of empty answers."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError("no more input")
+    return line.strip()
 
 
 class TimeUp(Exception):
@@ -384,6 +394,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             return
 
         def ask(text: str) -> str:
+            discard_typeahead()  # keys pressed during a proof do not answer this prompt
             return str(click.prompt(text, default="", show_default=False))
 
         def ask_until(deadline: float) -> Any:
@@ -395,12 +406,13 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     stdin = sys.stdin.fileno()
                 except (AttributeError, OSError, ValueError):
                     return ask(text)  # not a terminal (a script): no time limit to enforce here
+                discard_typeahead()
                 click.echo(f"{text} ", nl=False)
                 ready, _, _ = select.select([stdin], [], [], max(0.0, deadline - tab.referee.clock()))
                 if not ready:
                     click.echo("")
                     return ""
-                return sys.stdin.readline().strip()
+                return _read_line()
             return timed
 
         def ask_by(deadline: float, warn_at: float) -> Any:
@@ -415,6 +427,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     stdin = sys.stdin.fileno()
                 except (AttributeError, OSError, ValueError):
                     return ask(f"[{clock_words(deadline - tab.referee.clock())} left] {text}")
+                discard_typeahead()
                 warned = False
                 while True:
                     left = deadline - tab.referee.clock()
@@ -425,7 +438,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     wait = left - warn_at if not warned and left > warn_at else left
                     ready, _, _ = select.select([stdin], [], [], max(0.0, wait))
                     if ready:
-                        return sys.stdin.readline().strip()
+                        return _read_line()
                     if not warned and left > warn_at:
                         warned = True
                         click.echo(f"\n  {clock_words(warn_at)} left!")

@@ -342,7 +342,7 @@ can continue; never share them."""
             f"{names[other]} {s.scores[other]} (target {s.target})   {held}")
         say("Your hand: " + "  ".join(f"{i + 1}:{card_label(c)}" for i, c in enumerate(hand)))
         text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (positions or names, e.g. '1 3', "
-                   f"'{_plain(hand[0])}' or '{SHORT_RANK_LABELS[-1]} {SHORT_RANK_LABELS[-1]}')")
+                   f"'{_plain(hand[0])}', 'K K')")
         cards = parse_cards(text, hand)
         if len(cards) > MAX_PLAY:
             raise MalformedInput(f"play 1 to {MAX_PLAY} cards at a time; you named {len(cards)}")
