@@ -64,6 +64,8 @@ class Terminal:
         #: prompts shown, and prompts called off (for the person's display and for tests)
         self.asked = 0
         self.cancelled = 0
+        #: the text of the prompt waiting for an answer now (None: no prompt is open)
+        self.waiting: Optional[str] = None
 
     def _read(self) -> None:
         while True:
@@ -88,6 +90,24 @@ class Terminal:
                 self._reader.start()
             self.asked += 1
         self.show(text)
+        self.waiting = text
+        try:
+            return self._answer(mine)
+        finally:
+            self.waiting = None
+
+    def say_between(self, say: Callable[[str], None], text: str) -> None:
+        """Say ``text`` (a room's news) without writing over an open prompt: on a line of
+        its own, and the prompt shown again after it."""
+        waiting = self.waiting
+        if waiting is None:
+            say(text)
+            return
+        say("")  # (the prompt's line ends here)
+        say(text)
+        self.show(waiting)
+
+    def _answer(self, mine: int) -> str:
         while True:
             if self._round != mine:
                 raise PromptCancelled()
