@@ -79,3 +79,32 @@ def test_the_demo_says_what_each_proof_count_counts(tmp_path):
     total, deal, again = map(int, re.search(r"(\d+) proofs in all \(the deal's (\d+) and the moves' (\d+)\)",
                                             res.output).groups())
     assert again == moves and deal + moves == total and deal > 0
+
+
+def test_every_vector_line_said_to_you_is_in_the_second_person():
+    """Every seat of every transcript vector named "you" (as local play names the person):
+    no "you commits", "you moves first", "you has emptied their hand", "you's"."""
+    import glob
+    import json
+
+    from repo_root import REPO_ROOT
+    from zkbluff.games.engine.narration import Narrator
+    from zkbluff.games.engine.registry import spec_for
+
+    wrong = []
+    for path in sorted(glob.glob(str(REPO_ROOT / "vectors" / "transcripts" / "*.jsonl"))):
+        lines = [json.loads(ln) for ln in open(path, encoding="utf-8")]
+        header = lines[0]["data"]
+        for seat in range(len(header["seats"])):
+            names = list(header["seats"])
+            names[seat] = "you"
+            narrator = Narrator(spec_for(header["game"], header["options"]), names, viewer=seat)
+            for line in lines:
+                for said in narrator.lines(line):
+                    for m in re.finditer(r"\b[Yy]ou (\w+)", said):
+                        verb = m.group(1)
+                        if verb in ("was", "has", "is") or (verb.endswith("s") and not verb.endswith("ss")):
+                            wrong.append(said)
+                    if re.search(r"\b[Yy]ou's\b|\b[Yy]ou \w+( \w+)? (its|their)\b", said):
+                        wrong.append(said)
+    assert not wrong, sorted(set(wrong))[:10]
