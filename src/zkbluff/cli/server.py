@@ -216,10 +216,10 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
             raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
         extra += [f"--{key}={value}"]
     expected = parse_expectations(expect)
-    options = _options(game, None, extra, spelt=lambda key: f"-o {key}")
+    chosen = _options(game, None, extra, spelt=lambda key: f"-o {key}")
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
                         is_bot=bot_seed is not None, start_with=start_with)
-    _finish(_run_seat(client, client.host(game, options), home), as_json)
+    _finish(_run_seat(client, client.host(game, chosen), home), as_json)
 
 
 @click.command("join")

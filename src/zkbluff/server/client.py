@@ -232,9 +232,9 @@ def server_url(url: str) -> str:
         parts = urlsplit(url)
         host, _ = parts.hostname, parts.port  # (a port that is no number raises here)
     except ValueError:
-        host = None
-        parts = None  # type: ignore[assignment]
-    scheme = parts.scheme.lower() if parts is not None else ""
+        host, scheme = None, ""
+    else:
+        scheme = parts.scheme.lower()
     if scheme in ("http", "https") and host:
         other = ("wss" if scheme == "https" else "ws") + url[len(scheme):]
         raise MalformedInput(f"{url[:80]!r} is a web address; a zkbluff server's address is ws://HOST:PORT "
