@@ -200,8 +200,8 @@ class CheatText:
             answer = ask(f"{names[player]} claims {claim_words(s.rank, count)}. 'b' + Enter to call Bluff!").strip()
             return CallBluff(s.play_no) if answer.lower() in ("b", "bluff") else None
         hand = obs.hand
-        say("Counts: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
-            + f"; pile {s.pile_size}, set aside {s.set_aside}")
+        say("Cards in hand: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
+            + f"; {_cards(s.pile_size)} on the pile, {s.set_aside} set aside")
         say(_hand(hand))
         if s.rank is None:
             parts = ask("You open: a rank, then 1-4 cards by position or name (e.g. '7 1 3' or 'K KH KC')"

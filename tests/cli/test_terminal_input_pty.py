@@ -1,5 +1,7 @@
-"""Type-ahead is discarded across a proof (issue 32, item 4): keys pressed while the
-client proves (or the other seats move) must not answer the next prompt. In a real pty:
+"""The terminal's input in a real pty (issue 32, item 4): a card typed by name, an empty
+Enter refused (5 Up 2 Down's included: "none" is typed), and type-ahead discarded across a
+proof: keys pressed while the client proves (or the other seats move) must not answer the
+next prompt. In a real pty:
 the local terminal (`zkbluff play`) and a networked seat's terminal
 (:class:`~zkbluff.server.terminal.Terminal`, what `join` and `host` ask through) flush the
 terminal's pending input before every prompt; input from a pipe (a script) is kept."""
@@ -139,5 +141,36 @@ def test_play_drops_keys_typed_while_the_move_is_proved(tmp_path):
         child.drain(2.0)
         out = child.text()
         assert "not allowed" not in out and "answer a (accept)" not in out, out[-2000:]
+    finally:
+        child.close()
+
+
+def test_play_takes_a_card_by_name_in_upper_case_and_refuses_an_empty_enter(tmp_path):
+    import re
+
+    child = Pty(["-m", "zkbluff", "play", "--mode", "casual", "--seed", "1", "--out", str(tmp_path / "m.jsonl"),
+                 "--plain"])
+    try:
+        at = child.expect(b"Cards to play", seconds=90)
+        hand = re.search(r"Your hand: 1:(\S+)", child.text()).group(1)
+        child.type("\n")
+        child.expect(b"not allowed: name at least one card", after=at)
+        child.expect(b"Cards to play", after=child.buf.find(b"not allowed"))
+        child.type(hand.upper() + "\n")
+        child.expect(b"you play 1 card face down")
+    finally:
+        child.close()
+
+
+def test_five_up_two_down_needs_none_typed(tmp_path):
+    child = Pty(["-m", "zkbluff", "play", "five-up-two-down", "--mode", "casual", "--seed", "1", "--out",
+                 str(tmp_path / "m.jsonl"), "--plain"])
+    try:
+        child.expect(b"left] ", seconds=90)
+        assert b"Name the board ranks" in child.buf  # (seed 1: you claim first)
+        child.type("\n")  # before: an empty Enter claimed "none"
+        child.expect(b"not allowed: name the board ranks you match, or type 'none' to claim no match")
+        child.type("none\n")
+        child.expect(b"you claim no match")
     finally:
         child.close()
