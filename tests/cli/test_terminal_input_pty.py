@@ -13,6 +13,8 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from repo_root import REPO_ROOT
 
 
@@ -126,6 +128,7 @@ def test_a_pipe_keeps_its_lines():
     assert "first 'one'" in res.stdout and "second 'two'" in res.stdout, res.stdout + res.stderr
 
 
+@pytest.mark.slow  # (a whole `zkbluff play` start-up: about 10 s on a loaded machine)
 def test_play_drops_keys_typed_while_the_move_is_proved(tmp_path):
     """`zkbluff play` in a pty: "1" and, at once, a stray "zz" line while the move is proved
     and the house answers; the next prompt is not answered by it (before: "not allowed:
@@ -145,6 +148,7 @@ def test_play_drops_keys_typed_while_the_move_is_proved(tmp_path):
         child.close()
 
 
+@pytest.mark.slow  # (a whole `zkbluff play` start-up: about 10 s on a loaded machine)
 def test_play_takes_a_card_by_name_in_upper_case_and_refuses_an_empty_enter(tmp_path):
     import re
 
@@ -162,6 +166,7 @@ def test_play_takes_a_card_by_name_in_upper_case_and_refuses_an_empty_enter(tmp_
         child.close()
 
 
+@pytest.mark.slow  # (a whole `zkbluff play` start-up: about 10 s on a loaded machine)
 def test_five_up_two_down_needs_none_typed(tmp_path):
     child = Pty(["-m", "zkbluff", "play", "five-up-two-down", "--mode", "casual", "--seed", "1", "--out",
                  str(tmp_path / "m.jsonl"), "--plain"])
