@@ -173,7 +173,8 @@ def test_five_up_two_down_needs_none_typed(tmp_path):
     try:
         child.expect(b"'K K', or 'none')", seconds=90)  # (seed 1: you claim first)
         child.type("\n")  # before: an empty Enter claimed "none"
-        child.expect(b"not allowed: name the board ranks you match, or type 'none' to claim no match")
+        at = child.expect(b"not allowed: name the board ranks you match, or type 'none' to claim no match")
+        child.expect(b"'K K', or 'none')", after=at)  # asked again (what is typed before it is type-ahead)
         child.type("none\n")
         child.expect(b"you claim no match")
     finally:
