@@ -114,7 +114,9 @@ def resolve_pinned_id(name: str, folder: Optional[Path] = None) -> str:
     for key_id in ids:
         if key_id.split("@")[0] == name:
             return key_id
-    raise MalformedInput(f"unknown statement {name!r}; known: {', '.join(ids)}")
+    from zkbluff.statements.registry import unknown_statement
+
+    raise MalformedInput(unknown_statement(name, ids))
 
 
 def pinned_vk(key_id: str, folder: Optional[Path] = None) -> VerifyingKey:

@@ -12,9 +12,12 @@ from typing import Any, Callable, Optional
 import click
 
 from zkbluff.cli.common import load_keys_with_progress, typed_errors, working
-from zkbluff.games.engine.narration import Narrator, clock_notice, clock_words, move_clock, time_up_words
+from zkbluff.games.engine.narration import (
+    Narrator, clock_notice, clock_words, move_clock, second_person, time_up_words,
+)
 from zkbluff.games.engine.table import may_act
 from zkbluff.games.registry import GAMES, spec_class
+from zkbluff.server.terminal import discard_typeahead
 
 DEFAULT_GAME = "proof-or-bluff"
 #: the old ``--table`` names of Proof or Bluff's two tables
@@ -71,9 +74,12 @@ def _game(game: str, table: Optional[str]) -> str:
 GAME_OPTIONS = {"ignore_unknown_options": True, "allow_extra_args": True}
 
 
-def _options(game: str, mode: Optional[str], extra: Optional[list[str]] = None) -> Optional[dict[str, Any]]:
+def _options(game: str, mode: Optional[str], extra: Optional[list[str]] = None,
+             spelt: Callable[[str], str] = lambda name: f"--{name}") -> Optional[dict[str, Any]]:
     """The game's options from ``--mode`` and ``--NAME VALUE`` / ``--NAME=VALUE`` for every
-    option the game's spec declares (``option_values``); the spec checks the values."""
+    option the game's spec declares (``option_values``); the spec checks the values.
+    ``spelt``: how the command the person typed spells an option NAME (``host``: ``-o
+    NAME=VALUE``), for the messages."""
     declared = spec_class(game).option_values
     out: dict[str, Any] = {} if mode is None else {"mode": mode}
     args = list(extra or [])
@@ -82,11 +88,16 @@ def _options(game: str, mode: Optional[str], extra: Optional[list[str]] = None) 
         name, eq, value = flag[2:].partition("=") if flag.startswith("--") else ("", "", "")
         name = name.replace("-", "_")
         if name not in declared:
-            known = ", ".join(f"--{k}" for k in declared) or "none"
-            raise click.UsageError(f"{game}: unknown option {flag!r} (its options: {known})")
+            import difflib
+
+            known = ", ".join(spelt(k) for k in declared) or "none"
+            close = difflib.get_close_matches(name, list(declared), n=1)
+            hint = f"did you mean {spelt(close[0])}? " if close else ""
+            typed = spelt(name) + (f"={value}" if eq and not spelt(name).startswith("--") else "")
+            raise click.UsageError(f"{game}: unknown option {typed!r} ({hint}its options: {known})")
         if not eq:
             if not args:
-                raise click.UsageError(f"{game}: --{name} needs a value ({'|'.join(declared[name])})")
+                raise click.UsageError(f"{game}: {spelt(name)} needs a value ({'|'.join(declared[name])})")
             value = args.pop(0)
         out[name] = value
     return out or None
@@ -119,6 +130,15 @@ def rules_cmd(game: str) -> None:
     if cls.option_values:
         click.echo("\noptions: " + "; ".join(f"{k}: {', '.join(v)} (default {cls.default_options.get(k, '-')})"
                                               for k, v in cls.option_values.items()))
+
+
+def _read_line() -> str:
+    """The line typed (stripped); :class:`EOFError` at the end of input (a script that
+    ran out), which stops the match, never an endless round of empty answers."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError("no more input")
+    return line.strip()
 
 
 class TimeUp(Exception):
@@ -207,10 +227,16 @@ def _run_demo(out: str, seed: int, game: str, mode: Optional[str], extra: Option
     report = verify_transcript(out, keys_dir=Path(keys) if keys not in (None, "match") else None)
     t_verify = time.perf_counter() - t1
     prove_total = sum(t.prove_s for t in tab.timings)
-    click.echo(f"match: {len(tab.timings)} proofs, {prove_total:.2f} s proving, {t_match:.2f} s in all")
-    click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in "
-               f"{len(report['keys'])} batches" + (", closing line checked" if tab.spec.deal.closing else
-                                                     ", nothing revealed") + f", in {t_verify:.2f} s")
+    # what each count counts: the moves' proofs (a line may carry several), and all the
+    # transcript's, the deal's own proofs (inside its lines) included
+    moves = sum(len(e.get("proofs") or []) for e in tab.writer.events)
+    deal = report["proofs"] - moves
+    click.echo(f"match: {moves} move proof{'s' if moves != 1 else ''} made at the seats' moves, "
+               f"{prove_total:.2f} s proving, {t_match:.2f} s in all")
+    click.echo(f"transcript verified offline: {report['lines']} signed lines, {report['proofs']} proofs in all "
+               f"({'the deal' + chr(39) + 's ' + str(deal) + ' and ' if deal > 0 else ''}the moves' {moves}) in "
+               f"{len(report['keys'])} batches" +
+               (", closing line checked" if tab.spec.deal.closing else ", nothing revealed") + f", in {t_verify:.2f} s")
     for line in report["loud"]:
         click.echo(line)
     click.echo(f"total {time.perf_counter() - t0:.2f} s")
@@ -398,12 +424,15 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                 click.echo("while the match was stopped:")
         if resume and tab.over and shown == len(tab.writer.events):
             end = [e for e in tab.writer.events if e["action"] == "end"]
-            click.echo("this match is over: " + (spec.text.describe(end[-1], names) if end else "it has ended"))
+            said = second_person(spec.text.describe(end[-1], names)) if end and "you" in names else \
+                (spec.text.describe(end[-1], names) if end else "it has ended")
+            click.echo("this match is over: " + said)
             click.echo(f"Verify it yourself: zkbluff transcript verify {path}")
             _after_match(path, human, "")
             return
 
         def ask(text: str) -> str:
+            discard_typeahead()  # keys pressed during a proof do not answer this prompt
             return str(click.prompt(text, default="", show_default=False))
 
         def ask_until(deadline: float) -> Any:
@@ -415,12 +444,13 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     stdin = sys.stdin.fileno()
                 except (AttributeError, OSError, ValueError):
                     return ask(text)  # not a terminal (a script): no time limit to enforce here
+                discard_typeahead()
                 click.echo(f"{text} ", nl=False)
                 ready, _, _ = select.select([stdin], [], [], max(0.0, deadline - tab.referee.clock()))
                 if not ready:
                     click.echo("")
                     return ""
-                return sys.stdin.readline().strip()
+                return _read_line()
             return timed
 
         def ask_by(deadline: float, warn_at: float) -> Any:
@@ -435,6 +465,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     stdin = sys.stdin.fileno()
                 except (AttributeError, OSError, ValueError):
                     return ask(f"[{clock_words(deadline - tab.referee.clock())} left] {text}")
+                discard_typeahead()
                 warned = False
                 while True:
                     left = deadline - tab.referee.clock()
@@ -445,7 +476,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
                     wait = left - warn_at if not warned and left > warn_at else left
                     ready, _, _ = select.select([stdin], [], [], max(0.0, wait))
                     if ready:
-                        return sys.stdin.readline().strip()
+                        return _read_line()
                     if not warned and left > warn_at:
                         warned = True
                         click.echo(f"\n  {clock_words(warn_at)} left!")

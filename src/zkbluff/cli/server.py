@@ -59,6 +59,28 @@ def _finish(report: dict[str, Any], as_json: bool) -> None:
                    f"{report['transcript']} --secrets {seat_file}")
 
 
+def _run_seat(client: Any, coro: Any, home: Optional[str]) -> dict[str, Any]:
+    """Run a seat's session; Ctrl-C stops it with how to come back to the seat (the
+    client's key and the table's secrets stay in its home folder)."""
+    from zkbluff.server.client import run
+
+    try:
+        return dict(run(coro))
+    except KeyboardInterrupt:
+        coro.close()
+        if client.code is None:
+            click.echo("\nstopped before a room was made")
+        else:
+            again = f"zkbluff join {client.url} {client.code}" + (f" --home {home}" if home else "")
+            if (client.home / "tables" / client.code / "seat.json").exists():
+                click.echo(f"\nstopped. Your seat is kept (your key and this table's secrets are in "
+                           f"{client.home}): `{again}` comes back to it where you left off; the table's clock "
+                           f"runs meanwhile.")
+            else:
+                click.echo(f"\nstopped before you had a seat; `{again}` tries again.")
+        sys.exit(2)
+
+
 results_option = click.option("--results", default=None, metavar="URL|FILE",
                               help="the results database: postgresql://user@host/db (shared by many servers; "
                                    "the server extra) or a SQLite file (default: results.sqlite in --data)")
@@ -188,7 +210,7 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
              as_json: bool) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
-    from zkbluff.server.client import SeatClient, run
+    from zkbluff.server.client import SeatClient
     from zkbluff.server.expect import parse_expectations
 
     extra: list[str] = []
@@ -196,11 +218,12 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise click.BadParameter(f"--option: expected KEY=VALUE, got {item!r}")
-        extra += [f"--{key}", value]
+        extra += [f"--{key}={value}"]
     expected = parse_expectations(expect)
+    chosen = _options(game, None, extra, spelt=lambda key: f"-o {key}")
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
                         is_bot=bot_seed is not None, start_with=start_with)
-    _finish(run(client.host(game, _options(game, None, extra))), as_json)
+    _finish(_run_seat(client, client.host(game, chosen), home), as_json)
 
 
 @click.command("join")
@@ -219,12 +242,12 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
     its header comes; --expect refuses one that differs (exit 1) before your seat signs
     anything. A server that shows this seat two histories of the match stops it (exit 1),
     keeping both signed lines beside your transcript copy."""
-    from zkbluff.server.client import SeatClient, run
+    from zkbluff.server.client import SeatClient
     from zkbluff.server.expect import parse_expectations
 
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect),
                         is_bot=bot_seed is not None)
-    _finish(run(client.join(code)), as_json)
+    _finish(_run_seat(client, client.join(code), home), as_json)
 
 
 @click.command("watch")
@@ -235,7 +258,13 @@ def watch_cmd(url: str, code: str) -> None:
     """Watch room CODE: public lines only, each checked here as it comes."""
     from zkbluff.server.client import Spectator, run
 
-    out = run(Spectator(url, click.echo).watch(code))
+    spectator = Spectator(url, click.echo)
+    try:
+        out = run(spectator.watch(code))
+    except KeyboardInterrupt:
+        click.echo(f"\nstopped after {len(spectator.events)} lines watched and verified; "
+                   f"`zkbluff watch {spectator.url} {code}` watches again")
+        sys.exit(2)
     click.echo(f"{out['lines']} lines watched and verified")
 
 
@@ -272,7 +301,8 @@ def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit
     if not rows:
         click.echo("  (no online matches yet)")
     for r in rows:
-        click.echo(f"{r.rank:4d}. {r.name:<24} {r.points:6d} pts  {r.matches:4d} matches  {r.tier}")
+        click.echo(f"{r.rank:4d}. {r.name:<24} {r.points:6d} point{'s' if r.points != 1 else ' '}  "
+                   f"{r.matches:4d} match{'es' if r.matches != 1 else '  '}  {r.tier}")
 
 
 COMMANDS = (serve_cmd, host_cmd, join_cmd, watch_cmd, leaderboard_cmd)

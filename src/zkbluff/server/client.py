@@ -274,6 +274,106 @@ def next_server(url: str, servers: Sequence[str]) -> str:
 
 
 
+#: seconds a client that never reached the server keeps trying before it says it cannot
+#: connect (a seat coming back to its table tries for its whole reconnect window)
+NEW_CLIENT_PATIENCE = 4.0
+#: seconds a connected client waits for the server's hello
+HELLO_SECONDS = 10.0
+#: how often a client still trying says so (seconds)
+STILL_TRYING_EVERY = 15.0
+
+
+def server_url(url: str) -> str:
+    """A server address a person typed, checked before anything connects: ws://HOST[:PORT]
+    or wss://…; a web address (http://) is refused with the ws:// one to try."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # (a port that is no number raises here)
+    except ValueError:
+        host, scheme = None, ""
+    else:
+        scheme = parts.scheme.lower()
+    if scheme in ("http", "https") and host:
+        other = ("wss" if scheme == "https" else "ws") + url[len(scheme):]
+        raise MalformedInput(f"{url[:80]!r} is a web address; a zkbluff server's address is ws://HOST:PORT "
+                             f"(try {other[:80]})")
+    if scheme not in ("ws", "wss") or not host:
+        raise MalformedInput(f"server address: expected ws://HOST:PORT or wss://HOST:PORT, got {url[:80]!r}")
+    return url
+
+
+def _why(exc: BaseException) -> str:
+    """Why a connection failed, in words."""
+    import socket
+
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused: nothing listens there (is `zkbluff serve` running?)"
+    if isinstance(exc, socket.gaierror):
+        return "no such host"
+    if isinstance(exc, asyncio.TimeoutError):
+        return "no answer"
+    if isinstance(exc, _Closed):
+        return "the server closed the connection"
+    if exc.__class__.__module__.startswith("websockets"):
+        return f"it does not answer as a zkbluff server ({str(exc)[:80]})"
+    return str(exc)[:120] or exc.__class__.__name__
+
+
+class _Retries:
+    """How long a client keeps trying to reach its server, and what it says meanwhile: a
+    client that never reached it gives up after :data:`NEW_CLIENT_PATIENCE` ("cannot
+    connect to …"), or, coming back to its seat, tries for its whole window and says so
+    once; a client whose connection dropped says "connection lost; reconnecting…" once and
+    then every :data:`STILL_TRYING_EVERY` seconds, for its reconnect window."""
+
+    def __init__(self, client: Any, say: Say, window: float, patient: bool):
+        self.client, self.say, self.window = client, say, window
+        self.up = self.ever = False
+        self.deadline = time.monotonic() + (window if patient else min(window, NEW_CLIENT_PATIENCE))
+        self.said_at: Optional[float] = None
+
+    def connected(self) -> None:
+        self.up = self.ever = True
+        self.said_at = None
+
+    def failed(self, exc: BaseException) -> None:
+        """After a failed or lost connection: return to try again, or raise."""
+        now = time.monotonic()
+        url = self.client.url
+        if self.up:  # the window to reconnect in runs from the moment the connection was lost
+            self.up, self.deadline = False, now + self.window
+            self.said_at = now
+            self.say(f"connection lost ({_why(exc)}); reconnecting for up to {_seconds(self.window)}…")
+            return
+        if now > self.deadline:
+            if self.ever:
+                raise MalformedInput(f"lost the server at {url} and could not reconnect: {_why(exc)}") from None
+            raise MalformedInput(f"cannot connect to {url}: {_why(exc)}") from None
+        if self.said_at is None:
+            if not self.ever and self.deadline - now > NEW_CLIENT_PATIENCE:  # (a seat coming back)
+                self.say(f"cannot connect to {url} ({_why(exc)}); trying again for up to "
+                         f"{_seconds(self.deadline - now)} (Ctrl-C stops)")
+                self.said_at = now
+        elif now - self.said_at >= STILL_TRYING_EVERY:
+            self.said_at = now
+            self.say(f"still trying to reach {url} ({_seconds(self.deadline - now)} left)…")
+
+
+def _seconds(seconds: float) -> str:
+    from zkbluff.games.engine.narration import clock_words
+
+    return clock_words(seconds)
+
+
+def _connect_errors() -> tuple[type[BaseException], ...]:
+    """What a failed connection attempt raises (and is tried again)."""
+    from websockets.exceptions import InvalidHandshake, InvalidMessage
+
+    return (_Closed, OSError, asyncio.TimeoutError, InvalidHandshake, InvalidMessage, EOFError)
+
+
 class SeatClient:
     """A person's seat at a remote table."""
 
@@ -281,7 +381,7 @@ class SeatClient:
                  key_folder: Optional[Path] = None, backend: Any = None, reconnect_for: float = 120.0,
                  add_bots: tuple[str, ...] = (), autostart: bool = True, expect: Sequence[Expectation] = (),
                  clock: Callable[[], float] = time.time, is_bot: bool = False, start_with: Optional[int] = None):
-        self.url, self.home, self.name, self.policy, self.say = url, Path(home), name, policy, say
+        self.url, self.home, self.name, self.policy, self.say = server_url(url), Path(home), name, policy, say
         #: a bot chooses this seat's moves (``--bot``): the client says so in its signed
         #: create/join, and the server keeps the match off the leaderboard unless two
         #: people play in it
@@ -727,14 +827,15 @@ class SeatClient:
 
         # a client with a seat at this table keeps trying for reconnect_for; a new one gives up sooner
         resuming = self.code is not None and (self.home / "tables" / self.code / "seat.json").exists()
-        deadline = time.monotonic() + (self.reconnect_for if resuming else min(self.reconnect_for, 10.0))
-        delay, connected = 0.2, False
+        retries = _Retries(self, self.say, self.reconnect_for, patient=resuming)
+        delay = 0.2
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws, self.clock)
-                    await conn.open()
-                    delay, connected = 0.2, True
+                    await asyncio.wait_for(conn.open(), HELLO_SECONDS)
+                    delay = 0.2
+                    retries.connected()
                     self.servers = conn.servers or self.servers
                     if self.code is None and create is not None:
                         await conn.send(sign_auth(self.key, {"type": "create", **create, "name": self.name,
@@ -746,16 +847,12 @@ class SeatClient:
                     done = await self._loop(conn)
                     if done:
                         return await asyncio.to_thread(self.report)
-            except (_Closed, OSError, asyncio.TimeoutError) as exc:
+            except _connect_errors() as exc:
                 if self.result is not None:
                     return await asyncio.to_thread(self.report)
-                if connected:  # the window to reconnect in runs from the moment the connection was lost
-                    connected, deadline = False, time.monotonic() + self.reconnect_for
-                if time.monotonic() > deadline:
-                    raise MalformedInput(f"lost the server at {self.url} and could not reconnect: {exc}") from None
+                retries.failed(exc)
                 if isinstance(exc, OSError) and self.servers:  # nobody listens there: ask another server
                     self.url, self._redirects = next_server(self.url, self.servers), 0
-                self.say(f"connection lost ({exc.__class__.__name__}); reconnecting…")
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
 
@@ -899,8 +996,13 @@ class SeatClient:
                      f"`zkbluff join {self.url} {self.code}`")
         members = ", ".join(m["name"] + (" (bot)" if m["bot"] else "") + ("" if m["connected"] else " [away]")
                             for m in msg.get("members", []))
-        self.say(f"room {msg.get('code')}: {msg.get('state')}; {len(msg.get('members', []))}/{msg.get('seats')} "
-                 f"seats: {members}")
+        news = f"room {msg.get('code')}: {msg.get('state')}; {len(msg.get('members', []))}/{msg.get('seats')} " \
+            f"seats: {members}"
+        terminal = getattr(self.policy, "terminal", None)
+        if isinstance(terminal, Terminal):  # a person: never written over the prompt they are answering
+            terminal.say_between(self.say, news)
+        else:
+            self.say(news)
 
     async def _owner(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
         members = msg.get("members", [])
@@ -973,7 +1075,7 @@ class Spectator:
     """Public lines only; each one is checked by this process's own referee."""
 
     def __init__(self, url: str, say: Say = print, reconnect_for: float = 60.0):
-        self.url, self.say, self.reconnect_for = url, say, reconnect_for
+        self.url, self.say, self.reconnect_for = server_url(url), say, reconnect_for
         self.servers: list[str] = []  # the lobby's servers as the last hello named them
         self.view: Optional[Referee] = None
         self.events: list[dict[str, Any]] = []
@@ -985,13 +1087,14 @@ class Spectator:
         from websockets.asyncio.client import connect
 
         code = normalise_code(code)
-        deadline, connected, redirects = time.monotonic() + self.reconnect_for, False, 0
+        retries, redirects = _Retries(self, self.say, self.reconnect_for, patient=False), 0
         while True:
             try:
                 async with connect(self.url, max_size=CLIENT_MAX_BYTES, open_timeout=10) as ws:
                     conn = _Connection(ws)
-                    await conn.open()
-                    connected, self.servers = True, conn.servers or self.servers
+                    await asyncio.wait_for(conn.open(), HELLO_SECONDS)
+                    retries.connected()
+                    self.servers = conn.servers or self.servers
                     await conn.send({"type": "watch", "code": code, "have": len(self.events)})
                     while True:
                         msg = await conn.recv()
@@ -1011,11 +1114,8 @@ class Spectator:
                             if until_result:
                                 return {"lines": len(self.events), "result": self.result,
                                         "events": self.events}
-            except (_Closed, OSError, asyncio.TimeoutError) as exc:
-                if connected:  # the window to reconnect in runs from the moment the connection was lost
-                    connected, deadline = False, time.monotonic() + self.reconnect_for
-                if time.monotonic() > deadline:
-                    raise MalformedInput(f"lost the server at {self.url}: {exc}") from None
+            except _connect_errors() as exc:
+                retries.failed(exc)
                 if isinstance(exc, OSError) and self.servers:  # nobody listens there: ask another server
                     self.url, redirects = next_server(self.url, self.servers), 0
                 await asyncio.sleep(0.5)

@@ -14,6 +14,7 @@ reader still waiting when the match ends does not keep the process alive.
 """
 from __future__ import annotations
 
+import os
 import queue
 import sys
 import threading
@@ -32,6 +33,24 @@ def _stdin_line() -> str:
     return sys.stdin.readline()
 
 
+def discard_typeahead(stream: Any = None) -> bool:
+    """Drop what was typed before a prompt was shown (keys pressed during a proof must not
+    answer the next question): the terminal's pending input is flushed
+    (``termios.tcflush``). Only for a terminal; input from a file or a pipe (a script) is
+    kept. True if something could be flushed."""
+    stream = sys.stdin if stream is None else stream
+    try:
+        fd = stream.fileno()
+        if not os.isatty(fd):
+            return False
+        import termios
+
+        termios.tcflush(fd, termios.TCIFLUSH)
+    except (AttributeError, OSError, ValueError, ImportError):
+        return False
+    return True
+
+
 class Terminal:
     """Lines typed at the terminal, for prompts that can be called off (see the module).
     ``read_line`` returns one line ('' at the end of input); ``show`` prints a prompt."""
@@ -45,6 +64,8 @@ class Terminal:
         #: prompts shown, and prompts called off (for the person's display and for tests)
         self.asked = 0
         self.cancelled = 0
+        #: the text of the prompt waiting for an answer now (None: no prompt is open)
+        self.waiting: Optional[str] = None
 
     def _read(self) -> None:
         while True:
@@ -62,11 +83,31 @@ class Terminal:
         :meth:`cancel` is called meanwhile, :class:`EOFError` at the end of input."""
         with self._lock:
             mine = self._round
+            if self.read_line is _stdin_line and discard_typeahead():  # a person at a terminal:
+                self._drop_queued()                                     # nothing typed ahead answers this
             if self._reader is None:
                 self._reader = threading.Thread(target=self._read, name="zkbluff-terminal", daemon=True)
                 self._reader.start()
             self.asked += 1
         self.show(text)
+        self.waiting = text
+        try:
+            return self._answer(mine)
+        finally:
+            self.waiting = None
+
+    def say_between(self, say: Callable[[str], None], text: str) -> None:
+        """Say ``text`` (a room's news) without writing over an open prompt: on a line of
+        its own, and the prompt shown again after it."""
+        waiting = self.waiting
+        if waiting is None:
+            say(text)
+            return
+        say("")  # (the prompt's line ends here)
+        say(text)
+        self.show(waiting)
+
+    def _answer(self, mine: int) -> str:
         while True:
             if self._round != mine:
                 raise PromptCancelled()
@@ -83,19 +124,23 @@ class Terminal:
                 raise EOFError("no more input")
             return line
 
+    def _drop_queued(self) -> None:
+        """Drop the lines read but not yet asked for (the end of input is kept)."""
+        kept_end = False
+        while True:
+            try:
+                kept_end = self._lines.get_nowait() is None or kept_end
+            except queue.Empty:
+                break
+        if kept_end:
+            self._lines.put(None)
+
     def cancel(self) -> None:
         """Call off the prompt waiting now (if any); lines typed for it are dropped."""
         with self._lock:
             self._round += 1
             self.cancelled += 1
-            kept_end = False
-            while True:
-                try:
-                    kept_end = self._lines.get_nowait() is None or kept_end
-                except queue.Empty:
-                    break
-            if kept_end:
-                self._lines.put(None)
+            self._drop_queued()
 
 
 def in_thread(fn: Callable[..., Any], *args: Any) -> "Any":

@@ -154,5 +154,15 @@ def get_statement(key_id: str) -> Statement:
         matches = [s for k, s in stmts.items() if k.split("@")[0] == key_id]
         if matches:
             return matches[0]
-    known = ", ".join(all_statements())
-    raise MalformedInput(f"unknown statement {key_id!r}; known: {known}")
+    raise MalformedInput(unknown_statement(key_id, list(all_statements())))
+
+
+def unknown_statement(name: str, ids: list[str]) -> str:
+    """The message for a statement name no statement has: the closest names first ("did
+    you mean"), then every id."""
+    import difflib
+
+    bare = sorted({k.split("@")[0] for k in ids})
+    close = difflib.get_close_matches(name.split("@")[0], bare, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    return f"unknown statement {name!r}{hint}; known: {', '.join(ids)}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -32,8 +33,8 @@ def test_play_cheat_with_bots_then_verify_and_resume(tmp_path):
     res = CliRunner().invoke(main, ["play", "cheat", "--players", "3", "--hands", "3", "--window=1", "--seed", "2",
                                     "--out", str(out)], input=script)
     assert res.exit_code in (0, 2), res.output  # 2: the scripted input ran out (EOF), transcript intact
-    assert "not allowed" in res.output and "you commit to your entropy" in res.output \
-        and "house commits to its entropy" in res.output and "you deal the whole deck" in res.output
+    assert "not allowed" in res.output and "commits to its entropy" in res.output
+    assert re.search(r"deals? the whole deck", res.output)  # ("you deal": the narration's second person)
     header = json.loads(out.read_text().splitlines()[0])["data"]
     assert header["options"] == {"players": "3", "hands": "3", "window": "1"} and len(header["seats"]) == 3
     res = CliRunner().invoke(main, ["transcript", "verify", str(out)])

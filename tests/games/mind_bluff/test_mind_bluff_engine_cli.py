@@ -91,14 +91,15 @@ def test_the_prompt_says_why_and_enforces_an_honesty_debt():
     for bad, why in (("hello", "got 'hello'"), ("eat 4", "got 'eat 4'")):
         with pytest.raises(MalformedInput, match=why):
             MindBluffText.prompt(view, asking(bad), said.append, ["Aiko", "Ben"])
-    with pytest.raises(IllegalMove, match="Keep playing"):
-        MindBluffText.prompt(view, asking("all done", "maybe", "n"), said.append, ["Aiko", "Ben"])
+    # Keep playing asks the turn again (before: "not allowed: Keep playing.", as if refused)
+    move = MindBluffText.prompt(view, asking("all done", "maybe", "n", "eat 1"), said.append, ["Aiko", "Ben"])
+    assert (move.action, move.choice) == (Eat(), 1) and said[-1] == "Keep playing: your turn again."
     assert MindBluffText.prompt(view, asking("all done", "y"), said.append, ["Aiko", "Ben"]).action == AllDone()
     move = MindBluffText.prompt(view, asking("eat 2"), said.append, ["Aiko", "Ben"])
     assert (move.action, move.choice) == (Eat(), 2) and "you owe 2" in prompts[-1]
     r.apply(0, Eat()), r.apply(None, EatVerdict(False))
     view = view_for(r, 0, (3, 2))
-    with pytest.raises(IllegalMove, match=r"You owe 2 honest claim\(s\): claim what you ate \(2\)"):
+    with pytest.raises(IllegalMove, match=r"You owe 2 honest claims: claim what you ate \(2\)"):
         MindBluffText.prompt(view, asking("claim 3"), said.append, ["Aiko", "Ben"])
     assert MindBluffText.prompt(view, asking("2"), said.append, ["Aiko", "Ben"]).action == Claim(2, True)
 

@@ -103,6 +103,13 @@ def card_name(card: int) -> str:
     return DECK.rank_names[card // 6]
 
 
+def card_names(card: int) -> tuple[str, ...]:
+    """What a person may type for a card (upper case): ``K``/``KING``, ``Q``/``QUEEN``,
+    ``A``/``ACE``, ``J``/``JOKER`` (Bluffers has no Jack)."""
+    name = card_name(card).upper()
+    return (name[0], name) + (("JK", "JO") if card in JOKERS else ())
+
+
 def claim_words(count: int, table_card: int) -> str:
     """What the game announces for a play: "One King!", "Three Aces!"."""
     noun = DECK.rank_names[table_card] if count == 1 else RANK_PLURALS[table_card]
@@ -366,18 +373,18 @@ class TableText:
         if s.last_play is not None:
             last = f"; {names[s.last_play.seat]} claimed {claim_words(s.last_play.count, s.table_card)}"
         say(f"Round {s.round}, table card {DECK.rank_names[s.table_card]}{last}; your revolver has had "
-            f"{s.chambers[obs.seat]} pull(s). Your hand: {hand}")
+            f"{_pulls(s.chambers[obs.seat])}. Your hand: {hand}")
         can_call = any(isinstance(a, CallBluff) for a in obs.legal)
-        text = ask("positions to play (e.g. 1 3)" + (", c to call bluff" if can_call else "")
-                   + ", or leave to leave the table (no points)").strip().lower()
-        if text in ("c", "call") and can_call:
+        text = ask("positions to play, or card names (e.g. 1 3 or K J)" + (", c to call bluff" if can_call else "")
+                   + ", or leave to leave the table (no points)").strip()
+        if text.lower() in ("c", "call") and can_call:
             return CallBluff()
-        if text in ("leave", "leave table"):
+        if text.lower() in ("leave", "leave table"):
             return LeaveTable()
-        try:
-            picks = [int(x) - 1 for x in text.replace(",", " ").split()]
-        except ValueError:
-            raise MalformedInput(f"expected card positions 1-{len(obs.hand)} or c, got {text!r}") from None
-        if not picks or any(not 0 <= p < len(obs.hand) for p in picks) or len(set(picks)) != len(picks):
-            raise MalformedInput(f"expected 1-3 distinct positions among 1-{len(obs.hand)}, got {text!r}")
-        return PlayCards(tuple(obs.hand[p] for p in picks))
+        from zkbluff.games.engine.card_input import parse_cards
+
+        picks = parse_cards(text, obs.hand, card_names, label=card_name,
+                            example="1 3 or K J" + (", or c to call bluff" if can_call else ""))
+        if len(picks) > 3:
+            raise MalformedInput(f"play 1 to 3 cards at a time; you named {len(picks)}")
+        return PlayCards(picks)

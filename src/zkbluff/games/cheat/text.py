@@ -124,16 +124,17 @@ def _table_over(s: CheatState, nm: list[str]) -> str:
 
 # ---------------------------------------------------------------- the engine's text object
 
-def _parse_numbers(text: str, hand: Sequence[int]) -> tuple[int, ...]:
-    from zkbluff.errors import MalformedInput
+def _parse_cards(text: str, hand: Sequence[int]) -> tuple[int, ...]:
+    """Cards of ``hand`` by position or name: the one grammar of every game's prompt
+    (:mod:`zkbluff.games.engine.card_input`: ``1 3``, ``KH QS``, ``K K``)."""
+    from zkbluff.games.engine.card_input import parse_cards, standard_names
 
-    try:
-        idx = [int(x) - 1 for x in text.replace(",", " ").split()]
-    except ValueError:
-        raise MalformedInput(f"give the numbers of your cards, e.g. '1 3', got {text!r}") from None
-    if not idx or any(not 0 <= i < len(hand) for i in idx):
-        raise MalformedInput(f"card numbers are 1 to {len(hand)}, got {text!r}")
-    return tuple(hand[i] for i in idx)
+    example = "'1 3' or '" + " ".join(DECK.card_name(c) for c in list(hand)[:2]) + "'" if hand else ""
+    return parse_cards(text, hand, standard_names, label=DECK.card_name, example=example)
+
+
+def _hand(hand: Sequence[int]) -> str:
+    return "Your hand: " + "  ".join(f"{i + 1}:{DECK.card_name(c)}" for i, c in enumerate(hand))
 
 
 class CheatText:
@@ -201,18 +202,21 @@ class CheatText:
             player, count = s.pile[-1]
             if player == seat:
                 return None
+            say(_hand(obs.hand))  # what you hold, before you decide to call
             answer = ask(f"{names[player]} claims {claim_words(s.rank, count)}. 'b' + Enter to call Bluff!").strip()
             return CallBluff(s.play_no) if answer.lower() in ("b", "bluff") else None
         hand = obs.hand
-        say("Counts: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
-            + f"; pile {s.pile_size}, set aside {s.set_aside}")
-        say("Your hand: " + "  ".join(f"{i + 1}:{DECK.card_name(c)}" for i, c in enumerate(hand)))
+        say("Cards in hand: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
+            + f"; {_cards(s.pile_size)} on the pile, {s.set_aside} set aside")
+        say(_hand(hand))
         if s.rank is None:
-            parts = ask("You open: a rank and the numbers of 1-4 cards (e.g. '7 1 3')").strip().split(None, 1)
+            parts = ask("You open: a rank, then 1-4 cards by position or name (e.g. '7 1 3' or 'K KH KC')"
+                        ).strip().split(None, 1)
             if len(parts) != 2:
-                raise MalformedInput("give a rank and card numbers, e.g. '7 1 3'")
-            return PlayCards(DECK.parse_rank(parts[0]), _parse_numbers(parts[1], hand))
-        text = ask(f"Play 1-4 cards as {rank_word(s.rank, 2)} (numbers) or 'p' to pass").strip()
+                raise MalformedInput("give a rank, then the cards: e.g. '7 1 3' or 'K KH KC'")
+            return PlayCards(DECK.parse_rank(parts[0]), _parse_cards(parts[1], hand))
+        text = ask(f"Play 1-4 cards as {rank_word(s.rank, 2)} (positions or names, e.g. '1 3' or 'K K') "
+                   f"or 'p' to pass").strip()
         if text.lower() in ("p", "pass"):
             return PassTurn()
-        return PlayCards(s.rank, _parse_numbers(text, hand))
+        return PlayCards(s.rank, _parse_cards(text, hand))

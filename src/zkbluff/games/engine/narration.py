@@ -33,7 +33,8 @@ SILENT = ("header",)
 _VERBS = ("plays", "gives", "loads", "calls", "turns", "leaves", "proves", "survives", "pulls", "finishes",
           "starts", "passes", "opens", "takes", "picks", "forfeits", "commits", "deals", "hands", "claims", "eats",
           "believes", "doubts", "agrees", "reveals", "shows", "complains", "sends", "wins", "accepts",
-          "challenges", "must", "has", "is", "was")
+          "challenges", "moves", "gets", "owes", "loses", "gains", "scores", "goes", "draws", "holds", "needs",
+          "must", "has", "is", "was")
 _YOU_VERB = re.compile(r"\b([Yy]ou) (" + "|".join(_VERBS) + r")\b")
 _IRREGULAR = {"has": "have", "is": "are", "was": "were", "must": "must"}
 
@@ -55,7 +56,7 @@ def second_person(text: str) -> str:
         return f"{m.group(1)} {v}"
 
     text = _YOU_VERB.sub(verb, text).replace("you are out and finishes", "you are out and finish")
-    return re.sub(r"\b([Yy]ou \w+( \w+)?) its\b", r"\1 your", text)
+    return re.sub(r"\b([Yy]ou \w+( \w+)?) (its|their)\b", r"\1 your", text)
 
 
 def _snapshot(text: Any, rules: Any) -> Any:

@@ -283,7 +283,7 @@ class MindBluffText:
         owes = s.debts[me]
         status = f"[game {s.game}, turn {s.turn + (s.phase.value == 'turn')}, debts {s.debts[0]}–{s.debts[1]}" + \
             (f", you owe {owes}" if owes else "") + "]"
-        if s.phase == Phase.TURN:
+        while s.phase == Phase.TURN:
             line = ask(f"{status} eat 1, eat 2, eat 3 (in secret) or 'all done'").strip().lower()
             words = line.replace("-", " ").split()
             if words[:2] == ["all", "done"] or words == ["a"]:
@@ -292,7 +292,9 @@ class MindBluffText:
                     if ok in ("y", "yes"):
                         return Move(AllDone())
                     if ok in ("n", "no"):
-                        raise IllegalMove("Keep playing.")
+                        break
+                say("Keep playing: your turn again.")
+                continue
             num = words[-1] if words and words[0] in ("eat", "e") else (words[0] if len(words) == 1 else "")
             if num.isdigit() and MIN_EAT <= int(num) <= MAX_EAT:
                 return Move(Eat(), int(num))
@@ -305,7 +307,8 @@ class MindBluffText:
                 raise MalformedInput(f"Claim 1, 2 or 3 (got {line!r:.40}).")
             legal = [a for a in obs.legal if isinstance(a, Claim) and a.amount == int(num)]
             if not legal:
-                raise IllegalMove(f"You owe {owes} honest claim(s): claim what you ate ({obs.my_choices[-1]}).")
+                raise IllegalMove(f"You owe {owes} honest claim{'s' if owes != 1 else ''}: claim what you ate "
+                                  f"({obs.my_choices[-1]}).")
             return Move(legal[0])
         if s.phase == Phase.RESPOND:
             c = s.claim

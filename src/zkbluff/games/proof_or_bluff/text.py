@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from zkbluff.errors import MalformedInput
+from zkbluff.games.engine import card_input
 from zkbluff.games.proof_or_bluff.moves import (
     ClassicIntent, ClassicObservation, FiveUpIntent, FiveUpObservation, PlayCards, ProveClaim,
 )
@@ -54,6 +55,11 @@ def by_rank(cards: Sequence[int]) -> list[int]:
     return sorted(cards, key=lambda c: (c % 13, c // 13))
 
 
+def _plain(card: int) -> str:
+    """A card's name as a person types it ("Kh", "10h")."""
+    return SHORT_RANK_LABELS[card % 13] + SUITS[card // 13]
+
+
 def _cards(cards: Sequence[int]) -> str:
     return " ".join(card_label(c) for c in by_rank(cards))
 
@@ -64,41 +70,19 @@ def _scores(scores: Sequence[int], names: Sequence[str]) -> str:
 
 
 def parse_card(token: str, hand: Sequence[int]) -> int:
-    """A card a person typed: its number in the hand shown ("3"), or its name in any case
+    """One card a person typed: its number in the hand shown ("3"), or its name in any case
     ("4h", "4H", "10h", "Th", "4♥"); it must be in ``hand``."""
-    t = token.strip()
-    if t.isdigit():
-        i = int(t)
-        if not 1 <= i <= len(hand):
-            raise MalformedInput(f"card numbers are 1 to {len(hand)}, got {t!r}")
-        return hand[i - 1]
-    suit_char = t[-1:].lower()
-    symbol = {sym: SUITS[i] for i, sym in enumerate(SUIT_SYMBOLS)}
-    suit_char = symbol.get(t[-1:], suit_char)
-    rank_text = t[:-1].upper()
-    if suit_char not in SUITS or not rank_text:
-        raise MalformedInput(f"{t!r} is not a card: give its number in your hand or its name, e.g. 4h, 10h, Kc")
-    rank_text = {"10": "T"}.get(rank_text, rank_text)
-    short = DECK.short_ranks.upper()
-    if len(rank_text) != 1 or rank_text not in short:
-        raise MalformedInput(f"{t!r} is not a card: the rank is one of 2-10, J, Q, K, A")
-    card = SUITS.index(suit_char) * 13 + short.index(rank_text)
-    if card not in hand:
-        raise MalformedInput(f"{card_label(card)} is not in your hand")
-    return card
+    cards = parse_cards(token, hand)
+    if len(cards) != 1:
+        raise MalformedInput(f"one card, got {token!r}")
+    return cards[0]
 
 
 def parse_cards(text: str, hand: Sequence[int]) -> tuple[int, ...]:
-    """Cards by number or name, separated by spaces or commas; each at most once."""
-    picked: list[int] = []
-    for tok in text.replace(",", " ").split():
-        card = parse_card(tok, hand)
-        if card in picked:
-            raise MalformedInput(f"{card_label(card)} is listed twice")
-        picked.append(card)
-    if not picked:
-        raise MalformedInput("name at least one card (its number or its name, e.g. '1 3' or '4h 4c')")
-    return tuple(picked)
+    """Cards by position or name (the one grammar of :mod:`zkbluff.games.engine.card_input`:
+    ``1 3``, ``4h 4c``, ``K K``), separated by spaces or commas; each at most once."""
+    example = "'1 3' or '" + " ".join(_plain(c) for c in list(hand)[:2]) + "'" if hand else ""
+    return card_input.parse_cards(text, hand, card_input.standard_names, label=card_label, example=example)
 
 
 def verb(who: str, third_person: str) -> str:
@@ -349,17 +333,21 @@ can continue; never share them."""
         if s.phase == PROVE:
             say("You were challenged: your client proves the claim.")
             return ProveClaim()
-        if s.claim is not None:
+        hand = by_rank(obs.hand)
+        held = f"{names[other]} holds {s.hand_sizes[other]} card{'s' if s.hand_sizes[other] != 1 else ''}"
+        if s.claim is not None:  # the state and your hand first (after a re-deal: the new one)
             _, count, rank = s.claim
+            say(f"Round {s.round}   pile: {s.pile}   scores: you {s.scores[seat]}, {names[other]} "
+                f"{s.scores[other]} (target {s.target})   {held}")
+            say("Your hand: " + "  ".join(card_label(c) for c in hand))
             say(f"{names[other]} claims: {count} × {rank_name(rank)}   (you hold "
                 f"{sum(1 for c in obs.hand if DECK.rank_of(c) == rank)} of that rank)")
             return _respond(ask)
         say(f"Required rank: {rank_name(s.required_rank)}   pile: {s.pile}   scores: you {s.scores[seat]}, "
-            f"{names[other]} {s.scores[other]} (target {s.target})   {names[other]} holds {s.hand_sizes[other]}")
-        hand = by_rank(obs.hand)
+            f"{names[other]} {s.scores[other]} (target {s.target})   {held}")
         say("Your hand: " + "  ".join(f"{i + 1}:{card_label(c)}" for i, c in enumerate(hand)))
-        text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (numbers or names, e.g. '1 3' or "
-                   f"'{SHORT_RANK_LABELS[DECK.rank_of(hand[0])]}{SUITS[hand[0] // 13]}')")
+        text = ask(f"Cards to play as '{rank_name(s.required_rank)}' (positions or names, e.g. '1 3', "
+                   f"'{_plain(hand[0])}', 'K K')")
         cards = parse_cards(text, hand)
         if len(cards) > MAX_PLAY:
             raise MalformedInput(f"play 1 to {MAX_PLAY} cards at a time; you named {len(cards)}")
@@ -436,8 +424,10 @@ class FiveUpText(_Text):
             return _respond(ask)  # type: ignore[return-value]
         on_board = sorted(board_ranks(s.board))
         text = ask("Name the board ranks you match (e.g. 'K 7', 'K K', or 'none')").strip()
-        if text.lower() in ("", "none", "0", "-"):
+        if text.lower() in ("none", "0", "-", "no"):
             return Claim(())
+        if not text:  # an empty Enter claims nothing by accident: "none" is a word to type
+            raise MalformedInput("name the board ranks you match, or type 'none' to claim no match")
         named = []
         for tok in text.replace(",", " ").split():
             rank = DECK.parse_rank(tok)
