@@ -28,6 +28,14 @@ class FixedRandomness:
         self.rng = random.Random(seed)
         self.crypto_rng = random.Random(f"zkbluff.crypto.{seed}")
 
+    def party_key_seed(self, party: str) -> str:
+        """A party's signing key seed (hex), from the seed and the party's name alone: the
+        same on a replay whatever else was drawn first in the process (a first use that
+        loads keys or caches draws more than a second one does)."""
+        import hashlib
+
+        return hashlib.sha256(f"zkbluff.party-key.{self.seed}.{party}".encode()).hexdigest()
+
     def _crypto_bytes(self, n: int) -> bytes:
         return self.crypto_rng.randbytes(n)
 

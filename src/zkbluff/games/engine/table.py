@@ -435,10 +435,14 @@ def _fixed_randomness(seed: Optional[int], seat_secrets: Optional[Sequence[Optio
     return FixedRandomness(0 if seed is None else seed)
 
 
+def _party_key(fixed: Optional[FixedRandomness], party: str) -> Optional[SigningKey]:
+    return SigningKey.from_secret_hex(fixed.party_key_seed(party)) if fixed is not None else None
+
+
 def _chosen_seat(spec: Any, i: int, name: str, prover: Prover, given: Optional[Mapping[str, Any]],
-                 clock: Optional[Callable[[], float]]) -> Seat:
+                 clock: Optional[Callable[[], float]], fixed: Optional[FixedRandomness]) -> Seat:
     given = given or {}
-    key = SigningKey.from_secret_hex(given["key"]) if "key" in given else None
+    key = SigningKey.from_secret_hex(given["key"]) if "key" in given else _party_key(fixed, f"seat{i}")
     deal = json.loads(json.dumps(given["deal"])) if "deal" in given else None
     return Seat(spec, i, name, prover, key=key, deal_secrets=deal, clock=clock)
 
@@ -499,7 +503,7 @@ def _open_match(spec: Any, game: str, names: Optional[Sequence[str]],
     if clock is not None:
         kwargs["clock"] = clock
     chosen = list(seat_secrets) if seat_secrets is not None else [None] * spec.n_seats
-    seats = [_chosen_seat(spec, i, names[i], prover(), chosen[i], clock) for i in range(spec.n_seats)]
+    seats = [_chosen_seat(spec, i, names[i], prover(), chosen[i], clock, fixed) for i in range(spec.n_seats)]
     ceremony = None
     if match_ceremony:
         mc, timing = run_match_ceremony(spec, match_id, seats, backend, say)
@@ -509,8 +513,8 @@ def _open_match(spec: Any, game: str, names: Optional[Sequence[str]],
         record = ceremony_record_path(Path(transcript) if transcript else Path(f"{match_id}.jsonl"))
         digest = mm.save(mc, record) if transcript else mm.record_digest(mc)
         ceremony = {"digest": digest, "record": record.name}
-    referee = RefereeParty(spec, prover=prover(), **kwargs)
-    dealer = Dealer(spec, prover(), clock=clock)
+    referee = RefereeParty(spec, _party_key(fixed, "referee"), prover=prover(), **kwargs)
+    dealer = Dealer(spec, prover(), _party_key(fixed, "dealer"), clock=clock)
     writer = TranscriptWriter(transcript, overwrite=overwrite)
     table = (FixedTable if fixed else Table)(referee, dealer, seats, writer,
                                              _saver(Path(transcript)) if transcript else None)
