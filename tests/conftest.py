@@ -123,3 +123,15 @@ def real_clock_floors(monkeypatch):
     from zkbluff.games.engine import spec
 
     monkeypatch.setattr(spec, "FLOOR_SCALE", 0.01)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fixed_randomness_in_tests():
+    """This is a test process: ``open_match(seed=..., seat_secrets=...)`` is allowed here
+    without marking the match practice (zkbluff.games.engine.table.FIXED_RANDOMNESS_IN_TESTS;
+    anywhere else a seed is refused)."""
+    from zkbluff.games.engine import table
+
+    table.FIXED_RANDOMNESS_IN_TESTS = True
+    yield
+    table.FIXED_RANDOMNESS_IN_TESTS = False

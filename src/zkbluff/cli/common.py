@@ -1,16 +1,16 @@
 """What every command group shares: typed errors to exit codes, JSON files, progress."""
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import sys
-from typing import Any, Callable, Iterator, NoReturn, Optional, TypeVar
+from typing import Any, Callable, NoReturn, Optional, TypeVar
 
 import click
 
 from zkbluff.cli_fast import working  # noqa: F401  (beside cli_start, no click: transcript verify runs it too)
 from zkbluff.errors import MalformedInput, ZkbluffError
+from zkbluff.protocol.fixed_randomness import seeded_randomness  # noqa: F401  (`play --seed`: a practice match)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -79,35 +79,6 @@ def write_json(path: str, obj: Any) -> None:
 
 def emit(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=1, ensure_ascii=False))
-
-
-@contextlib.contextmanager
-def seeded_randomness(seed: int) -> Iterator[None]:
-    """For practice matches (``zkbluff play --seed``): while inside, the ``secrets``
-    module's draws (every party's deal entropy and salts, match ids, proof blinding) come
-    from one generator seeded with ``seed``, so the same seed and the same moves replay
-    the same match. It changes no derivation; it only makes the parties' entropy known,
-    which is exactly why a seeded match is not a fair one."""
-    import random
-    import secrets
-
-    rng = random.Random(seed)
-    patches: dict[str, Any] = {
-        "randbelow": lambda n: rng.randrange(n),
-        "randbits": rng.getrandbits,
-        "token_bytes": lambda n=32: rng.randbytes(32 if n is None else n),
-        "token_hex": lambda n=32: rng.randbytes(32 if n is None else n).hex(),
-        "choice": rng.choice,
-        "SystemRandom": lambda: rng,
-    }
-    saved = {name: getattr(secrets, name) for name in patches}
-    for name, fn in patches.items():
-        setattr(secrets, name, fn)
-    try:
-        yield
-    finally:
-        for name, fn in saved.items():
-            setattr(secrets, name, fn)
 
 
 def load_keys_with_progress(key_ids: list[str], what: str = "proving keys") -> None:

@@ -14,11 +14,12 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import CommitmentMismatch, MalformedInput, StorageError, ZkbluffError
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits, new_match_id
+from zkbluff.protocol.fixed_randomness import FixedRandomness
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.statements.keys import load_keys
 from zkbluff.games.engine.referee import Referee
@@ -405,20 +406,120 @@ def run_match_ceremony(spec: Any, match_id: str, seats: Sequence[Seat], backend:
     return mc, timing
 
 
+#: whether this process may open a match with fixed randomness without marking it practice:
+#: only a test process does (tests/conftest.py sets it); a seed anywhere else is refused
+FIXED_RANDOMNESS_IN_TESTS = False
+
+#: what a chosen seat secret may give (the fields of :meth:`Seat.export` it replaces)
+SEAT_SECRET_FIELDS = frozenset({"key", "deal"})
+
+
+class FixedTable(Table):
+    """A table whose parties draw from one seed (:class:`FixedRandomness`) in every call
+    that makes a line, so the same seed and the same moves write the same transcript."""
+
+    fixed: FixedRandomness
+
+    def move(self, seat: int, intent: Any) -> dict[str, Any]:
+        with self.fixed.draws():
+            return super().move(seat, intent)
+
+    def submit(self, line: dict[str, Any], seconds: float = 0.0) -> dict[str, Any]:
+        with self.fixed.draws():
+            return super().submit(line, seconds)
+
+    def announce(self, action: Any) -> dict[str, Any]:
+        with self.fixed.draws():
+            return super().announce(action)
+
+    def poll(self) -> Optional[dict[str, Any]]:
+        with self.fixed.draws():
+            return super().poll()
+
+    def leave_seal(self, seat: int, seal: Any) -> None:
+        with self.fixed.draws():
+            super().leave_seal(seat, seal)
+
+    def advance(self) -> None:
+        with self.fixed.draws():
+            super().advance()
+
+
+def _fixed_randomness(seed: Optional[int], seat_secrets: Optional[Sequence[Optional[Mapping[str, Any]]]],
+                      n_seats: int, practice: bool) -> Optional[FixedRandomness]:
+    """The seed's generators, after the refusals: fixed randomness (a seed or chosen seat
+    secrets) only in a test process or a match marked practice, a seed an int, one chosen
+    secret (or None) per seat with known fields only."""
+    if seed is None and seat_secrets is None:
+        return None
+    if not (practice or FIXED_RANDOMNESS_IN_TESTS):
+        raise MalformedInput("a seed or chosen seat secrets make a match that is not fair (whoever knows them "
+                             "knows the cards): only for tests and replays, or a match marked practice=True",
+                             code="match.fixed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise MalformedInput(f"seed: an int, got {seed!r}", code="match.fixed")
+    if seat_secrets is not None:
+        if len(seat_secrets) != n_seats:
+            raise MalformedInput(f"seat_secrets: one per seat ({n_seats}), got {len(seat_secrets)}",
+                                 code="match.fixed")
+        for i, given in enumerate(seat_secrets):
+            unknown = set(given or {}) - SEAT_SECRET_FIELDS
+            if unknown:
+                raise MalformedInput(f"seat_secrets[{i}]: unknown fields {sorted(unknown)} "
+                                     f"(may give {sorted(SEAT_SECRET_FIELDS)})", code="match.fixed")
+    return FixedRandomness(0 if seed is None else seed)
+
+
+def _party_key(fixed: Optional[FixedRandomness], party: str) -> Optional[SigningKey]:
+    return SigningKey.from_secret_hex(fixed.party_key_seed(party)) if fixed is not None else None
+
+
+def _chosen_seat(spec: Any, i: int, name: str, prover: Prover, given: Optional[Mapping[str, Any]],
+                 clock: Optional[Callable[[], float]], fixed: Optional[FixedRandomness]) -> Seat:
+    given = given or {}
+    key = SigningKey.from_secret_hex(given["key"]) if "key" in given else _party_key(fixed, f"seat{i}")
+    deal = json.loads(json.dumps(given["deal"])) if "deal" in given else None
+    return Seat(spec, i, name, prover, key=key, deal_secrets=deal, clock=clock)
+
+
 def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optional[Sequence[str]] = None,
                transcript: Optional[Path] = None, match_id: Optional[str] = None, key_folder: Optional[Path] = None,
                backend: Any = None, clock: Optional[Callable[[], float]] = None,
                limits: Optional[TimeLimits] = None, say: Optional[Callable[[str], None]] = None,
-               overwrite: bool = False, match_ceremony: bool = False) -> Table:
+               overwrite: bool = False, match_ceremony: bool = False, seed: Optional[int] = None,
+               seat_secrets: Optional[Sequence[Optional[Mapping[str, Any]]]] = None,
+               practice: bool = False) -> Table:
     """A new match with every party in this process; each makes its own key and secrets.
 
     Keys: the pinned project keys; ``key_folder``: a private key set (made there if
     missing; every party trusts it, deliberately); ``match_ceremony``: a per-match
     ceremony before the deal (:func:`run_match_ceremony`), its record saved beside the
-    transcript (:func:`ceremony_record_path`) and named in the header."""
+    transcript (:func:`ceremony_record_path`) and named in the header.
+
+    Fixed randomness, for tests and replays: ``seed`` fixes every party's draws for the
+    whole match (:class:`FixedTable`: the same seed, clock and moves write the same
+    transcript); ``seat_secrets``, one mapping (or None) per seat, gives a seat its
+    signing key (``key``, as its secrets file holds it) or its deal secrets (``deal``)
+    instead of drawing them. Either is refused (``match.fixed``) outside a test process
+    unless ``practice=True`` marks the match as practice (``zkbluff play --seed``)."""
+    spec = spec_for(game, options)
+    fixed = _fixed_randomness(seed, seat_secrets, spec.n_seats, practice)
+    if fixed is None:
+        return _open_match(spec, game, names, transcript, match_id, key_folder, backend, clock, limits,
+                           say, overwrite, match_ceremony, None, None)
+    with fixed.draws():
+        return _open_match(spec, game, names, transcript, match_id, key_folder, backend, clock, limits,
+                           say, overwrite, match_ceremony, seat_secrets, fixed)
+
+
+def _open_match(spec: Any, game: str, names: Optional[Sequence[str]],
+                transcript: Optional[Path], match_id: Optional[str], key_folder: Optional[Path],
+                backend: Any, clock: Optional[Callable[[], float]], limits: Optional[TimeLimits],
+                say: Optional[Callable[[str], None]], overwrite: bool, match_ceremony: bool,
+                seat_secrets: Optional[Sequence[Optional[Mapping[str, Any]]]],
+                fixed: Optional[FixedRandomness]) -> Table:
     from zkbluff.ceremony import match as mm
 
-    spec = spec_for(game, options)
     names = list(names or [f"seat {i}" for i in range(spec.n_seats)])
     if len(names) != spec.n_seats:
         raise MalformedInput(f"{game}: {spec.n_seats} seats, got {len(names)} names")
@@ -436,7 +537,8 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
     kwargs: dict[str, Any] = {"limits": limits}
     if clock is not None:
         kwargs["clock"] = clock
-    seats = [Seat(spec, i, names[i], prover(), clock=clock) for i in range(spec.n_seats)]
+    chosen = list(seat_secrets) if seat_secrets is not None else [None] * spec.n_seats
+    seats = [_chosen_seat(spec, i, names[i], prover(), chosen[i], clock, fixed) for i in range(spec.n_seats)]
     ceremony = None
     if match_ceremony:
         mc, timing = run_match_ceremony(spec, match_id, seats, backend, say)
@@ -446,10 +548,13 @@ def open_match(game: str, options: Optional[dict[str, Any]] = None, names: Optio
         record = ceremony_record_path(Path(transcript) if transcript else Path(f"{match_id}.jsonl"))
         digest = mm.save(mc, record) if transcript else mm.record_digest(mc)
         ceremony = {"digest": digest, "record": record.name}
-    referee = RefereeParty(spec, prover=prover(), **kwargs)
-    dealer = Dealer(spec, prover(), clock=clock)
+    referee = RefereeParty(spec, _party_key(fixed, "referee"), prover=prover(), **kwargs)
+    dealer = Dealer(spec, prover(), _party_key(fixed, "dealer"), clock=clock)
     writer = TranscriptWriter(transcript, overwrite=overwrite)
-    table = Table(referee, dealer, seats, writer, _saver(Path(transcript)) if transcript else None)
+    table = (FixedTable if fixed else Table)(referee, dealer, seats, writer,
+                                             _saver(Path(transcript)) if transcript else None)
+    if isinstance(table, FixedTable) and fixed is not None:
+        table.fixed = fixed
     table.ceremony = ceremony
     if match_ceremony:
         table.ceremony_timing = timing
