@@ -89,16 +89,22 @@ def test_disk_full_attack_a_line_never_written_is_never_in_memory_to_be_sent(sma
     assert events == writer.events
 
 
-def test_disk_full_on_the_old_writer_sends_what_the_file_lacks(small_disk):
-    """The attack on the unchanged engine writer, kept as the reason for DurableWriter."""
+def test_disk_full_on_the_engine_writer_keeps_memory_and_file_alike(small_disk):
+    """The attack once made on the engine writer (the reason for DurableWriter): it held a
+    refused line in memory, not on disk. Now it writes the file first and cuts back a part
+    line: nothing it holds is missing from the file (tests/games/engine/test_publish_faults.py)."""
     path = small_disk / "m.jsonl"
     writer = TranscriptWriter(path, overwrite=True)
     writer.append_event(_event(writer, 0))
-    fill(small_disk)
+    filler = fill(small_disk)
     with pytest.raises(OSError):
         for i in range(1, 100):
             writer.append_event(_event(writer, i))
-    assert len(writer.events) > path.read_bytes().count(b"\n")  # held in memory, not on disk
+    assert len(writer.events) == path.read_bytes().count(b"\n")  # the bug: more in memory than on disk
+    assert path.read_bytes().endswith(b"\n")  # no part of the refused line
+    filler.unlink()
+    writer.append_event(_event(writer, len(writer.events)))
+    assert list(parse_chain(read_lines(path))) == writer.events
 
 
 def test_a_secret_file_on_a_full_disk_keeps_its_old_version_and_no_temporary(small_disk):

@@ -87,15 +87,34 @@ class TranscriptWriter:
             raise MalformedInput(f"event numbered {event.get('n')!r}, expected the next line {self.next_line} "
                                  f"linked to the head")
         line = canonical(event)
+        if self.path is not None:  # the file first: a write it refuses leaves this writer (and the file) as it was
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            try:
+                size = os.lseek(fd, 0, os.SEEK_END)
+                try:
+                    data = memoryview((line + "\n").encode("utf-8"))
+                    while data:
+                        data = data[os.write(fd, data):]
+                    os.fsync(fd)
+                except BaseException:
+                    _cut_back(fd, size)
+                    raise
+            finally:
+                os.close(fd)
         self.lines.append(line)
         self.events.append(event)
         self.head = line_hash(line)
-        if self.path is not None:
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(line + "\n")
-                f.flush()
-                os.fsync(f.fileno())
         return event
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Cut a file a line's write failed on back to the ``size`` it had (a part of the line may
+    have reached it); best effort: the disk that refused the line may refuse this too."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError:
+        pass
 
 
 def read_lines(path: Union[str, Path]) -> list[str]:

@@ -46,6 +46,7 @@ rules say so or when the deal ends it (a forfeit before the deal, the dealer at 
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
@@ -331,6 +332,19 @@ class Referee:
             self.pause = Pause(line, float(seconds), self.head_at + float(seconds))
 
     # ---- the check
+    def snapshot(self) -> "Referee":
+        """A copy of this state to :meth:`restore` later (a line taken, then refused by the
+        storage): the lines' state copied, what no line changes (the spec, the header, the
+        verifying keys and their trust) shared."""
+        memo = {id(x): x for x in (self.spec, self.header, self.vks, self.trust, self.secret_names)}
+        return copy.deepcopy(self, memo)
+
+    def restore(self, snapshot: "Referee") -> None:
+        """Put this state back as it was at ``snapshot`` (the same object, so a caller that
+        holds it sees the restored state)."""
+        self.__dict__.clear()
+        self.__dict__.update(snapshot.__dict__)
+
     def apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
         """Check one line and apply it; return its action (None for end and closing lines)
         and its proofs' publics by name. Raises a :class:`~zkbluff.errors.ZkbluffError` and

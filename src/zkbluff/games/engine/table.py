@@ -105,7 +105,8 @@ class Table:
         """Every check first, then the write: each seat hosted here refuses a move in its name
         that it did not make (:meth:`Seat.check_own`), the referee checks the line; a refused
         line raises with nothing written, sent or persisted. Then it is written and sent to
-        every other party."""
+        every other party. A write the storage refuses (:class:`StorageError`, an ``OSError``)
+        raises with every party as it was: the same call again writes the line."""
         import time
 
         line = wire(line)
@@ -119,10 +120,18 @@ class Table:
         except CommitmentMismatch as refused:  # the referee's public reason first, where it has one
             copy.deepcopy(self.view).apply(line)  # on a copy: a refusal changes nothing
             raise refused
+        # the referee's check is its receive (the proofs verified once, as the line is taken): a
+        # write the storage refuses after it puts the referee's view and deadline back, so the
+        # retry on this table makes and writes the same line (refused means unchanged)
+        kept = (self.referee.view.snapshot() if self.referee.view is not None else None, self.referee.deadline)
         t = time.perf_counter()
-        self.referee.receive(line)
-        verify_s = time.perf_counter() - t
-        self.writer.append_event(line)
+        try:
+            self.referee.receive(line)
+            verify_s = time.perf_counter() - t
+            self.writer.append_event(line)
+        except BaseException:
+            self._put_back(*kept)
+            raise
         self.dealer.receive(wire(line))
         for seat in self.seats:
             seat.receive(wire(line))
@@ -131,6 +140,14 @@ class Table:
         if self.persist is not None:
             self.persist(self)
         return line
+
+    def _put_back(self, view: Optional[Referee], deadline: float) -> None:
+        """The referee as it was before a line it took was refused (by the storage)."""
+        if view is None:
+            self.referee.view = None
+        elif self.referee.view is not None:
+            self.referee.view.restore(view)
+        self.referee.deadline = deadline
 
     def advance(self) -> None:
         """Write the lines that are nobody's choice: the deal's own lines (the dealer's
