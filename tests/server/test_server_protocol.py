@@ -255,7 +255,7 @@ def test_leaderboard_command(tmp_path):
     out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path)])
     assert out.exit_code == 0, out.output
     lines = out.output.splitlines()
-    assert "ann" in lines[1] and "5 pts" in lines[1] and "Bronze" in lines[1] and "bob" in lines[2]
+    assert "ann" in lines[1] and "5 points" in lines[1] and "Bronze" in lines[1] and "bob" in lines[2]
     assert "cat" not in out.output  # a match against a bot counts only locally
     out = CliRunner().invoke(main, ["leaderboard", "--data", str(tmp_path), "--season", "1999-01"])
     assert out.exit_code == 0 and "no online matches" in out.output
@@ -384,7 +384,8 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
         complaint = None
         spec = SimpleNamespace(game=GAME, options={}, deal=SimpleNamespace(closing="closing"),
                                text=SimpleNamespace(describe=lambda line, names: "a line"),
-                               make_seal=lambda seat: None, pending_seal=lambda seat: None)
+                               make_seal=lambda seat: None, pending_seal=lambda seat: None,
+                               plan_seal=lambda seat: None)
         view = SimpleNamespace(next_line=3, seat_names=["ann", "bob"])
 
         def __init__(self):
@@ -404,6 +405,9 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
     class Quiet(SeatClient):
         def _my_turn(self):
             return False
+
+        def _narrate(self, line, show=True):  # (the words need a real game's rules; this test times the write)
+            pass
 
     class Conn:
         def __init__(self, msgs):
