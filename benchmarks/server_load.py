@@ -655,15 +655,20 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if args.write:
-        path = ROOT / "benchmarks" / "results.md"
-        old = path.read_text()
-        section = "\n".join(text) + MARK_END + "\n"
-        if MARK_START in old and MARK_END in old:
-            new = re.sub(re.escape(MARK_START) + ".*?" + re.escape(MARK_END) + "\n?", lambda m: section, old,
-                         flags=re.S)
-        else:
-            new = old.rstrip("\n") + "\n\n" + section
-        path.write_text(new)
+        write_section(text, MARK_START, MARK_END)
+
+
+def write_section(text: list[str], start: str, end: str) -> None:
+    """Replace the section between the markers ``start`` and ``end`` of benchmarks/results.md
+    with ``text`` (which begins with ``start``), or add it at the end the first time."""
+    path = ROOT / "benchmarks" / "results.md"
+    old = path.read_text()
+    section = "\n".join(text) + end + "\n"
+    if start in old and end in old:
+        new = re.sub(re.escape(start) + ".*?" + re.escape(end) + "\n?", lambda m: section, old, flags=re.S)
+    else:
+        new = old.rstrip("\n") + "\n\n" + section
+    path.write_text(new)
 
 
 if __name__ == "__main__":
