@@ -60,10 +60,11 @@ class IdleClient(SeatClient):
         self.live.set()
 
 
-async def _rooms(urls: list[str], first: int, work: Path, concurrency: int, threads: int) -> None:
+async def _rooms(urls: list[str], first: int, work: Path, concurrency: int, threads: int, wait: float) -> None:
     """(A client process.) Reads targets from stdin: opens rooms ``first, first + 1, …``
     (this process's) until it holds that many live, answers with what it holds; ``stop``
-    ends it."""
+    ends it. A room not live ``wait`` seconds after its guest joined counts as failed (and
+    stays open: its seats still hold their connections)."""
     loop = asyncio.get_running_loop()
     loop.set_default_executor(ThreadPoolExecutor(threads))
     quiet = lambda m: None  # noqa: E731
@@ -88,7 +89,7 @@ async def _rooms(urls: list[str], first: int, work: Path, concurrency: int, thre
             joining = asyncio.ensure_future(guest.join(host.code))
             playing.append(joining)
             waiting = asyncio.ensure_future(ready.wait())
-            done, _ = await asyncio.wait({waiting, hosting, joining}, timeout=600,
+            done, _ = await asyncio.wait({waiting, hosting, joining}, timeout=wait,
                                          return_when=asyncio.FIRST_COMPLETED)
             if waiting in done:
                 live += 1
@@ -120,7 +121,7 @@ def _worker(args: argparse.Namespace) -> None:
     for key_id in spec_for(GAME, OPTIONS).statements():
         prover.key(key_id)  # the per-process key cache every seat here shares
     print("ready", flush=True)
-    asyncio.run(_rooms(args.url.split(","), args.first, Path(args.work), args.concurrency, args.threads))
+    asyncio.run(_rooms(args.url.split(","), args.first, Path(args.work), args.concurrency, args.threads, args.wait))
 
 
 def _held(data: Path, servers: int) -> list[dict[str, int]]:
@@ -143,7 +144,7 @@ def _held(data: Path, servers: int) -> list[dict[str, int]]:
 
 
 def run(steps: list[int], servers: int, procs: int, concurrency: int, threads: int, settle: float,
-        quiet: float, work: Path, log: Any = print) -> dict[str, Any]:
+        quiet: float, wait: float, work: Path, log: Any = print) -> dict[str, Any]:
 
     started = time.time()
     with sl._redis(work) as (directory, redis_pid):
@@ -159,7 +160,8 @@ def run(steps: list[int], servers: int, procs: int, concurrency: int, threads: i
             for k in range(procs):
                 clients.append(subprocess.Popen(
                     [sys.executable, __file__, "--worker", "--url", ",".join(urls), "--first", str(k * 10 ** 6),
-                     "--concurrency", str(concurrency), "--threads", str(threads), "--work", str(work / f"c{k}")],
+                     "--concurrency", str(concurrency), "--wait", str(wait), "--threads", str(threads),
+                     "--work", str(work / f"c{k}")],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))
             for c in clients:
                 assert c.stdout is not None
@@ -206,14 +208,16 @@ def run(steps: list[int], servers: int, procs: int, concurrency: int, threads: i
 
 
 def slopes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Between consecutive steps: the rooms added (live, by the servers' own count of rooms
-    with a deal), the servers' RSS growth summed and per worker, and MB per room."""
+    """Between consecutive steps: the rooms added (by the servers' own count of the rooms in
+    their folders, each in memory with its two seats connected; those past the deal apart),
+    the servers' RSS growth summed and per worker, and MB per room."""
     out = []
     for a, b in zip(rows, rows[1:]):
-        rooms = sum(h["dealt"] for h in b["held"]) - sum(h["dealt"] for h in a["held"])
+        rooms = sum(h["rooms"] for h in b["held"]) - sum(h["rooms"] for h in a["held"])
+        dealt = sum(h["dealt"] for h in b["held"]) - sum(h["dealt"] for h in a["held"])
         grown = [y - x for x, y in zip(a["rss"], b["rss"])]
-        per_worker = [g / max(1, hb["dealt"] - ha["dealt"]) for g, ha, hb in zip(grown, a["held"], b["held"])]
-        out.append({"from": a["target"], "to": b["target"], "rooms": rooms, "grown_mb": sum(grown),
+        per_worker = [g / max(1, hb["rooms"] - ha["rooms"]) for g, ha, hb in zip(grown, a["held"], b["held"])]
+        out.append({"from": a["target"], "to": b["target"], "rooms": rooms, "dealt": dealt, "grown_mb": sum(grown),
                     "mb_per_room": sum(grown) / rooms if rooms else float("nan"), "per_worker": per_worker})
     return out
 
@@ -230,29 +234,33 @@ def table(result: dict[str, Any], args: argparse.Namespace) -> list[str]:
            f"move on its clock and never answering (limits {LIMIT:.0f} s) — room, referee, two connections "
            f"and clock in the server's memory. RSS is each worker's VmRSS {args.settle:.0f} s after the step; "
            f"*quiet CPU* the workers' CPU over the next {args.quiet:.0f} s, nobody moving.", "",
-           "| live rooms (target) | rooms dealt per worker | server RSS per worker | server RSS total "
-           "| MB per room since the step before | quiet server CPU share | time to open the step | failed |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| rooms (target) | rooms held per worker | of them past the deal | server RSS per worker | server RSS total "
+           "| MB per room since the step before | quiet server CPU share | time to open the step | not live (all steps so far) |",
+           "|---|---|---|---|---|---|---|---|---|"]
     per = {s["to"]: s for s in slopes(rows)}
     for r in rows:
         s = per.get(r["target"])
         slope = "—" if s is None else (f"{s['mb_per_room']:.3f} (" + " / ".join(f"{x:.3f}" for x in s["per_worker"])
                                        + ")")
         quiet = "—" if "quiet_share" not in r else f"{sum(r['quiet_share']):.3f}"
-        out.append(f"| {r['target']} | {' / '.join(str(h['dealt']) for h in r['held'])} | "
+        out.append(f"| {r['target']} | {' / '.join(str(h['rooms']) for h in r['held'])} | "
+                   f"{' / '.join(str(h['dealt']) for h in r['held'])} | "
                    f"{' / '.join(f'{x:.0f}' for x in r['rss'])} MB | {sum(r['rss']):.0f} MB | {slope} | {quiet} | "
                    f"{r['seconds']:.0f} s | {r['failed']} |")
     last = slopes(rows)[1:] or slopes(rows)
     if last:
         grown = sum(s["grown_mb"] for s in last)
         rooms = sum(s["rooms"] for s in last)
-        out += ["", f"Memory per live room, the steps after the first (whose growth includes the table's keys, "
+        out += ["", f"Memory per room held, the steps after the first (whose growth includes the table's keys, "
                     f"loaded at each worker's first match): {grown / rooms:.3f} MB "
                     f"({grown:.0f} MB for {rooms} rooms from {last[0]['from']} to {last[-1]['to']}); "
-                    f"{sum(rows[-1]['rss']):.0f} MB across the {k} workers at {rows[-1]['target']} live rooms "
+                    f"{sum(rows[-1]['rss']):.0f} MB across the {k} workers at {rows[-1]['target']} rooms "
                     f"({sum(rows[0]['rss']):.0f} MB at start). The clients' processes held "
                     f"{' + '.join(f'{x:.0f}' for x in rows[-1].get('client_rss', []))} MB for the "
-                    f"{2 * rows[-1]['live']} seats (the load generator's, not the server's)."]
+                    f"{2 * sum(h['rooms'] for h in rows[-1]['held'])} seats (the load generator's, not the "
+                    f"server's).", "",
+                f"*not live*: rooms not past the deal within {args.wait:.0f} s of the guest's join (still held, both "
+                f"seats connected: counted in the memory, not as live)."]
     return out + [""]
 
 
@@ -264,9 +272,11 @@ def main(argv: Optional[list[str]] = None) -> None:
     ap.add_argument("--concurrency", type=int, default=16, help="rooms being opened at once per client process")
     ap.add_argument("--threads", type=int, default=8, help="worker threads per client process")
     ap.add_argument("--settle", type=float, default=5.0)
+    ap.add_argument("--wait", type=float, default=90.0, help="seconds a room may take to be live, else failed")
     ap.add_argument("--quiet", type=float, default=10.0, help="seconds of the servers' idle CPU measured per step")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--json", help="also write the result as JSON to this file")
+    ap.add_argument("--from-json", help="no run: the table of a result --json wrote")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--url", help=argparse.SUPPRESS)
     ap.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
@@ -276,9 +286,12 @@ def main(argv: Optional[list[str]] = None) -> None:
         _worker(args)
         return
     steps = sorted(int(x) for x in args.steps.split(","))
-    with tempfile.TemporaryDirectory() as tmp:
-        result = run(steps, args.servers, args.procs, args.concurrency, args.threads, args.settle, args.quiet,
-                     Path(tmp))
+    if args.from_json:
+        result = json.loads(Path(args.from_json).read_text())
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run(steps, args.servers, args.procs, args.concurrency, args.threads, args.settle, args.quiet,
+                         args.wait, Path(tmp))
     text = table(result, args)
     print("\n".join(text))
     if args.json:

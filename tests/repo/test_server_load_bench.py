@@ -132,16 +132,17 @@ def test_a_smoke_run_plays_through_two_servers_on_a_redis_directory(tmp_path):
     assert "| 2 | 2 | 4 s |" in run.stdout and "memory per live room" in run.stdout
 
 
-def test_live_rooms_slope_counts_the_rooms_the_servers_dealt():
+def test_live_rooms_slope_counts_the_rooms_the_servers_hold():
     import live_rooms
 
-    def step(target, rss, dealt):
-        return {"target": target, "rss": rss, "held": [{"rooms": d, "dealt": d} for d in dealt]}
-    rows = [step(0, [40.0, 40.0], [0, 0]), step(100, [100.0, 90.0], [50, 50]), step(300, [130.0, 110.0], [150, 148])]
+    def step(target, rss, held, dealt):
+        return {"target": target, "rss": rss, "held": [{"rooms": h, "dealt": d} for h, d in zip(held, dealt)]}
+    rows = [step(0, [40.0, 40.0], [0, 0], [0, 0]), step(100, [100.0, 90.0], [50, 50], [50, 50]),
+            step(300, [130.0, 110.0], [150, 148], [149, 140])]
     first, second = live_rooms.slopes(rows)
     assert (first["rooms"], first["grown_mb"], first["mb_per_room"]) == (100, 110.0, 1.1)
     assert second["rooms"] == 198 and second["mb_per_room"] == 50.0 / 198  # the servers' count, not the target
-    assert second["per_worker"] == [30.0 / 100, 20.0 / 98]
+    assert second["dealt"] == 189 and second["per_worker"] == [30.0 / 100, 20.0 / 98]
 
 
 @pytest.mark.slow
@@ -156,4 +157,4 @@ def test_a_smoke_run_holds_rooms_live_on_two_servers(tmp_path):
     rows = json.loads(out.read_text())["rows"]
     assert [r["target"] for r in rows] == [0, 2, 4] and rows[-1]["live"] == 4 and rows[-1]["failed"] == 0
     assert [h["dealt"] for h in rows[-1]["held"]] == [2, 2]  # room i on worker i mod 2, each past its deal
-    assert "| 4 | 2 / 2 |" in run.stdout
+    assert "| 4 | 2 / 2 | 2 / 2 |" in run.stdout
