@@ -70,6 +70,19 @@ def test_scaling_compares_each_server_count_with_one_at_the_same_n():
     assert lines[1].startswith("N = 50: 4 servers carry 0.80×") and "target" not in lines[1]
     assert not any(line.startswith("N = 10") for line in lines)
     assert "The clients used this share of the machine's" in lines[2] and "(servers 2, N = 10)" in lines[2]
+    per_core = [line for line in lines if "per server core" in line]
+    assert len(per_core) == 2 and per_core[0].startswith("N = 50, per server core: 2 servers")  # not N = 10
+    assert "PROJECTED with a core per server process: 167 against 83 lines/s, 2.00×" in per_core[0]
+
+
+def test_per_server_core_counts_the_cpu_each_line_cost_the_servers():
+    base, two = _row(10, 20.0, servers=1), _row(10, 20.0, servers=2)
+    two["cpu_per_line_ms"] = 15.0  # the same lines/s, a quarter less server CPU per line
+    (line,) = server_load._per_server_core([base, two])
+    assert "15.0 ms of server CPU per line against 12.0 ms for one (0.80×" in line
+    assert "133 against 83 lines/s, 1.60×" in line  # 2 × 1000 / 15 against 1000 / 12
+    assert "the machine's other work up to 1.40 (load average 10.0)" in line  # 2 cores − 0.2 − 0.4
+    assert server_load._per_server_core([two]) == []  # its twin: no one-server row, nothing to compare
 
 
 def test_memory_per_room_is_a_slope_and_its_extrapolation_is_marked():
@@ -117,3 +130,31 @@ def test_a_smoke_run_plays_through_two_servers_on_a_redis_directory(tmp_path):
     assert len(row["rooms_by_server"]) == 2 and min(row["rooms_by_server"]) >= 1  # slot i on worker i mod 2
     assert row["server_cpu_s"] > 0 and row["lines"] > 0
     assert "| 2 | 2 | 4 s |" in run.stdout and "memory per live room" in run.stdout
+
+
+def test_live_rooms_slope_counts_the_rooms_the_servers_hold():
+    import live_rooms
+
+    def step(target, rss, held, dealt):
+        return {"target": target, "rss": rss, "held": [{"rooms": h, "dealt": d} for h, d in zip(held, dealt)]}
+    rows = [step(0, [40.0, 40.0], [0, 0], [0, 0]), step(100, [100.0, 90.0], [50, 50], [50, 50]),
+            step(300, [130.0, 110.0], [150, 148], [149, 140])]
+    first, second = live_rooms.slopes(rows)
+    assert (first["rooms"], first["grown_mb"], first["mb_per_room"]) == (100, 110.0, 1.1)
+    assert second["rooms"] == 198 and second["mb_per_room"] == 50.0 / 198  # the servers' count, not the target
+    assert second["dealt"] == 189 and second["per_worker"] == [30.0 / 100, 20.0 / 98]
+
+
+@pytest.mark.slow
+def test_a_smoke_run_holds_rooms_live_on_two_servers(tmp_path):
+    if not shutil.which("redis-server"):
+        missing("redis-server is not installed (`make test` installs Debian's redis-server)")
+    out = tmp_path / "live.json"
+    run = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "live_rooms.py"), "--steps", "2,4",
+                          "--procs", "1", "--settle", "1", "--quiet", "1", "--json", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["target"] for r in rows] == [0, 2, 4] and rows[-1]["live"] == 4 and rows[-1]["failed"] == 0
+    assert [h["dealt"] for h in rows[-1]["held"]] == [2, 2]  # room i on worker i mod 2, each past its deal
+    assert "| 4 | 2 / 2 | 2 / 2 |" in run.stdout
