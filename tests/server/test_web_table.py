@@ -227,3 +227,13 @@ def test_a_whole_match_played_by_clicking(chromium: str, node_modules: Path, tmp
     assert leaked(bodies + [(out.parent / (out.name + ".seat1.secrets.json")).read_text()], hidden)  # the check bites
     states = [json.loads(b) for b in bodies if b.startswith("{") and '"table"' in b]
     assert states and all(set(s["table"]) >= {"hand", "pile", "scores"} and "hands" not in s["table"] for s in states)
+
+
+def test_play_web_refuses_a_game_whose_table_it_does_not_draw_before_dealing(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+
+    res = CliRunner().invoke(main, ["play", "cheat", "--web", "--out", str(tmp_path / "m.jsonl")])
+    assert res.exit_code != 0 and "--web draws the table of proof-or-bluff" in res.output
+    assert not (tmp_path / "m.jsonl").exists()

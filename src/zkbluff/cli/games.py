@@ -351,6 +351,11 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     if resume and (table or mode or _game_args(ctx) or out or game != DEFAULT_GAME):
         raise MalformedInput("--resume continues the match as its transcript says: give no GAME, --table, "
                              "--mode, game options or --out with it")
+    if web and not resume:
+        from zkbluff.server.web_table import WEB_GAMES
+
+        if _game(game, table) not in WEB_GAMES:
+            raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)} so far, not {_game(game, table)}")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
     os.umask(0o077)  # the secrets files beside the transcript: readable by their owner only
     randomness = seeded_randomness(seed) if seed is not None and not resume else contextlib.nullcontext()

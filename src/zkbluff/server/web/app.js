@@ -7,6 +7,16 @@ let version = 0;
 let state = null;
 const picked = new Set();
 let shownLines = 0;
+let clockEnd = null;
+
+// the seconds left for the seat's move, in the terminal's words ("9 min 30 s"), counted down here
+function tick() {
+  if (clockEnd === null) { $('clock').textContent = ''; return; }
+  const whole = Math.max(0, Math.ceil((clockEnd - Date.now()) / 1000));
+  const words = whole < 60 ? `${whole} s` : `${Math.floor(whole / 60)} min` + (whole % 60 ? ` ${whole % 60} s` : '');
+  $('clock').textContent = `clock: ${words} left for this move`;
+}
+setInterval(tick, 1000);
 
 async function act(move) {
   $('error').textContent = '';
@@ -61,8 +71,8 @@ function render(s) {
     ? (mayPlay ? `your turn: pick 1 to ${t.maxPlay} cards and play them as "${t.requiredRank}"`
       : mayRespond ? 'your turn: accept the claim, or challenge it' : 'your client is proving')
     : `${t.names[t.turn]}'s turn`;
-  $('clock').textContent = s.secondsLeft !== null && s.secondsLeft !== undefined
-    ? `clock: ${Math.ceil(s.secondsLeft)} s left for this move` : '';
+  clockEnd = s.secondsLeft !== null && s.secondsLeft !== undefined && !s.over ? Date.now() + s.secondsLeft * 1000 : null;
+  tick();
   $('status').textContent = s.status || '';
   $('error').textContent = s.error ? 'not allowed: ' + s.error.replace(/^[a-z_]+: /, '') : '';
   const held = new Set(t.hand.map((c) => c.id));
