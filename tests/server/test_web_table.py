@@ -237,3 +237,22 @@ def test_play_web_refuses_a_game_whose_table_it_does_not_draw_before_dealing(tmp
     res = CliRunner().invoke(main, ["play", "cheat", "--web", "--out", str(tmp_path / "m.jsonl")])
     assert res.exit_code != 0 and "--web draws the table of proof-or-bluff" in res.output
     assert not (tmp_path / "m.jsonl").exists()
+
+
+def test_the_seat_view_of_a_real_table_holds_its_own_hand_only(tmp_path: Path) -> None:
+    """seat_view reads the seat's own observation: its hand, and of the other seat only the
+    public hand size (a view built from the other seat's observation would fail here)."""
+    from zkbluff.games.engine.table import open_match
+    from zkbluff.server.web_table import seat_view
+
+    tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "dealer"}, ["you", "house"],
+                     transcript=tmp_path / "m.jsonl")
+    view = seat_view(tab, 0, ["you", "house"])
+    mine, theirs = set(tab.observation(0).hand), set(tab.observation(1).hand)
+    assert {c["id"] for c in view["hand"]} == mine and not mine & theirs
+    assert view["handSizes"] == [len(mine), len(theirs)]
+    other = seat_view(tab, 1, ["house", "you"])
+    assert {c["id"] for c in other["hand"]} == theirs
+    text = json.dumps(view)
+    secrets_ = secret_values(tmp_path / "m.jsonl", 0)
+    assert secrets_ and leaked([text], secrets_) == set()
