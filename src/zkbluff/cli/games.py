@@ -352,11 +352,13 @@ def _after_match(path: Path, seat: int, keys: str) -> None:
 @click.option("--resume", "resume", default=None, type=click.Path(exists=True, dir_okay=False),
               help="continue the match in this transcript")
 @click.option("--plain", is_flag=True, help="draw cards in plain letters (4h, 10s), no symbols or colour")
+@click.option("--web", is_flag=True, help="play on a web page this process serves on 127.0.0.1 (the URL it prints "
+                                          "carries a one-time token); proof-or-bluff")
 @keys_option
 @click.pass_context
 @typed_errors
 def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional[str], seed: Optional[int],
-             out: Optional[str], resume: Optional[str], plain: bool, keys: Optional[str]) -> None:
+             out: Optional[str], resume: Optional[str], plain: bool, keys: Optional[str], web: bool = False) -> None:
     """You (seat 0) against the house bot (and more bots where the game seats more) in the
     terminal. `zkbluff rules GAME` explains the game. The game's own options follow as
     --NAME VALUE (e.g. cheat: --players 4 --hands 3 --window 3). Ctrl-C leaves a transcript
@@ -375,6 +377,11 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
     if resume and (table or mode or _game_args(ctx) or out or game != DEFAULT_GAME):
         raise MalformedInput("--resume continues the match as its transcript says: give no GAME, --table, "
                              "--mode, game options or --out with it")
+    if web and not resume:
+        from zkbluff.server.web_table import WEB_GAMES
+
+        if _game(game, table) not in WEB_GAMES:
+            raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)} so far, not {_game(game, table)}")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
     os.umask(0o077)  # the secrets files beside the transcript: readable by their owner only
     randomness = seeded_randomness(seed) if seed is not None and not resume else contextlib.nullcontext()
@@ -411,6 +418,18 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         bots = {i: spec.house_bot(base + i - 1) for i in range(1, spec.n_seats)}
         rng = random.Random(base)
         human = 0
+        if web:  # the same seat and match, its moves from a page (server/web_table.py)
+            from zkbluff.server.web_table import play_on_page
+
+            private = f" --keys {keys}" if keys not in (None, "match") else ""
+            try:
+                play_on_page(tab, path, bots, human, click.echo,
+                             verify_command=f"zkbluff transcript verify {path}{private}")
+            except KeyboardInterrupt:
+                click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff play --resume {path}` continues it.")
+                sys.exit(2)
+            click.echo(f"Verify it yourself: zkbluff transcript verify {path}{private}")
+            return
         narrator = Narrator(spec, names, viewer=human)
         coach = _coach(ctx, bool(resume))  # `zkbluff tutorial`'s (cli/tutorial.py), or the offer of it
         shown = 0
