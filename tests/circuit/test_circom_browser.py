@@ -90,11 +90,8 @@ def browser_run(chromium, served, node_modules):
     return out
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("key", KEYS)
-def test_browser_proof_verifies_and_tampered_is_rejected(key, browser_run, tmp_path):
+def _verifies_and_tampered_is_rejected(key: str, got: dict, tmp_path: Path) -> None:
     stmt = get_statement(key)
-    got = browser_run["results"][circom_stem(stmt)]
     inputs = {k: int(v) for k, v in json.loads(
         (ROOT / "vectors" / "statements" / (file_stem(key) + ".json")).read_text())["inputs"].items()}
     assert got["publicSignals"] == [str(v) for v in stmt.public_values(inputs)]
@@ -107,3 +104,19 @@ def test_browser_proof_verifies_and_tampered_is_rejected(key, browser_run, tmp_p
     (tmp_path / "public.json").write_text(json.dumps(public))
     res = CliRunner().invoke(main, ["verify", key, str(tmp_path / "public.json"), str(tmp_path / "proof.json")])
     assert res.exit_code != 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", KEYS)
+def test_browser_proof_verifies_and_tampered_is_rejected(key, browser_run, tmp_path):
+    got = browser_run["results"][circom_stem(get_statement(key))]
+    assert got["keptCurveOneThread"] is False  # snarkjs's multi-threaded curve, the default
+    _verifies_and_tampered_is_rejected(key, got, tmp_path)
+
+
+@pytest.mark.slow
+def test_browser_proof_on_the_kept_one_thread_curve_verifies(browser_run, tmp_path):
+    """The page's kept single-threaded curve (put in snarkjs's curve cache) proves a play the
+    pinned key accepts (benchmarks/browser.py measures it against snarkjs's own curves)."""
+    assert browser_run["oneThreadKept"]["keptCurveOneThread"] is True
+    _verifies_and_tampered_is_rejected(KEYS[0], browser_run["oneThreadKept"], tmp_path)

@@ -115,7 +115,15 @@ class CircomExport(ConstraintSystem):
 
     def mul(self, a: LCLike, b: LCLike, name: str) -> LC:
         a, b = LC.of(a), LC.of(b)
+        n_wires, n_constraints = len(self.wire_names), len(self.constraints)
         out = super().mul(a, b, name)
+        # the builder's mul inlines _alloc and enforce (its hot path): record what it added here
+        for w in range(n_wires, len(self.wire_names)):
+            if not self.events or self.events[-1] != ("wire", w):
+                self.events.append(("wire", w))
+        for j in range(n_constraints, len(self.constraints)):
+            if not self.events or self.events[-1] != ("constraint", j):
+                self.events.append(("constraint", j))
         if not (a.is_constant() or b.is_constant()):
             w = _wire_of(out)
             self.hints[w] = Code("{a} * {b}", {"a": a, "b": b})
