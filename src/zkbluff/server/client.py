@@ -374,6 +374,12 @@ def _connect_errors() -> tuple[type[BaseException], ...]:
     return (_Closed, OSError, asyncio.TimeoutError, InvalidHandshake, InvalidMessage, EOFError)
 
 
+#: how many times a client sends its deal line again, stamped now, when the server refuses it
+#: for the table line it was made for (a stamp too old by the time a busy referee took it,
+#: ``line.stamp``): then the person is told, and the deal is left to the entropy limit
+DEAL_LINE_TRIES = 3
+
+
 class SeatClient:
     """A person's seat at a remote table."""
 
@@ -421,6 +427,7 @@ class SeatClient:
         self._tries = 0
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
+        self._deal_tries = 0  # the times it was sent again for that line after a refusal (DEAL_LINE_TRIES)
         self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
         #: the chain of sealed moves being proved in the background: (its plan, the proving)
         self._sealing: Optional[tuple[Any, "asyncio.Future[Any]"]] = None
@@ -641,8 +648,32 @@ class SeatClient:
         line = await asyncio.to_thread(self._make_deal_line, seat)
         if line is None:
             return
+        if self._deal_sent_for is not None and self._deal_sent_for != line["n"]:
+            self._deal_tries = 0  # a new table line: its own tries
         self._deal_sent_for = line["n"]
         await self._send_line(conn, line)
+
+    def _deal_refused(self, msg: Mapping[str, Any]) -> None:
+        """The server refused a line at the number this seat's deal line was made for, and no
+        line has taken that number: the deal line is made again (:meth:`Seat.deal_line` sends
+        the line it signed there again, re-stamped by :meth:`Seat.resend`, never a new one), up
+        to :data:`DEAL_LINE_TRIES` times; then the person is told why it was refused. (Its
+        refusal when a rival's line took the number needs nothing: that line brings this one
+        again, remade for the next number.)"""
+        view = self.seat.view if self.seat is not None else None
+        n = msg.get("n", self._deal_sent_for)
+        if view is None or self._deal_sent_for is None or n != self._deal_sent_for \
+                or view.next_line != self._deal_sent_for:
+            return
+        if self._deal_tries >= DEAL_LINE_TRIES:
+            if self._deal_tries == DEAL_LINE_TRIES:
+                self._deal_tries += 1
+                self.say(f"  the server refused this seat's deal line {n} {DEAL_LINE_TRIES + 1} times "
+                         f"({msg.get('code')}: {msg.get('message')}); it is not sent again, and the "
+                         f"table's entropy limit decides")
+            return
+        self._deal_tries += 1
+        self._deal_sent_for = None  # sent again by _deal_line, stamped now
 
     async def _seal(self, conn: _Connection) -> None:
         """This seat's chain of sealed moves for its next turns, when its hand changed (a game
@@ -862,6 +893,7 @@ class SeatClient:
         so a person thinking at the prompt never holds up the lines (a timeout, the
         automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
+        self._deal_tries = 0
         self._asking = None
         self._conn = conn
         receiving = asyncio.ensure_future(conn.recv_timed())
@@ -948,6 +980,8 @@ class SeatClient:
     async def _turn(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
         """After a message: this seat's deal line if one is due, and its move if it is to
         move (the line it already made for this number again, else the policy is asked)."""
+        if msg.get("type") == "error" and msg.get("about") == "line":
+            self._deal_refused(msg)
         await self._deal_line(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
             if msg.get("error") == "PausedMove":  # the referee's clock is behind this machine's: a moment later
