@@ -549,3 +549,34 @@ def test_a_refused_deal_line_is_stamped_again_a_bounded_number_of_times_and_the_
 
     asyncio.run(run())
     server.close()
+
+
+def test_a_move_the_server_refuses_as_stale_is_stamped_again_even_if_this_clock_thinks_it_fresh(tmp_path):
+    """The referee's ``line.stamp`` refusal of this seat's move re-stamps it (the same move,
+    :meth:`Seat.resend`) although this machine's clock says the line is only 2 s old (a
+    referee that took it late, or whose clock runs ahead); another reason, or another line's
+    number, does not."""
+    from types import SimpleNamespace
+
+    from zkbluff.server.client import SeatClient
+
+    class FakeSeat:
+        view = SimpleNamespace(next_line=7)
+        spec = SimpleNamespace(game="cheat", options={})
+
+        def export(self):
+            return {}
+
+        def resend(self):
+            return {"n": 7, "at": time.time(), "resent": True}
+
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.seat, client.code, client.writer = FakeSeat(), "ABCD-EFGH", SimpleNamespace(events=[])
+    client.folder.mkdir(parents=True)
+    made = {"n": 7, "at": time.time() - 2.0}
+    for refused in ({"code": "rules.illegal", "n": 7}, {"code": "line.stamp", "n": 6}, None):
+        client._last_line = dict(made)
+        client._drop_stale_line(refused)
+        assert client._last_line == made, refused
+    client._drop_stale_line({"code": "line.stamp", "n": 7})
+    assert client._last_line["resent"]

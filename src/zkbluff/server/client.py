@@ -990,7 +990,11 @@ class SeatClient:
                 self._tries += 1
             if self._tries <= 2:
                 self._sent_for = None  # refused: try once more, then leave it to the referee's clock
-                self._drop_stale_line()
+                self._drop_stale_line(msg)
+            elif self._tries == 3 and msg.get("code") == "line.stamp":
+                self._tries += 1
+                self.say(f"  the server refused this seat's line {msg.get('n', '')} again as stale "
+                         f"({msg.get('message')}); it is not sent again, and the table's clock decides")
         view = self.seat.view if self.seat is not None else None
         if self._asking is None and self._my_turn() and view is not None and self._sent_for != view.next_line:
             if self._sent_at != view.next_line:
@@ -1002,9 +1006,11 @@ class SeatClient:
                 self._ask()
         await self._seal(conn)  # planned here, proved in the background: never before the move
 
-    def _drop_stale_line(self) -> None:
+    def _drop_stale_line(self, refused: Optional[Mapping[str, Any]] = None) -> None:
         """A refused line this seat made (before a break, or held back by the server) whose
-        stamp the referee's clock no longer accepts: the same move, re-stamped
+        stamp the referee's clock no longer accepts (by this machine's clock, or the server's
+        refusal says so: ``line.stamp`` for this line's number, a referee that took it late or
+        whose clock runs ahead): the same move, re-stamped
         (:meth:`Seat.resend <zkbluff.games.engine.parties.Seat.resend>`), never a new one.
         While no line has landed at its number the seat signs no other move there, so a
         house that calls a line stale and asks again never holds two signed moves for one
@@ -1015,7 +1021,9 @@ class SeatClient:
         if last is None or view is None or last.get("n") != view.next_line:
             return
         at = last.get("at")
-        if isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
+        said_stale = refused is not None and refused.get("code") == "line.stamp" \
+            and refused.get("n", last.get("n")) == last.get("n")
+        if said_stale or isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
             assert self.seat is not None
             try:
                 self._last_line = self.seat.resend()
