@@ -447,3 +447,136 @@ def test_a_clients_line_is_written_off_the_event_loop(tmp_path, monkeypatch):
     assert waits == [True]
     assert client.seat.received == [2] and client.writer.next_line == 3
     assert client.transcript_path("m1").read_text().count("\n") == 1  # line 2 on disk (the header was given)
+
+
+# ---------------------------------------------------------------- a seat's deal line the server refused
+
+def _deal_client(tmp_path):
+    """A client at seat 0 of a dealt-in-proof table just after the dealer's commitment (its
+    entropy line due), with a fake connection that keeps what the client sends."""
+    from types import SimpleNamespace
+
+    from zkbluff.server.client import SeatClient
+
+    server, host, seats = _host(tmp_path, options={"deal": "dealer"})
+    assert all(host.seat_join(i, _join(s)) is (i == 1) for i, s in enumerate(seats))
+    host.launch()
+    for e in host.table.writer.events:
+        for s in seats:
+            s.receive(e)
+
+    class Conn:
+        def __init__(self):
+            self.sent = []
+
+        async def send(self, msg):
+            self.sent.append(msg)
+
+    said = []
+    client = SeatClient("ws://127.0.0.1:9", tmp_path / "ann", "ann", lambda *a: None, say=said.append)
+    client.seat, client.code, client.writer = seats[0], "ABCD-EFGH", SimpleNamespace(events=[])
+    client.folder.mkdir(parents=True)
+    return server, host, seats, client, Conn(), said
+
+
+async def _refusal(host, line):
+    """The server's reply to ``line`` from seat 0's connection, through its message handler
+    (nothing written: a typed refusal)."""
+    from zkbluff.server.app import Conn
+
+    class WS:
+        def __init__(self):
+            self.sent = []
+
+        async def send(self, raw):
+            self.sent.append(json.loads(raw))
+
+    conn = Conn(WS(), "c0", "10.0.0.1")
+    conn.host, conn.public_key = host, host.room.members[0].public_key
+    n = len(host.table.writer.events)
+    await host.server.on_message(conn, json.dumps({"type": "line", "line": line}))
+    assert len(host.table.writer.events) == n
+    [reply] = [m for m in conn.ws.sent if m["type"] == "error"]
+    assert reply["about"] == "line"
+    return reply
+
+
+def test_a_deal_line_the_server_refuses_as_stale_is_stamped_again_and_written(tmp_path):
+    """The 1,000-room finding: a seat's entropy line that reached the referee more than the
+    stamp tolerance after its stamp (a busy server) is refused (``line.stamp``); the client
+    sends the same line again, stamped now, and the table writes it (before, it was sent once
+    per table line and never again: the deal stalled until the entropy limit forfeited an
+    honest seat)."""
+    server, host, seats, client, conn, said = _deal_client(tmp_path)
+    seats[0].clock = lambda: time.time() - 10.0  # its line waited 10 s before the referee took it
+
+    async def run():
+        await client._turn(conn, {"type": "room"})
+        [first] = [m["line"] for m in conn.sent]
+        refusal = await _refusal(host, first)
+        assert refusal["code"] == "line.stamp" and refusal["n"] == first["n"]  # why, and which line
+        seats[0].clock = time.time
+        await client._turn(conn, refusal)
+        assert len(conn.sent) == 2
+        again = conn.sent[1]["line"]
+        assert {k: v for k, v in again.items() if k not in ("at", "sig")} == \
+            {k: v for k, v in first.items() if k not in ("at", "sig")}  # the same line, re-stamped
+        assert again["at"] > first["at"] + 5
+        host.submit(again)
+        assert host.table.writer.events[-1]["sig"] == again["sig"]
+
+    asyncio.run(run())
+    server.close()
+
+
+def test_a_refused_deal_line_is_stamped_again_a_bounded_number_of_times_and_the_person_told(tmp_path):
+    """A referee that refuses every try: the client stops after a few and says so (never a
+    silent drop); a refusal of another line number (the rival's line took it) sends nothing."""
+    from zkbluff.server.client import DEAL_LINE_TRIES
+
+    server, host, seats, client, conn, said = _deal_client(tmp_path)
+    seats[0].clock = lambda: time.time() - 10.0  # every stamp too old
+
+    async def run():
+        await client._turn(conn, {"type": "room"})
+        first = conn.sent[0]["line"]
+        await client._turn(conn, {**(await _refusal(host, first)), "n": first["n"] - 1})  # another line's refusal
+        assert len(conn.sent) == 1
+        for _ in range(DEAL_LINE_TRIES + 2):
+            await client._turn(conn, await _refusal(host, conn.sent[-1]["line"]))
+        assert len(conn.sent) == 1 + DEAL_LINE_TRIES
+        assert any("refused" in m and "line.stamp" in m for m in said), said
+
+    asyncio.run(run())
+    server.close()
+
+
+def test_a_move_the_server_refuses_as_stale_is_stamped_again_even_if_this_clock_thinks_it_fresh(tmp_path):
+    """The referee's ``line.stamp`` refusal of this seat's move re-stamps it (the same move,
+    :meth:`Seat.resend`) although this machine's clock says the line is only 2 s old (a
+    referee that took it late, or whose clock runs ahead); another reason, or another line's
+    number, does not."""
+    from types import SimpleNamespace
+
+    from zkbluff.server.client import SeatClient
+
+    class FakeSeat:
+        view = SimpleNamespace(next_line=7)
+        spec = SimpleNamespace(game="cheat", options={})
+
+        def export(self):
+            return {}
+
+        def resend(self):
+            return {"n": 7, "at": time.time(), "resent": True}
+
+    client = SeatClient("ws://127.0.0.1:9", tmp_path, "ann", lambda *a: None, say=lambda m: None)
+    client.seat, client.code, client.writer = FakeSeat(), "ABCD-EFGH", SimpleNamespace(events=[])
+    client.folder.mkdir(parents=True)
+    made = {"n": 7, "at": time.time() - 2.0}
+    for refused in ({"code": "rules.illegal", "n": 7}, {"code": "line.stamp", "n": 6}, None):
+        client._last_line = dict(made)
+        client._drop_stale_line(refused)
+        assert client._last_line == made, refused
+    client._drop_stale_line({"code": "line.stamp", "n": 7})
+    assert client._last_line["resent"]

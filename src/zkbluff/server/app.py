@@ -817,7 +817,8 @@ class Server:
             await handler(self, conn, msg)
         except ZkbluffError as exc:
             self.stats["refused"] += 1
-            await conn.send(error_reply(exc, msg.get("type") if isinstance(msg, dict) else None))
+            about = msg.get("type") if isinstance(msg, dict) else None
+            await conn.send(error_reply(exc, about, msg.get("line") if about == "line" else None))
         except Exception as exc:  # a bug must not take the server down; the client is told
             log.exception("internal error on %s", conn.ident)
             await conn.send(error_reply(exc))

@@ -374,6 +374,12 @@ def _connect_errors() -> tuple[type[BaseException], ...]:
     return (_Closed, OSError, asyncio.TimeoutError, InvalidHandshake, InvalidMessage, EOFError)
 
 
+#: how many times a client sends its deal line again, stamped now, when the server refuses it
+#: for the table line it was made for (a stamp too old by the time a busy referee took it,
+#: ``line.stamp``): then the person is told, and the deal is left to the entropy limit
+DEAL_LINE_TRIES = 3
+
+
 class SeatClient:
     """A person's seat at a remote table."""
 
@@ -421,6 +427,7 @@ class SeatClient:
         self._tries = 0
         self._last_line: Optional[dict[str, Any]] = None  # the last line this seat made (sent again; remade only stale)
         self._deal_sent_for: Optional[int] = None  # the table line this seat's last deal line was made for
+        self._deal_tries = 0  # the times it was sent again for that line after a refusal (DEAL_LINE_TRIES)
         self._sealed_on: Optional[_Connection] = None  # the connection this seat last left a seal on
         #: the chain of sealed moves being proved in the background: (its plan, the proving)
         self._sealing: Optional[tuple[Any, "asyncio.Future[Any]"]] = None
@@ -641,8 +648,32 @@ class SeatClient:
         line = await asyncio.to_thread(self._make_deal_line, seat)
         if line is None:
             return
+        if self._deal_sent_for is not None and self._deal_sent_for != line["n"]:
+            self._deal_tries = 0  # a new table line: its own tries
         self._deal_sent_for = line["n"]
         await self._send_line(conn, line)
+
+    def _deal_refused(self, msg: Mapping[str, Any]) -> None:
+        """The server refused a line at the number this seat's deal line was made for, and no
+        line has taken that number: the deal line is made again (:meth:`Seat.deal_line` sends
+        the line it signed there again, re-stamped by :meth:`Seat.resend`, never a new one), up
+        to :data:`DEAL_LINE_TRIES` times; then the person is told why it was refused. (Its
+        refusal when a rival's line took the number needs nothing: that line brings this one
+        again, remade for the next number.)"""
+        view = self.seat.view if self.seat is not None else None
+        n = msg.get("n", self._deal_sent_for)
+        if view is None or self._deal_sent_for is None or n != self._deal_sent_for \
+                or view.next_line != self._deal_sent_for:
+            return
+        if self._deal_tries >= DEAL_LINE_TRIES:
+            if self._deal_tries == DEAL_LINE_TRIES:
+                self._deal_tries += 1
+                self.say(f"  the server refused this seat's deal line {n} {DEAL_LINE_TRIES + 1} times "
+                         f"({msg.get('code')}: {msg.get('message')}); it is not sent again, and the "
+                         f"table's entropy limit decides")
+            return
+        self._deal_tries += 1
+        self._deal_sent_for = None  # sent again by _deal_line, stamped now
 
     async def _seal(self, conn: _Connection) -> None:
         """This seat's chain of sealed moves for its next turns, when its hand changed (a game
@@ -862,6 +893,7 @@ class SeatClient:
         so a person thinking at the prompt never holds up the lines (a timeout, the
         automatic move the seat owes after it, the end)."""
         self._sent_for = self._deal_sent_for = None
+        self._deal_tries = 0
         self._asking = None
         self._conn = conn
         receiving = asyncio.ensure_future(conn.recv_timed())
@@ -948,6 +980,8 @@ class SeatClient:
     async def _turn(self, conn: _Connection, msg: Mapping[str, Any]) -> None:
         """After a message: this seat's deal line if one is due, and its move if it is to
         move (the line it already made for this number again, else the policy is asked)."""
+        if msg.get("type") == "error" and msg.get("about") == "line":
+            self._deal_refused(msg)
         await self._deal_line(conn)
         if msg.get("type") == "error" and msg.get("about") == "line":
             if msg.get("error") == "PausedMove":  # the referee's clock is behind this machine's: a moment later
@@ -956,7 +990,11 @@ class SeatClient:
                 self._tries += 1
             if self._tries <= 2:
                 self._sent_for = None  # refused: try once more, then leave it to the referee's clock
-                self._drop_stale_line()
+                self._drop_stale_line(msg)
+            elif self._tries == 3 and msg.get("code") == "line.stamp":
+                self._tries += 1
+                self.say(f"  the server refused this seat's line {msg.get('n', '')} again as stale "
+                         f"({msg.get('message')}); it is not sent again, and the table's clock decides")
         view = self.seat.view if self.seat is not None else None
         if self._asking is None and self._my_turn() and view is not None and self._sent_for != view.next_line:
             if self._sent_at != view.next_line:
@@ -968,9 +1006,11 @@ class SeatClient:
                 self._ask()
         await self._seal(conn)  # planned here, proved in the background: never before the move
 
-    def _drop_stale_line(self) -> None:
+    def _drop_stale_line(self, refused: Optional[Mapping[str, Any]] = None) -> None:
         """A refused line this seat made (before a break, or held back by the server) whose
-        stamp the referee's clock no longer accepts: the same move, re-stamped
+        stamp the referee's clock no longer accepts (by this machine's clock, or the server's
+        refusal says so: ``line.stamp`` for this line's number, a referee that took it late or
+        whose clock runs ahead): the same move, re-stamped
         (:meth:`Seat.resend <zkbluff.games.engine.parties.Seat.resend>`), never a new one.
         While no line has landed at its number the seat signs no other move there, so a
         house that calls a line stale and asks again never holds two signed moves for one
@@ -981,7 +1021,9 @@ class SeatClient:
         if last is None or view is None or last.get("n") != view.next_line:
             return
         at = last.get("at")
-        if isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
+        said_stale = refused is not None and refused.get("code") == "line.stamp" \
+            and refused.get("n", last.get("n")) == last.get("n")
+        if said_stale or isinstance(at, (int, float)) and time.time() - at > STAMP_TOLERANCE:
             assert self.seat is not None
             try:
                 self._last_line = self.seat.resend()

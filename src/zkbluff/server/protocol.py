@@ -86,12 +86,19 @@ def check_auth(msg: Mapping[str, Any], challenge: str) -> str:
     return public_key
 
 
-def error_reply(exc: BaseException, about: Any = None) -> dict[str, Any]:
+def error_reply(exc: BaseException, about: Any = None, line: Any = None) -> dict[str, Any]:
+    """The server's refusal: the error's class (``error``), its stable reason (``code``, the
+    client acts on it: ``line.stamp`` is a line to stamp again), the message it answers
+    (``about``) and, for a refused line, that line's number (``n``: the client tells its own
+    line from the one a rival's took)."""
     if isinstance(exc, ZkbluffError):
-        name, code = type(exc).__name__, exc.exit_code
+        name, exit_code, reason = type(exc).__name__, exc.exit_code, exc.code
     else:
-        name, code = "InternalError", 1
-    out: dict[str, Any] = {"type": "error", "error": name, "exit": code, "message": str(exc)[:500]}
+        name, exit_code, reason = "InternalError", 1, "error"
+    out: dict[str, Any] = {"type": "error", "error": name, "exit": exit_code, "code": reason,
+                           "message": str(exc)[:500]}
     if about is not None:
         out["about"] = about
+    if isinstance(line, dict) and type(line.get("n")) is int:
+        out["n"] = line["n"]
     return out
