@@ -4,7 +4,8 @@ The C extensions zkbluff._fr_native (src/zkbluff/_native/fr.c), zkbluff._msm_nat
 (msm.c, the MSMs) and zkbluff._points_native (points.c, the contribution's and setup's
 point kernel) need only a C compiler and the Python headers. msm.c and points.c share the
 BN254 Fp arithmetic of src/zkbluff/_native/bn254_fp.h and the G1 Jacobian doubling and
-mixed addition of bn254_jac.h (each lists both in ``depends``;
+mixed addition of bn254_jac.h; all three share the MULX/ADX Montgomery product of
+mont_adx.h (each lists the headers it includes in ``depends``;
 MANIFEST.in ships every header in the sdist). zkbluff.field falls back to its pure-Python
 kernels when the extension is absent, and ZKBLUFF_FIELD=native makes its absence an error.
 
@@ -40,6 +41,7 @@ setup(
         Extension(
             "zkbluff._fr_native",
             sources=["src/zkbluff/_native/fr.c"],
+            depends=["src/zkbluff/_native/mont_adx.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             # no compiler here: install anyway; zkbluff.field then runs its Python kernels
             # (and tests/field/test_field_native.py fails under CI=true, where it must be built)
@@ -48,8 +50,9 @@ setup(
         Extension(
             "zkbluff._msm_native",
             sources=["src/zkbluff/_native/msm.c"],
-            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/bn254_jac.h",
-                     "src/zkbluff/_native/msm_field.h", "src/zkbluff/_native/msm_group.h"],
+            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/mont_adx.h",
+                     "src/zkbluff/_native/bn254_jac.h", "src/zkbluff/_native/msm_field.h",
+                     "src/zkbluff/_native/msm_group.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             # absent: the mcl backend's MSMs use MCL's own mulVec (and warn)
             optional=True,
@@ -59,7 +62,8 @@ setup(
         Extension(
             "zkbluff._points_native",
             sources=["src/zkbluff/_native/points.c"],
-            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/bn254_jac.h"],
+            depends=["src/zkbluff/_native/bn254_fp.h", "src/zkbluff/_native/mont_adx.h",
+                     "src/zkbluff/_native/bn254_jac.h"],
             extra_compile_args=["-O3", "-std=c11", "-Wall"],
             optional=True,
         ),

@@ -6,7 +6,8 @@
  *     Montgomery one, r and -r^-1 mod 2^64;
  *   - the 4-limb Montgomery product mont_mul_core over any such modulus (portable C),
  *     its Fp instances mont_mul_p / mont_mul_p_lazy, and the MULX/ADX assembly ones
- *     (mont_mul_p_adx*, mul_wide_adx, mont_reduce_adx) where the compiler targets
+ *     (mont_mul_p_adx* on mont_adx.h's product, which fr.c shares for Fr; mul_wide_adx,
+ *     mont_reduce_adx) where the compiler targets
  *     x86-64 (HAVE_ADX_ASM; whether the CPU runs them is the includer's check at import;
  *     -DZKBLUFF_PORTABLE builds without them and without the carry intrinsics, as on
  *     another architecture, and points.c then without its AVX-512 IFMA code);
@@ -28,6 +29,8 @@
 
 #include <stdint.h>
 #include <string.h>
+
+#include "mont_adx.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "bn254_fp.h assumes a little-endian machine (limbs are stored as they lie in memory)"
@@ -168,144 +171,14 @@ static inline void fp_neg(fp *o, const fp *a) {
 
 /* ------------------------------------------------------------------ Fp multiplication with MULX/ADX */
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKBLUFF_PORTABLE)
+#if ZKBLUFF_HAVE_MONT_ADX
 #define HAVE_ADX_ASM 1
-/* mont_mul modulo p in x86-64 assembly: MULX products summed on two independent carry
- * chains (ADCX on CF, ADOX on OF), the same CIOS steps as mont_mul. Only run where
- * the CPU has BMI2 and ADX (checked at import). */
+/* mont_mul modulo p in x86-64 assembly: mont_adx.h's product (the same CIOS steps as
+ * mont_mul), then reduce_once. Only run where the CPU has BMI2 and ADX (checked at import). */
 static inline __attribute__((always_inline)) void mont_mul_p_adx_core(u64 out[4], const u64 a[4], const u64 b[4],
                                                                       int reduce) {
-    u64 t0, t1, t2, t3, t4, lo, hi;
-    __asm__(
-        "movq 0(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-        "adcxq %[lo], %[t1]\n\t"
-        "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-        "adcxq %[lo], %[t2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[t4]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t4]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "adoxq %[t0], %[t4]\n\t"
-        "movq 8(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "movq %[t1], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "adoxq %[t1], %[t0]\n\t"
-        "movq 16(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "movq %[t2], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "adoxq %[t2], %[t1]\n\t"
-        "movq 24(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movq %[t3], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "adoxq %[t3], %[t2]\n\t"
-        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [lo] "=&r"(lo),
-          [hi] "=&r"(hi)
-        : [a] "r"(a), [b] "r"(b), "m"(*(const u64 (*)[4])a), "m"(*(const u64 (*)[4])b),
-          [p0] "m"(P_MOD[0]), [p1] "m"(P_MOD[1]), [p2] "m"(P_MOD[2]), [p3] "m"(P_MOD[3]), [pinv] "m"(P_INV_NEG)
-        : "rdx", "cc");
-    u64 t[4] = {t4, t0, t1, t2};
+    u64 t[4];
+    mont_mul_adx_unreduced(t, a, b, P_MOD, &P_INV_NEG);
     if (reduce) reduce_once(t, P_MOD);
     memcpy(out, t, 32);
 }

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mont_adx.h"
+
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "zkbluff._fr_native assumes a little-endian machine (limbs are stored as they lie in memory)"
 #endif
@@ -1004,145 +1006,15 @@ static inline void fe_pow5(fe *x) {
 }
 
 /* fe_mul in MULX/ADX assembly (x86-64 with BMI2 and ADX, checked at import into
- * cpu_has_adx): the asm of bn254_fp.h's mont_mul_p_adx_core with r for p (the same CIOS
- * steps, r's top limb below 2^62 as p's), then fe_mul's final subtraction. Only the
- * Poseidon kernel uses it: about a third of the portable product's instructions. */
+ * cpu_has_adx): mont_adx.h's product, the one bn254_fp.h uses for p, here with r (the
+ * same CIOS steps, r's top limb below 2^62 as p's), then fe_mul's final subtraction. Only
+ * the Poseidon kernel uses it: about a third of the portable product's instructions. */
 static int cpu_has_adx = 0;
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(ZKBLUFF_PORTABLE)
+#if ZKBLUFF_HAVE_MONT_ADX
 #define FR_HAVE_ADX_ASM 1
 static inline __attribute__((always_inline)) void fe_mul_adx(fe *out, const fe *fa, const fe *fb) {
-    const u64 *a = fa->v, *b = fb->v;
-    u64 t0, t1, t2, t3, t4, lo, hi;
-    __asm__(
-        "movq 0(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[t0], %[t1]\n\t"
-        "mulxq 8(%[a]), %[lo], %[t2]\n\t"
-        "adcxq %[lo], %[t1]\n\t"
-        "mulxq 16(%[a]), %[lo], %[t3]\n\t"
-        "adcxq %[lo], %[t2]\n\t"
-        "mulxq 24(%[a]), %[lo], %[t4]\n\t"
-        "adcxq %[lo], %[t3]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adcxq %[lo], %[t4]\n\t"
-        "movq %[t0], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "adoxq %[t0], %[t4]\n\t"
-        "movq 8(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "movq %[t1], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "adoxq %[t1], %[t0]\n\t"
-        "movq 16(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "movq %[t2], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "adcxq %[hi], %[t3]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "adoxq %[t2], %[t1]\n\t"
-        "movq 24(%[b]), %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq 0(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq 8(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq 16(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq 24(%[a]), %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "movl $0, %k[lo]\n\t"
-        "adoxq %[lo], %[t2]\n\t"
-        "movq %[t3], %%rdx\n\t"
-        "imulq %[pinv], %%rdx\n\t"
-        "xorl %k[lo], %k[lo]\n\t"
-        "mulxq %[p0], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t3]\n\t"
-        "adcxq %[hi], %[t4]\n\t"
-        "mulxq %[p1], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t4]\n\t"
-        "adcxq %[hi], %[t0]\n\t"
-        "mulxq %[p2], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t0]\n\t"
-        "adcxq %[hi], %[t1]\n\t"
-        "mulxq %[p3], %[lo], %[hi]\n\t"
-        "adoxq %[lo], %[t1]\n\t"
-        "adcxq %[hi], %[t2]\n\t"
-        "adoxq %[t3], %[t2]\n\t"
-        : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [lo] "=&r"(lo),
-          [hi] "=&r"(hi)
-        : [a] "r"(a), [b] "r"(b), "m"(*(const u64 (*)[4])a), "m"(*(const u64 (*)[4])b),
-          [p0] "m"(R_MOD.v[0]), [p1] "m"(R_MOD.v[1]), [p2] "m"(R_MOD.v[2]), [p3] "m"(R_MOD.v[3]), [pinv] "m"(R_INV_NEG)
-        : "rdx", "cc");
-    u64 t[4] = {t4, t0, t1, t2};
+    u64 t[4];
+    mont_mul_adx_unreduced(t, fa->v, fb->v, R_MOD.v, &R_INV_NEG);
     if (geq_mod(t)) sub_mod_once(t);
     memcpy(out->v, t, 32);
 }

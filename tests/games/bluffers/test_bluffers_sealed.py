@@ -9,8 +9,7 @@ import copy
 import pytest
 
 from zkbluff.errors import IllegalMove, TranscriptError
-from zkbluff.games.bluffers.moves import PlayCards, Proceed
-from zkbluff.games.bluffers.proofs import cards_of
+from zkbluff.games.bluffers.moves import Proceed
 from zkbluff.games.bluffers.rules import Forfeit, Phase
 from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.table import open_match
@@ -18,22 +17,10 @@ from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.protocol.transcript import canonical
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def _dealt(tmp_path, mcl):
-    clock = Clock()
-    tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=tmp_path / "b.jsonl", clock=clock,
-                     backend=mcl, limits=TimeLimits(proof=10.0, idle=20.0))
-    while tab.rules.s.phase != Phase.TURN:                               # seeds committed, round 1 dealt
-        tab.move(tab.to_move, Proceed())
-    return tab, clock
+from bluffers_table_helpers import Clock
+from bluffers_table_helpers import away_turn as _away_turn
+from bluffers_table_helpers import dealt as _dealt
+from bluffers_table_helpers import play_one as _play_one
 
 
 def _seal(tab, i):
@@ -49,11 +36,6 @@ def _write(tmp_path, events, name):
     p = tmp_path / name
     p.write_text("".join(canonical(e) + "\n" for e in events))
     return p
-
-
-def _play_one(tab, i):
-    card = cards_of(tab.seats[i].private["hand"])[0]
-    return tab.move(i, PlayCards((card,)))
 
 
 def test_a_sealed_move_is_played_after_the_timeout_and_the_seat_plays_on(tmp_path, mcl, match_keys):
@@ -217,15 +199,6 @@ def test_the_rules_open_a_seal_only_for_the_timed_out_seat_whose_automatic_move_
 
 
 # ---------------------------------------------------------------- away for several turns: a chain of seals
-
-def _away_turn(tab, clock, s):
-    """Seat ``s``'s 30 seconds run out: the referee writes its timeout and plays its next seal."""
-    assert tab.to_move == s
-    n = len(tab.writer.events)
-    clock.now += 30.1
-    tab.poll()
-    return [e["action"] for e in tab.writer.events[n:]]
-
 
 def test_a_seat_away_for_three_turns_is_played_by_its_chain_of_seals_and_plays_on(tmp_path, mcl, match_keys):
     tab, clock = _dealt(tmp_path, mcl)

@@ -5,7 +5,8 @@ timeout), or while it takes a seal in, leaves the seals it holds exactly as they
 rebuilt from its files, as the server's recovery does (server/app.py, ``RoomHost.recover``).
 Real proofs, a fake clock; the refused writes are a transcript writer and a secrets saver
 that raise the server's own :class:`~zkbluff.errors.StorageFull` (the style of
-tests/server/test_server_faults.py's ``FlakyStore``)."""
+tests/server/test_server_faults.py's ``FlakyStore``; the writer, the clock and the table's
+set-up are tests/bluffers_table_helpers.py's)."""
 from __future__ import annotations
 
 import copy
@@ -13,61 +14,13 @@ import copy
 import pytest
 
 from zkbluff.errors import StorageFull
-from zkbluff.games.bluffers.moves import PlayCards, Proceed
-from zkbluff.games.bluffers.proofs import cards_of
-from zkbluff.games.bluffers.rules import Phase
-from zkbluff.games.engine.parties import TimeLimits
-from zkbluff.games.engine.table import open_match, resume_match, secrets_path
+from zkbluff.games.engine.table import resume_match, secrets_path
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.protocol.transcript import TranscriptWriter
 
-LIMITS = TimeLimits(proof=10.0, idle=20.0)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class FlakyWriter(TranscriptWriter):
-    """Refuses the first ``fails`` lines of ``action`` as a full disk would: nothing written,
-    ``error`` raised (the server's typed one, or a plain writer's OSError)."""
-
-    def __init__(self, writer: TranscriptWriter, action: str, fails: int, error: type = StorageFull):
-        super().__init__(writer.path, events=list(writer.events))
-        self.action, self.fails, self.error = action, fails, error
-
-    def append_event(self, event):
-        if event.get("action") == self.action and self.fails:
-            self.fails -= 1
-            raise self.error(f"{self.path}: the disk is full")
-        return super().append_event(event)
-
-
-def _dealt(tmp_path, mcl):
-    clock = Clock()
-    tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=tmp_path / "b.jsonl", clock=clock,
-                     backend=mcl, limits=LIMITS)
-    while tab.rules.s.phase != Phase.TURN:                               # seeds committed, round 1 dealt
-        tab.move(tab.to_move, Proceed())
-    return tab, clock
-
-
-def _play_one(tab, i):
-    card = cards_of(tab.seats[i].private["hand"])[0]
-    return tab.move(i, PlayCards((card,)))
-
-
-def _away_turn(tab, clock, s):
-    """Seat ``s``'s 30 seconds run out: what the referee writes (its timeout, its next seal)."""
-    assert tab.to_move == s
-    n = len(tab.writer.events)
-    clock.now += 30.1
-    tab.poll()
-    return [e["action"] for e in tab.writer.events[n:]]
+from bluffers_table_helpers import LIMITS, FlakyWriter
+from bluffers_table_helpers import away_turn as _away_turn
+from bluffers_table_helpers import dealt as _dealt
+from bluffers_table_helpers import play_one as _play_one
 
 
 @pytest.mark.parametrize("error", [StorageFull, OSError])

@@ -4,8 +4,7 @@ disk) left the referee one line ahead of the transcript and a second ``poll()`` 
 table found nothing to write (the timeout was never written from that table). Now every
 party's view, the referee's deadline and the writer are as they were, and the retry on the
 same table writes the line. Real proofs, a fake clock; the refused write is a transcript
-writer that raises like a full disk (tests/games/bluffers/test_bluffers_sealed_faults.py's
-``FlakyWriter``), or a real file the writer cannot append to."""
+writer that raises like a full disk (tests/bluffers_table_helpers.py's ``FlakyWriter``), or a real file the writer cannot append to."""
 from __future__ import annotations
 
 import copy
@@ -14,37 +13,13 @@ import enum
 import pytest
 
 from zkbluff.errors import StorageFull
-from zkbluff.games.bluffers.moves import PlayCards, Proceed
+from zkbluff.games.bluffers.moves import PlayCards
 from zkbluff.games.bluffers.proofs import cards_of
-from zkbluff.games.bluffers.rules import Phase
-from zkbluff.games.engine.parties import TimeLimits
-from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.protocol.transcript import TranscriptWriter, canonical
+from zkbluff.protocol.transcript import canonical
 
-LIMITS = TimeLimits(proof=10.0, idle=20.0)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class FlakyWriter(TranscriptWriter):
-    """Refuses the first ``fails`` lines of ``action`` as a full disk would."""
-
-    def __init__(self, writer: TranscriptWriter, action: str, fails: int, error: type = StorageFull):
-        super().__init__(writer.path, events=list(writer.events))
-        self.action, self.fails, self.error = action, fails, error
-
-    def append_event(self, event):
-        if event.get("action") == self.action and self.fails:
-            self.fails -= 1
-            raise self.error(f"{self.path}: the disk is full")
-        return super().append_event(event)
+from bluffers_table_helpers import FlakyWriter
+from bluffers_table_helpers import dealt as _dealt
 
 
 def _snapshot(tab):
@@ -77,15 +52,6 @@ def _plain(x):
     if x is None or isinstance(x, (bool, int, float, str)):
         return x
     return repr(x)
-
-
-def _dealt(tmp_path, mcl):
-    clock = Clock()
-    tab = open_match("bluffers", {"players": "2"}, ["ann", "bob"], transcript=tmp_path / "b.jsonl", clock=clock,
-                     backend=mcl, limits=LIMITS)
-    while tab.rules.s.phase != Phase.TURN:
-        tab.move(tab.to_move, Proceed())
-    return tab, clock
 
 
 @pytest.mark.parametrize("error", [StorageFull, OSError])
