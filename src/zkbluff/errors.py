@@ -410,3 +410,14 @@ class DataFolderLocked(StorageError):
 
     exit_code = 3
     code = "storage.locked"
+
+
+def unknown_statement(name: str, ids: list[str]) -> str:
+    """The message for a statement name no statement has: the closest names first ("did
+    you mean"), then every id."""
+    import difflib
+
+    bare = sorted({k.split("@")[0] for k in ids})
+    close = difflib.get_close_matches(name.split("@")[0], bare, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    return f"unknown statement {name!r}{hint}; known: {', '.join(ids)}"

@@ -145,8 +145,8 @@ def test_leaderboard_reads_postgresql_with_results(tmp_path, postgres_url):
     store.close()
     out = CliRunner().invoke(leaderboard_cmd, ["--results", postgres_url, "--season", "2026-12"])
     assert out.exit_code == 0, out.output
-    assert out.output.splitlines()[1:] == ["   1. Ana                           5 pts     1 matches  Bronze",
-                                          "   2. Bo                            1 pts     1 matches  Bronze"]
+    assert out.output.splitlines()[1:] == ["   1. Ana                           5 points     1 match    Bronze",
+                                          "   2. Bo                            1 point      1 match    Bronze"]
     empty = CliRunner().invoke(leaderboard_cmd, ["--results", postgres_url, "--season", "2026-11"])
     assert "(no online matches yet)" in empty.output
     down = CliRunner().invoke(leaderboard_cmd, ["--results", f"postgresql://zkbluff@127.0.0.1:{free_port()}/x"])

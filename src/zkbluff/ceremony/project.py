@@ -114,7 +114,7 @@ def resolve_pinned_id(name: str, folder: Optional[Path] = None) -> str:
     for key_id in ids:
         if key_id.split("@")[0] == name:
             return key_id
-    from zkbluff.statements.registry import unknown_statement
+    from zkbluff.errors import unknown_statement
 
     raise MalformedInput(unknown_statement(name, ids))
 

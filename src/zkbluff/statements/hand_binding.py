@@ -42,6 +42,9 @@ def hand_binding_statement(deck: int, hand: int) -> Statement:
             with cs.namespace(f"slot{i}"):
                 c_val = None if inp is None else inp[f"card{i}"]
                 bits = [alloc_boolean(cs, f"is_{c}", None if inp is None else int(c_val == c)) for c in range(deck)]
+                if cs.records_hints:  # (the circom export: each bit says whether the card is c)
+                    for c, b in enumerate(bits):
+                        cs.hint(b, "{x} == " + str(c) + " ? 1 : 0", x=cards[i])
                 cs.enforce_equal(popcount(bits), 1, "one_card")
                 cs.enforce_equal(popcount([b * c for c, b in enumerate(bits)]), cards[i], "is_the_card")
                 is_card.append(bits)

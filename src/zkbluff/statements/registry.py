@@ -21,7 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
-from zkbluff.errors import MalformedInput
+from zkbluff.errors import MalformedInput, unknown_statement
 from zkbluff.statements.base import Statement
 from zkbluff.statements.cards import absorb_statement, claim_statement, match_statement, play_statement
 from zkbluff.statements.deal import deal_v2_statement
@@ -156,13 +156,3 @@ def get_statement(key_id: str) -> Statement:
             return matches[0]
     raise MalformedInput(unknown_statement(key_id, list(all_statements())))
 
-
-def unknown_statement(name: str, ids: list[str]) -> str:
-    """The message for a statement name no statement has: the closest names first ("did
-    you mean"), then every id."""
-    import difflib
-
-    bare = sorted({k.split("@")[0] for k in ids})
-    close = difflib.get_close_matches(name.split("@")[0], bare, n=3, cutoff=0.6)
-    hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
-    return f"unknown statement {name!r}{hint}; known: {', '.join(ids)}"

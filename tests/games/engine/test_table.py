@@ -385,7 +385,7 @@ def test_play_command_scripted(match_keys, tmp_path, monkeypatch):
     script = "x\n1 1\n9 9\n" + "1\na\n" * 60
     res = CliRunner().invoke(main, ["play", "--mode", "casual", "--seed", "3", "--out", str(out)], input=script)
     assert res.exit_code in (0, 2), res.output
-    assert "not allowed" in res.output and "listed twice" in res.output  # re-prompted with a reason
+    assert "not allowed" in res.output and "picked twice" in res.output  # re-prompted with a reason
     verify_transcript(out)
     if res.exit_code == 2:  # the scripted input ran out (EOF): stopped, resumable
         resumed = CliRunner().invoke(main, ["play", "--resume", str(out)], input="1\na\n" * 60)
