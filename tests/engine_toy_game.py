@@ -13,6 +13,7 @@ from zkbluff.games.engine import registry
 from zkbluff.games.engine.referee import Referee
 from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
 from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.table import open_match
 from zkbluff.protocol.commit_reveal import commit_entropy
 from zkbluff.protocol.signing import sign_line, sign_receipt
@@ -227,3 +228,30 @@ def apply_all(tab, events):
         except Exception as exc:  # noqa: BLE001 - the caller asserts the type
             return ref, exc
     return ref, None
+
+
+class Clock:
+    """A settable clock: ``clock()`` reads ``clock.now``."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class TimedCountSpec(CountSpec):
+    """Count to three, and the referee ticks (its timeout) when the seat to move idles."""
+
+    game = "count-timed"
+
+    def timeout(self, rules: Any) -> Optional[tuple[Action, Any]]:
+        assert isinstance(rules, CountRules)
+        return None if rules.over else (Tick(), "idle")
+
+
+def timed_table(monkeypatch, tmp_path, referee_clock: Clock, idle: float = 20.0):
+    """A toy table on ``referee_clock`` (every party's clock until a test gives a seat its own)."""
+    monkeypatch.setitem(registry._GAMES, TimedCountSpec.game, TimedCountSpec)
+    return open_match(TimedCountSpec.game, None, ["a", "b"], transcript=tmp_path / "timed.jsonl",
+                      clock=referee_clock, limits=TimeLimits(idle=idle))

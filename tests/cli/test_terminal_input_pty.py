@@ -8,67 +8,14 @@ terminal's pending input before every prompt; input from a pipe (a script) is ke
 from __future__ import annotations
 
 import os
-import select
 import sys
 import textwrap
 import time
 
 import pytest
 
+from pty_child import Pty
 from repo_root import REPO_ROOT
-
-
-class Pty:
-    """A child process on a pseudo-terminal: what it printed so far, and keys to type."""
-
-    def __init__(self, argv, env=None):
-        import pty
-
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.environ["PYTHONPATH"] = str(REPO_ROOT / "src")
-            os.environ.update(env or {})
-            os.execv(sys.executable, [sys.executable] + argv)
-        self.buf = b""
-
-    def expect(self, marker: bytes, seconds: float = 30.0, after: int = 0) -> int:
-        """Read until ``marker`` appears (past offset ``after``); its offset."""
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < seconds:
-            at = self.buf.find(marker, after)
-            if at >= 0:
-                return at
-            ready, _, _ = select.select([self.fd], [], [], 0.5)
-            if ready:
-                try:
-                    data = os.read(self.fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                self.buf += data
-        raise AssertionError(f"{marker!r} not seen in {seconds} s; got {self.text()[-1500:]}")
-
-    def drain(self, seconds: float) -> None:
-        """Go on reading for ``seconds`` (what the child prints meanwhile)."""
-        try:
-            self.expect(b"\x00never\x00", seconds)
-        except AssertionError:
-            pass
-
-    def type(self, keys: str) -> None:
-        os.write(self.fd, keys.encode())
-
-    def text(self) -> str:
-        return self.buf.decode(errors="replace").replace("\r", "")
-
-    def close(self) -> None:
-        try:
-            os.kill(self.pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
 
 
 CHILD = textwrap.dedent("""

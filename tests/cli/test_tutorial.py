@@ -4,49 +4,18 @@ the prompt asks for before your first move of its kind, and what each kind of pr
 disclosed; offered once by `zkbluff play` (a marker in the player's home)."""
 from __future__ import annotations
 
-import os
-import select
-import sys
-import time
 
 import pytest
 from click.testing import CliRunner
 
-from repo_root import REPO_ROOT
+from pty_child import run_cli
 from zkbluff.cli import main
 
 
 def _drive(args, home, answers, until, seconds=120):
-    """Run the CLI in a pty; answer each prompt (a line ending in the prompt's words) from
-    ``answers`` (a function of the output so far); stop at ``until(output)``."""
-    import pty
-
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.environ["PYTHONPATH"] = str(REPO_ROOT / "src")
-        os.environ["ZKBLUFF_HOME"] = str(home)
-        os.execv(sys.executable, [sys.executable, "-m", "zkbluff", *args])
-    buf, answered, t0 = "", 0, time.monotonic()
-    try:
-        while time.monotonic() - t0 < seconds and not until(buf):
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if ready:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                buf += data.decode(errors="replace").replace("\r", "")
-            prompts = buf.count(" left] ")
-            if prompts > answered:
-                answered = prompts
-                os.write(fd, (answers(buf) + "\n").encode())
-    finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return buf
+    """Run the CLI in a pty; answer each prompt from ``answers`` (a function of the output so
+    far); stop at ``until(output)``."""
+    return run_cli(args, until, seconds, answers, env={"ZKBLUFF_HOME": str(home)})
 
 
 def _pob_answer(out):

@@ -10,10 +10,11 @@ import json
 import pytest
 
 from test_client_forks import GAME, OPTIONS, STEP, lying_flush, resign
+from serving import serving
 from zkbluff.errors import ClockDispute
 from zkbluff.protocol.transcript import canonical, line_hash
 from zkbluff.server import app
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, bot_policy
 
 SKEW = 601.0
@@ -29,9 +30,7 @@ def line_two_skewed(host, n, events):
 
 async def _skewed(tmp_path, match_keys):
     server = Server(tmp_path / "data", key_folder=match_keys)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(2), lambda m: None, key_folder=match_keys,
                         add_bots=("robo",), reconnect_for=5.0)
     try:
@@ -104,9 +103,7 @@ def slow_first(policy, seconds):
 
 async def _held(tmp_path, match_keys):
     server = Server(tmp_path / "data", key_folder=match_keys)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     client = SeatClient(url, tmp_path / "ann", "ann", slow_first(bot_policy(2), TOLERANCE + 0.5), lambda m: None,
                         key_folder=match_keys, add_bots=("robo",), reconnect_for=5.0)
     try:

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from serving import serving
 from zkbluff.errors import ForkedMatch
 from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical, line_hash
@@ -77,9 +78,7 @@ def line_two_on_another_header(host, n, events):
 
 async def _forked(tmp_path, fork, match_keys):
     server = Server(tmp_path / "data", key_folder=match_keys)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     said = []
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(2), said.append, key_folder=match_keys,
                         add_bots=("robo",), reconnect_for=5.0)
@@ -130,9 +129,7 @@ def only_another_line_two(host, n, events):
 
 async def _two_views(tmp_path, match_keys, monkeypatch):
     server = Server(tmp_path / "data", key_folder=match_keys)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     ann = SeatClient(url, tmp_path / "ann", "ann", bot_policy(1), lambda m: None, key_folder=match_keys,
                      reconnect_for=5.0)
     bob = SeatClient(url, tmp_path / "bob", "bob", bot_policy(2), lambda m: None, key_folder=match_keys,
@@ -209,9 +206,7 @@ def house_rewrite(transcript, seat):
 
 async def _played(tmp_path, match_keys):
     server = Server(tmp_path / "data", key_folder=match_keys)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(4), lambda m: None, key_folder=match_keys,
                         add_bots=("robo",))
     try:

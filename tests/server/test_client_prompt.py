@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from zkbluff.server.app import Server, serve
+from serving import serving
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, prompt_policy
 from zkbluff.server.terminal import PromptCancelled, Terminal, in_thread
 
@@ -124,9 +125,7 @@ async def _never_answers(tmp_path, game, options, match_keys, until, answer=None
     ``seals=False``: the client leaves no sealed automatic move with the referee (Bluffers)."""
     clock = SharedClock()
     server = Server(tmp_path / "data", key_folder=match_keys, clock=clock, tick=0.05)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     nobody = threading.Event()  # never set: the person never types anything
     keyboard = Keyboard()
     said = []

@@ -19,9 +19,10 @@ import time
 
 import pytest
 
+from serving import serving
 from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, bot_policy, read_events
 from zkbluff.server.terminal import PromptCancelled
 
@@ -71,14 +72,19 @@ async def _until(cond, what):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def _table_with_ann_away(tmp_path, seals: bool):
-    """A server, ann's client at a two-seat table with a house bot, gone at its first turn."""
+async def _serving(tmp_path):
+    """A server on loopback (its data under ``tmp_path``, one test clock, every limit LIMIT):
+    the clock, the server, its task and its URL."""
     clock = Clock()
     server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
                     clock=clock, tick=0.05)
-    ready = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    task, url = await serving(server)
+    return clock, server, task, url
+
+
+async def _table_with_ann_away(tmp_path, seals: bool):
+    """A server, ann's client at a two-seat table with a house bot, gone at its first turn."""
+    clock, server, task, url = await _serving(tmp_path)
     person = AwayAtFirstTurn()
     ann = SeatClient(url, tmp_path / "ann", "ann", person, lambda s: None, add_bots=("robo",), clock=clock)
     if not seals:
@@ -202,12 +208,8 @@ async def _hostile_seals(tmp_path):
     from zkbluff.protocol.signing import SigningKey
     from zkbluff.server.protocol import sign_auth
 
-    clock = Clock()
-    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
-                    clock=clock, tick=0.05)
-    ready = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
-    ws = await connect(f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}")
+    clock, server, task, url = await _serving(tmp_path)
+    ws = await connect(url)
     challenge = json.loads(await ws.recv())["challenge"]
     key = SigningKey.generate()
     await ws.send(json.dumps(sign_auth(key, {"type": "create", "game": "bluffers", "options": {"players": "2"},
@@ -298,12 +300,7 @@ async def _away_three_turns_and_back(tmp_path):
     """Two people at a networked table; ann's connection drops at her first turn and she
     stays away for three of her turns, each played by the next seal of the chain she left;
     then she rejoins with her hand and both play on to the end."""
-    clock = Clock()
-    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
-                    clock=clock, tick=0.05)
-    ready = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    clock, server, task, url = await _serving(tmp_path)
     person, other = AwayAtFirstTurn(), OneCardUntilReleased()
     ann = SeatClient(url, tmp_path / "ann", "ann", person, lambda s: None, clock=clock)
     playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
@@ -377,12 +374,7 @@ async def _move_before_chain(tmp_path, monkeypatch):
         return sealed.prove_seal(plan)
 
     monkeypatch.setattr(BluffersSpec, "prove_seal", held_back)
-    clock = Clock()
-    server = Server(tmp_path / "data", limits=TimeLimits(proof=LIMIT, idle=LIMIT, entropy=LIMIT, deal=LIMIT),
-                    clock=clock, tick=0.05)
-    ready = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: ready.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(ready, STEP)}"
+    clock, server, task, url = await _serving(tmp_path)
     ann = SeatClient(url, tmp_path / "ann", "ann", bot_policy(3), lambda s: None, add_bots=("robo",), clock=clock)
     playing = asyncio.ensure_future(ann.host("bluffers", {"players": "2"}))
     await _until(lambda: ann.code is not None and server.rooms.get(ann.code) is not None

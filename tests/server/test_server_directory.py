@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from serving import serving
 from zkbluff.errors import MalformedInput, StorageError
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.protocol import sign_auth
@@ -248,9 +249,7 @@ def test_a_server_lists_its_rooms_again_after_redis_restarts_and_plays_on_meanwh
         from zkbluff.server.app import Server, serve
 
         server = Server(tmp_path / "a", directory=RoomDirectory(redis_url, ttl=0.6, timeout=0.5))
-        port = asyncio.get_running_loop().create_future()
-        task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-        url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+        task, url = await serving(server)
         other = RoomDirectory(redis_url)
         owner, code = await _created_on(url)
         try:

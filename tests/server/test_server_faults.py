@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from serving import serving
 from zkbluff.errors import DamagedDatabase, DataFolderLocked, StorageError, StorageFull
 from zkbluff.protocol.transcript import TranscriptWriter, parse_chain, read_lines
 from zkbluff.server.files import DataLock, DurableWriter, cut_torn_tail, private_dir, write_private_json
@@ -358,9 +359,7 @@ async def _full_mid_match(match_keys, tmp_path, disk):
 
     server = Server(disk / "data", key_folder=match_keys)
     server.retry_every = 0.5
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 30)}"
+    task, url = await serving(server)
     said = []
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(11), said.append, key_folder=match_keys,
                         add_bots=("house 1",))

@@ -6,9 +6,10 @@ import time
 
 import pytest
 
+from serving import serving
 from zkbluff.games.engine.registry import games
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, bot_policy
 
 # Every game on the engine, with options that keep a whole match short (Cheat: three seats,
@@ -43,9 +44,7 @@ async def _one(game, match_keys, tmp_path):
     clock = Clock()
     server = Server(tmp_path / "data", key_folder=match_keys, clock=clock)
     skipping = asyncio.ensure_future(_skip_pauses(server, clock))
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 30)}"
+    task, url = await serving(server)
     n_bots = games()[game](options).n_seats - 1
     said = []
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(11), said.append, key_folder=match_keys,

@@ -10,11 +10,12 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from serving import serving
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import SigningKey, sign_line
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, bot_policy
 from zkbluff.server.protocol import sign_auth
 
@@ -25,9 +26,7 @@ STEP = 180  # seconds any single wait may take (a loaded 2-core machine proves s
 
 
 async def start_server(server):
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    return task, f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    return await serving(server)
 
 
 class Mallory:

@@ -12,10 +12,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from serving import serving
 from zkbluff.cli import main
 from zkbluff.games.engine.narration import narration
 from zkbluff.games.engine.registry import spec_for
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, Spectator, bot_policy
 
 #: what each game's narration must say somewhere in a whole match (the consequences the
@@ -41,9 +42,7 @@ def _expected(transcript):
 
 async def _match(game, options, tmp_path):
     server = Server(tmp_path / "data")
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 30)}"
+    task, url = await serving(server)
     said, watched = [], []
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(5), said.append, add_bots=("house 1",))
     hosting = asyncio.ensure_future(client.host(game, options))

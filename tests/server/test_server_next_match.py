@@ -11,11 +11,12 @@ import time
 
 from websockets.asyncio.client import connect
 
+from serving import serving
 from zkbluff.games.engine.parties import Prover, Seat, TimeLimits
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import SigningKey
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.protocol import sign_auth
 
 GAME, OPTIONS = "proof-or-bluff", {"mode": "casual", "deal": "dealer"}  # the seats' entropy lines come first
@@ -88,9 +89,7 @@ async def _two_seat_room(tmp_path):
     entropy) and bob, seated and not yet started."""
     clock = Clock()
     server = Server(tmp_path / "data", limits=TimeLimits(entropy=WINDOW), clock=clock, tick=0.05)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     ann = await Player(url, "ann", clock, sends_entropy=False).open()
     bob = await Player(url, "bob", clock).open()
     await ann.send({"type": "create", "game": GAME, "options": OPTIONS, "name": "ann"}, auth=True)

@@ -21,6 +21,7 @@ import time
 import pytest
 from websockets.asyncio.client import connect
 
+from serving import serving
 from zkbluff.games.engine.parties import Prover, Seat
 from zkbluff.games.engine.referee import referee_stamp
 from zkbluff.games.engine.registry import spec_for
@@ -28,7 +29,7 @@ from zkbluff.games.mind_bluff.bot import Move
 from zkbluff.games.mind_bluff.rules import AllDone, Claim, Consent, Doubt, Eat, Phase
 from zkbluff.games.mind_bluff.spec import MindBluffSpec
 from zkbluff.protocol.signing import SigningKey
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient
 from zkbluff.server.protocol import sign_auth
 
@@ -70,9 +71,7 @@ class Doubter:
 
 
 async def _serve(server):
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    return task, f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    return await serving(server)
 
 
 class RawSeat:

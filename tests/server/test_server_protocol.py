@@ -10,13 +10,14 @@ import pytest
 from click.testing import CliRunner
 from websockets.asyncio.client import connect
 
+from serving import serving
 from zkbluff.cli import main
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.parties import Seat
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.games.engine.rules import Result
 from zkbluff.protocol.signing import InvalidSignature, SigningKey, sign_line
-from zkbluff.server.app import RoomHost, Server, serve
+from zkbluff.server.app import RoomHost, Server
 from zkbluff.server.protocol import check_auth, decode, sign_auth
 from zkbluff.server.results import PLACE_POINTS, place_points, seat_results
 from zkbluff.server.rooms import MAX_MESSAGE_BYTES, Member, Room
@@ -205,9 +206,7 @@ class Client:
 
 async def _lobby(tmp_path):
     server = Server(tmp_path / "d", lookup_burst=5, lookup_rate=0.001, message_burst=30, message_rate=0.001)
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 10)}"
+    task, url = await serving(server)
     ann, bob, eve, spy = [await Client().open(url) for _ in range(4)]
 
     bad = await ann.ask({"type": "create", "game": "chess", "name": "ann"}, auth=True)
@@ -271,9 +270,7 @@ async def _vanish(tmp_path):
     import struct
 
     server = Server(tmp_path / "d")
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, 10)}"
+    task, url = await serving(server)
     ann = await Client().open(url)
     room = await ann.ask({"type": "create", "game": GAME, "name": "ann"}, auth=True)
     # bob starts a 1000-byte text frame, sends 10 bytes of it, and is gone

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from serving import serving
 from zkbluff.errors import CommitmentMismatch, RefereeAtFault
 from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.spec import Move
@@ -18,16 +19,14 @@ from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.mind_bluff import spec as mind_spec
 from zkbluff.games.mind_bluff.referee import RefereeSecrets
 from zkbluff.games.mind_bluff.rules import Phase, SealComplaint
-from zkbluff.server.app import Server, serve
+from zkbluff.server.app import Server
 from zkbluff.server.client import SeatClient, bot_policy
 
 STEP = 180
 
 
 async def _host(server, tmp_path, match_keys):
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    task, url = await serving(server)
     client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(5), lambda m: None, key_folder=match_keys,
                         add_bots=("house 1",))
     return task, client

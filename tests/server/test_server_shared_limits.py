@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 
+from serving import serving
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.protocol import sign_auth
 from zkbluff.server.rooms import RoomLimits
@@ -214,9 +215,7 @@ def test_while_redis_is_away_each_server_keeps_its_own_connection_cap(tmp_path, 
     async def go():
         server = Server(tmp_path / "a", room_limits=RoomLimits(max_connections=2),
                         directory=RoomDirectory(redis_url, ttl=0.6, timeout=0.5))
-        port = asyncio.get_running_loop().create_future()
-        task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-        url = f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+        task, url = await serving(server)
         first, hello = await _open(url)  # counted in Redis
         redis_server.stop()
         try:

@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from serving import serving
 from zkbluff.protocol.signing import SigningKey
 from zkbluff.server.protocol import sign_auth
 
@@ -38,9 +39,7 @@ async def _until(done, what, step=STEP):
 async def _served(server):
     from zkbluff.server.app import serve
 
-    port = asyncio.get_running_loop().create_future()
-    task = asyncio.ensure_future(serve(server, "127.0.0.1", 0, lambda p, n: port.set_result(p)))
-    return task, f"ws://127.0.0.1:{await asyncio.wait_for(port, STEP)}"
+    return await serving(server)
 
 
 async def _create(url):

@@ -4,43 +4,16 @@ end, the prompt is withdrawn when the time runs out, and the terminal says what 
 did: an automatic card played (its pick's proof on the line), never "calls bluff"."""
 from __future__ import annotations
 
-import os
-import select
-import sys
-import time
 
 import pytest
 
-from repo_root import REPO_ROOT
+from pty_child import run_cli
 
 
 def _run_silent(out, seconds, until):
-    import pty
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the CLI on this worktree's source, in the pty
-        os.environ["PYTHONPATH"] = str(REPO_ROOT / "src")
-        os.environ.pop("NO_COLOR", None)
-        os.execv(sys.executable, [sys.executable, "-m", "zkbluff", "play", "bluffers", "--seed", "1", "--out",
-                                  str(out), "--plain"])
-    buf = b""
-    t0 = time.monotonic()
-    try:
-        while time.monotonic() - t0 < seconds and not until(buf):
-            ready, _, _ = select.select([fd], [], [], 1.0)
-            if ready:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not data:
-                    break
-                buf += data
-    finally:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        os.close(fd)
-    return buf.decode(errors="replace").replace("\r", "")
+    """`zkbluff play bluffers` in a pty with nobody typing, until ``until(output)``."""
+    args = ["play", "bluffers", "--seed", "1", "--out", str(out), "--plain"]
+    return run_cli(args, lambda text: until(text.encode()), seconds, unset=["NO_COLOR"])
 
 
 @pytest.mark.slow

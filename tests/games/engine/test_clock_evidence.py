@@ -16,44 +16,16 @@ when the seat to move lets its ``idle`` limit run out.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
-from engine_toy_game import CountRules, CountSpec, Go, Tick
+from engine_toy_game import Clock, Go, timed_table
 from zkbluff.errors import ClockDispute, IllegalMove, MalformedInput, TranscriptError, ZkbluffError
-from zkbluff.games.engine import registry
-from zkbluff.games.engine.parties import TimeLimits
 from zkbluff.games.engine.referee import STAMP_TOLERANCE, Referee
-from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import canonical
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class TimedCountSpec(CountSpec):
-    """Count to three, and the referee ticks (its timeout) when the seat to move idles."""
-
-    game = "count-timed"
-
-    def timeout(self, rules: Any) -> Optional[tuple[Any, Any]]:
-        assert isinstance(rules, CountRules)
-        return None if rules.over else (Tick(), "idle")
-
-
-def timed_table(monkeypatch, tmp_path, referee_clock: Clock, idle: float = 20.0):
-    """A toy table on ``referee_clock`` (every party's clock until a test gives a seat its own)."""
-    monkeypatch.setitem(registry._GAMES, TimedCountSpec.game, TimedCountSpec)
-    return open_match(TimedCountSpec.game, None, ["a", "b"], transcript=tmp_path / "timed.jsonl",
-                      clock=referee_clock, limits=TimeLimits(idle=idle))
 
 
 def kinds(tab) -> list[str]:

@@ -14,44 +14,20 @@ stop before any proof is made.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import pytest
 
-from engine_toy_game import CountRules, CountSpec, Go, Tick
+from engine_toy_game import Clock, Go, timed_table
 from zkbluff.errors import ClockDispute, IllegalMove
 from zkbluff.games.engine import registry
 from zkbluff.games.engine.parties import Dealer, Prover, RefereeParty, Seat, TimeLimits
 from zkbluff.games.engine.referee import STAMP_TOLERANCE, Referee
-from zkbluff.games.engine.table import Table, open_match
+from zkbluff.games.engine.table import Table
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.registry import spec_for
 from zkbluff.protocol.signing import sign_line, sign_receipt
 from zkbluff.protocol.transcript import TranscriptWriter
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-class TimedCountSpec(CountSpec):
-    """Count to three, and the referee ticks (its timeout) when the seat to move idles."""
-
-    game = "count-timed-live"
-
-    def timeout(self, rules: Any) -> Optional[tuple[Any, Any]]:
-        assert isinstance(rules, CountRules)
-        return None if rules.over else (Tick(), "idle")
-
-
-def timed_table(monkeypatch, tmp_path, clock: Clock, idle: float = 20.0):
-    monkeypatch.setitem(registry._GAMES, TimedCountSpec.game, TimedCountSpec)
-    return open_match(TimedCountSpec.game, None, ["a", "b"], transcript=tmp_path / "timed.jsonl",
-                      clock=clock, limits=TimeLimits(idle=idle))
 
 
 # ---------------------------------------------------------------- a house that back-dates its own line
