@@ -693,7 +693,8 @@ class RefereeParty(_Party):
         writing nothing, unless the spec gives the action's kind to the referee and the
         rules accept it now."""
         assert self.view is not None
-        if self.spec.roles.get(action.kind) is not Role.REFEREE:
+        known = next((cls for cls in self.spec.actions if cls.kind == action.kind), None)
+        if known is None or known.role is not Role.REFEREE:
             raise IllegalMove(f"{action.kind}: not a referee's action in {self.spec.game}")
         self.view.rules.check(NO_SEAT, action)
         return self._line(None, action.kind, action.to_data())

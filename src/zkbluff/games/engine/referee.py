@@ -277,11 +277,10 @@ class Referee:
         if kind == "header":
             raise IllegalMove("a second header", code=ORDER)
         try:
-            self.spec.action_class(kind)  # an unknown kind is malformed
+            return self.spec.action_class(kind).role  # an unknown kind is malformed
         except MalformedInput as exc:
             exc.code = "action.unknown"
             raise
-        return self.spec.roles[kind]
 
     def key_of(self, role: Role, seat: Optional[int]) -> tuple[str, str]:
         if role is Role.SEAT:
