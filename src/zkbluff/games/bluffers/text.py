@@ -10,6 +10,7 @@ from zkbluff.games.bluffers.rules import (
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
 from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.text import plural, seat_name
 
 RANK_PLURALS = ("Kings", "Queens", "Aces")
 NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five")
@@ -117,9 +118,7 @@ def claim_words(count: int, table_card: int) -> str:
 
 
 def _seat(i: Optional[int], names: Optional[Sequence[str]]) -> str:
-    if i is None:
-        return "The dealer"
-    return names[i] if names else f"Seat {i}"
+    return seat_name(i, names, "The dealer")
 
 
 def _cards(n: int) -> str:
@@ -187,18 +186,10 @@ def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snaps
     raise ValueError(f"not a Bluffers action: {action!r}")
 
 
-def _points(n: int) -> str:
-    return f"{n} point{'s' if n != 1 else ''}"
-
-
-def _pulls(n: int) -> str:
-    return f"{n} pull{'s' if n != 1 else ''}"
-
-
 def revolvers(s: Snapshot, names: Sequence[str]) -> str:
     """Every standing seat's revolver: its pulls so far and the risk of its next one."""
     return "Revolvers: " + ", ".join(
-        f"{_seat(i, names)} {_pulls(s.chambers[i])} (next: 1 in {CHAMBERS - s.chambers[i]})"
+        f"{_seat(i, names)} {plural(s.chambers[i], 'pull')} (next: 1 in {CHAMBERS - s.chambers[i]})"
         for i in range(s.n_seats) if s.alive[i]) + "."
 
 
@@ -221,7 +212,7 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
         return []
     who = _seat(pull.seat, names)
     if not pull.fired:
-        return [f"Click! {who} survives ({_pulls(after.chambers[pull.seat])} so far; next time the risk is "
+        return [f"Click! {who} survives ({plural(after.chambers[pull.seat], 'pull')} so far; next time the risk is "
                 f"1 in {CHAMBERS - after.chambers[pull.seat]}). Cards are collected; a new round is dealt."]
     place = after.places[pull.seat]
     return [f"BANG! {who} is out" + (f" and finishes {PLACE_WORDS[place - 1]}" if place else "") + "."]
@@ -230,8 +221,7 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
 # ---------------------------------------------------------------- the proven table's lines
 
 def _line_seat(line, names: Sequence[str]) -> str:
-    seat = line.get("seat")
-    return "The table" if seat is None else (names[seat] if 0 <= seat < len(names) else f"Seat {seat}")
+    return seat_name(line.get("seat"), names, "The table")
 
 
 class TableText:
@@ -295,7 +285,7 @@ class TableText:
         if kind == "end":
             places = data.get("placements", [])
             scores = data["scores"]
-            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({_points(scores[i])})"
+            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({plural(scores[i], 'point')})"
                                          for i, p in enumerate(places)) + f". {data.get('reason', '')}"
         return f"{who}: {kind}"
 
@@ -373,7 +363,7 @@ class TableText:
         if s.last_play is not None:
             last = f"; {names[s.last_play.seat]} claimed {claim_words(s.last_play.count, s.table_card)}"
         say(f"Round {s.round}, table card {DECK.rank_names[s.table_card]}{last}; your revolver has had "
-            f"{_pulls(s.chambers[obs.seat])}. Your hand: {hand}")
+            f"{plural(s.chambers[obs.seat], 'pull')}. Your hand: {hand}")
         can_call = any(isinstance(a, CallBluff) for a in obs.legal)
         text = ask("positions to play, or card names (e.g. 1 3 or K J)" + (", c to call bluff" if can_call else "")
                    + ", or leave to leave the table (no points)").strip()
