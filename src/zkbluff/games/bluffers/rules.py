@@ -258,7 +258,7 @@ class _State:
     attempt: int = 0
 
 
-def _is_int(x) -> bool:
+def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -622,7 +622,7 @@ def check_invariants(snap: Snapshot) -> None:
 DRAW_ROUND_TAG = 1 << 64
 
 
-def _is_hex(x, n_chars: Optional[int] = None) -> bool:
+def _is_hex(x: object, n_chars: Optional[int] = None) -> bool:
     if not isinstance(x, str) or not x or (n_chars is not None and len(x) != n_chars):
         return False
     try:
@@ -632,8 +632,8 @@ def _is_hex(x, n_chars: Optional[int] = None) -> bool:
     return True
 
 
-def _field_elem(x) -> bool:
-    return _is_int(x) and 0 <= x < FIELD_MODULUS
+def _field_elem(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < FIELD_MODULUS
 
 
 @dataclass(frozen=True)
@@ -760,7 +760,7 @@ class TableRules(BluffersRules):
         return super().to_move
 
     def base_to_move(self) -> Optional[int]:
-        return BluffersRules.to_move.fget(self)  # type: ignore[attr-defined]
+        return super().to_move
 
     def public_state(self) -> Snapshot:
         from dataclasses import replace

@@ -3,13 +3,14 @@ RULES.md next to this file) and :func:`describe`, which says an applied action a
 player would read at the table ("Seat 0 plays two cards: “Two Kings!”")."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.games.bluffers.rules import (
-    CHAMBERS, DECK, JOKERS, POINTS, Action, AutoMove, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
+    CHAMBERS, DECK, JOKERS, POINTS, AutoMove, BluffersRules, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
 from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.rules import Action
 from zkbluff.games.engine.text import plural, seat_name
 
 RANK_PLURALS = ("Kings", "Queens", "Aces")
@@ -220,7 +221,7 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
 
 # ---------------------------------------------------------------- the proven table's lines
 
-def _line_seat(line, names: Sequence[str]) -> str:
+def _line_seat(line: Mapping[str, Any], names: Sequence[str]) -> str:
     return seat_name(line.get("seat"), names, "The table")
 
 
@@ -231,17 +232,17 @@ class TableText:
     RULES = RULES_TEXT
 
     @staticmethod
-    def hand_words(obs) -> str:
+    def hand_words(obs: Any) -> str:
         """The seat's own hand, for its review (``games/engine/review.py``)."""
         return "your hand: " + (", ".join(card_name(c) for c in sorted(obs.hand)) if obs.hand else "empty")
 
     @staticmethod
-    def describe(line, names: Sequence[str]) -> str:
+    def describe(line: Mapping[str, Any], names: Sequence[str]) -> str:
         kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
         proofs = line.get("proofs")
         stated = [p.get("statement") for p in proofs if isinstance(p, dict)] if isinstance(proofs, list) else []
         tag = f"  [{', '.join(str(x).split('@')[0] for x in stated if x)}]" if any(stated) else ""
-        said = describe_line(kind, data, who, names)
+        said = describe_line(str(kind), data, who, names)
         if said is not None:
             return said
         if kind == "commit_seed":
@@ -290,19 +291,19 @@ class TableText:
         return f"{who}: {kind}"
 
     @staticmethod
-    def time_up(rules, seat: int) -> str:
+    def time_up(rules: Any, seat: int) -> str:
         """What the referee's clock does when ``seat``'s 30 seconds run out."""
         if rules.must_call(seat):
             return "the call is made for you (you are the only one with cards)"
         return "one card your own committed seed picks is played for you"
 
     @staticmethod
-    def snapshot(rules) -> Snapshot:
+    def snapshot(rules: BluffersRules) -> Snapshot:
         """The public state the narration reads (:mod:`zkbluff.games.engine.narration`)."""
         return rules.public_state()
 
     @staticmethod
-    def outcome(line, before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
+    def outcome(line: Mapping[str, Any], before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
         """What a line decided, from the public state before and after it: the verdict of a
         call and who pulls, click or BANG, who is out, the winner, whose turn, every seat's
         revolver at a new round."""
@@ -346,7 +347,7 @@ class TableText:
         return out
 
     @staticmethod
-    def prompt(obs, ask, say, names: Sequence[str]):
+    def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
         """On the seat's own turn, ask which cards to play, c to call, or leave to leave the
         table (seed: no points from the match; the seat is then played automatically to
         the end); anything else due from it (a reveal, a share, an automatic card) is made

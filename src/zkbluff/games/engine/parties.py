@@ -95,7 +95,7 @@ class _Party:
 
     def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
               proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
-              clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+              clock: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """This party's signed line, stamped ``at`` (its clock now by default)."""
         assert self.view is not None
         event: dict[str, Any] = {"n": self.view.next_line, "prev": self.view.head, "seat": seat, "action": kind,
@@ -103,7 +103,7 @@ class _Party:
         if proofs:
             event["proofs"] = proofs
         if clock is not None:
-            event["clock"] = clock
+            event["clock"] = dict(clock)
         return sign_line(self.key, event)
 
     def _signed_move(self, move: Move, seat: Optional[int], prover: Prover) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, TypedDict
 
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
 import math
@@ -179,6 +179,18 @@ class Line:
 #: a line kind's checker: checks and applies the line, returns its action (None for the
 #: engine's and the deal's own lines) and its proofs' publics by name
 Checker = Callable[["Referee", Line], tuple[Optional[Action], list[dict[str, int]]]]
+
+
+class TimeoutClock(TypedDict):
+    """A timeout line's ``clock``: the line that started the wait (``since``), the limit's
+    name (or a game's own seconds), its seconds, the deadline on the referee's clock and the
+    ``[line, hash]`` of the timed-out seat's last signed line (null for a wait nobody was to move in)."""
+
+    since: int
+    limit: Any
+    seconds: float
+    deadline: float
+    lastSigned: Optional[list[Any]]
 
 
 @dataclass(frozen=True)
@@ -315,7 +327,7 @@ class Referee:
         standing = getattr(self.rules, "standing_places", None)  # a fault of a seatless dealer settles on it
         return self.spec.deal.outcome(self.ledger, scores, standing=standing() if callable(standing) else None)
 
-    def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> dict[str, Any]:
+    def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> TimeoutClock:
         """The ``clock`` a timeout of ``seat`` (None: a wait nobody is to move in, such as a
         calling window) under ``limit`` states when written at ``now``."""
         seconds = limit_seconds(self.header.get("limits", {}), limit)

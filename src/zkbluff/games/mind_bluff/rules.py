@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
@@ -723,7 +723,7 @@ class MindBluffRules(Rules):
         else:
             self._after_reveal = Phase.START  # no human seat: the room owner (referee) advances
 
-    def _log(self, kind: EventKind, seat: Optional[int], **kw) -> None:
+    def _log(self, kind: EventKind, seat: Optional[int], **kw: Any) -> None:
         self.events.append(Event(self.game, self.turn, kind, seat, (self.debts[0], self.debts[1]), **kw))
 
     # ---- views

@@ -91,7 +91,7 @@ def rules_text() -> str:
     return RULES
 
 
-def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[dict] = None) -> str:
+def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[dict[str, Any]] = None) -> str:
     """One event in words. ``truth`` (Truth Replay only: after the game) adds the real
     count and choice."""
     who = names[e.seat] if e.seat in (0, 1) else "the referee"
