@@ -23,12 +23,14 @@ from zkbluff.protocol.transcript import canonical, line_hash
 @dataclass(frozen=True)
 class Go(Action):
     kind: ClassVar[str] = "go"
+    role: ClassVar[Role] = Role.SEAT
     step: int
 
 
 @dataclass(frozen=True)
 class Tick(Action):
     kind: ClassVar[str] = "tick"
+    role: ClassVar[Role] = Role.REFEREE
 
 
 @dataclass
@@ -133,7 +135,6 @@ class CountSpec(GameSpec):
     game = "count-to-three"
     title = "Count to three"
     actions = (Go, Tick)
-    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE}
     n_seats = 2
     house_bot = _Bot
     random_bot = _Bot

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from zkbluff.games.engine.registry import (  # noqa: F401
-    game_names, games, register, register_lazy, spec_class, spec_for,
-)
+from zkbluff.games.engine.registry import game_names, games, register, register_lazy, spec_class, spec_for
+
+__all__ = ["game_names", "games", "register", "register_lazy", "spec_class", "spec_for"]
 
 # each game's spec is imported when the game is first looked up (start-up of a verifier)
 register_lazy("proof-or-bluff", "zkbluff.games.proof_or_bluff.spec:ClassicSpec")

@@ -28,12 +28,14 @@ TARGET = 10
 @dataclass(frozen=True)
 class Start(Action):
     kind: ClassVar[str] = "start"
+    role: ClassVar[Role] = Role.DEALER
     first: int
 
 
 @dataclass(frozen=True)
 class Add(Action):
     kind: ClassVar[str] = "add"
+    role: ClassVar[Role] = Role.SEAT
     amount: int
 
 
@@ -140,7 +142,6 @@ class RaceSpec(GameSpec):
     game = "race-to-ten"
     title = "Race to ten"
     actions = (Start, Add)
-    roles: ClassVar[Mapping[str, Role]] = {"start": Role.DEALER, "add": Role.SEAT}
     n_seats = 3
     house_bot = RaceBot
     random_bot = RaceBot
@@ -269,6 +270,8 @@ class Tick(Action):
     """The referee's own line when no seat is to move (after every third add)."""
 
     kind: ClassVar[str] = "tick"
+
+    role: ClassVar[Role] = Role.REFEREE
     total: int
 
 
@@ -304,7 +307,6 @@ class ReceiptSpec(RaceSpec):
 
     game = "race-with-receipts"
     actions = (Start, Add, Tick)
-    roles: ClassVar[Mapping[str, Role]] = {"start": Role.DEALER, "add": Role.SEAT, "tick": Role.REFEREE}
 
     def statements(self) -> list[str]:
         return [CLAIM]

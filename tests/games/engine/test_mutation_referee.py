@@ -711,6 +711,7 @@ def test_a_deal_line_may_not_carry_a_secret_beyond_its_fields(entropy_paused):
 @dataclass(frozen=True)
 class Idle(Action):
     kind: ClassVar[str] = "idle_timeout"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -734,7 +735,6 @@ class LaxIdleRules(CountRules):
 
 class TimedCountSpec(CountSpec):
     actions = (Go, Tick, Idle)
-    roles: ClassVar[Mapping[str, Role]] = {"go": Role.SEAT, "tick": Role.REFEREE, "idle_timeout": Role.REFEREE}
 
     def new_rules(self):
         return LaxIdleRules()

@@ -409,10 +409,37 @@ def test_every_games_action_names_and_parties_are_the_transcript_schema():
     for game, spec in GAMES.items():
         kinds = [cls.kind for cls in spec.actions]
         assert len(set(kinds)) == len(kinds), game
-        assert {k: spec.roles[k].value for k in kinds} == SCHEMA[game], game
+        assert {cls.kind: cls.role.value for cls in spec.actions} == SCHEMA[game], game
         for cls in spec.actions:
             assert spec().action_class(cls.kind) is cls
 
+
+
+def test_every_action_class_states_its_own_role():
+    """``role`` lives on the action class (issue 28): each of a game's actions says it in its
+    own body (no base class default a referee's action could fall back to as a seat's)."""
+    from zkbluff.games.engine.rules import Role
+
+    for game, spec in GAMES.items():
+        for cls in spec.actions:
+            assert isinstance(cls.__dict__.get("role"), Role), (game, cls.__name__)
+
+
+def test_an_action_class_without_a_role_is_refused_not_taken_for_a_seats():
+    """The negative twin: the engine has no default role, so a kind whose class names none
+    cannot be made by anyone (the referee refuses its line as malformed)."""
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from zkbluff.games.engine.rules import Action
+
+    @dataclass(frozen=True)
+    class Nameless(Action):
+        kind: ClassVar[str] = "nameless"
+
+    assert not hasattr(Nameless, "role")
+    with pytest.raises(AttributeError):
+        Nameless.role  # noqa: B018
 
 def test_the_proof_or_bluff_phases_and_limits_are_their_wire_names():
     from zkbluff.games.proof_or_bluff.rules import Phase, TimeLimit

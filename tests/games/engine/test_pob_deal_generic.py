@@ -21,6 +21,7 @@ from zkbluff.games.engine.verifier import verify_transcript
 @dataclass(frozen=True)
 class Deal(Action):
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     round: int
     sealed_hands: tuple[str, ...]
 
@@ -28,6 +29,7 @@ class Deal(Action):
 @dataclass(frozen=True)
 class Done(Action):
     kind: ClassVar[str] = "done"
+    role: ClassVar[Role] = Role.SEAT
 
 
 class ShowRules(Rules):
@@ -79,7 +81,6 @@ class ShowSpec(GameSpec):
     game = "show-three"
     title = "Show (three seats, a separate dealer)"
     actions = (Deal, Done)
-    roles: ClassVar[Mapping[str, Role]] = {"deal": Role.DEALER, "done": Role.SEAT}
     n_seats = 3
     house_bot = random_bot = text = None  # type: ignore[assignment]
 

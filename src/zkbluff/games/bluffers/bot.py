@@ -19,10 +19,11 @@ from math import comb
 from typing import Callable, Optional, Protocol
 
 from zkbluff.games.bluffers.rules import (
-    CHAMBERS, DECK, HAND_SIZE, JOKERS, MAX_PLAY, NO_SEAT, POINTS, TABLE_CARDS, Action, AutoMove,
+    CHAMBERS, DECK, HAND_SIZE, JOKERS, MAX_PLAY, POINTS, TABLE_CARDS, AutoMove,
     BluffersRules, CallBluff, CommitSeed, Deal, Phase, Play, Reveal, Share, Snapshot, check_invariants,
     counts_as_table_card,
 )
+from zkbluff.games.engine.rules import NO_SEAT, Action
 
 MATCHING_IN_DECK = 6 + len(JOKERS)  # each table card: 6 of its rank and the 2 jokers
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.bluffers.rules import (
-    Action, AutoMove, BluffersRules, CommitSeed, Play, Reveal, Share, Snapshot,
+    AutoMove, BluffersRules, CommitSeed, Play, Reveal, Share, Snapshot,
 )
+from zkbluff.games.engine.rules import Action
 from zkbluff.gadgets.native import commit
 from zkbluff.statements.revolver import RevolverSeed, picked_card_native
 
@@ -35,7 +36,7 @@ def fresh_salt() -> int:
     return secrets.randbits(250)
 
 
-def mask_of(cards) -> int:
+def mask_of(cards: Sequence[int]) -> int:
     return sum(1 << c for c in cards)
 
 
@@ -57,7 +58,7 @@ class Move:
     proof its statement and private inputs (with ``context`` to be filled in)."""
     action: Action
     data: dict[str, int]
-    proofs: tuple[tuple[str, dict], ...] = ()
+    proofs: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 @dataclass
@@ -77,7 +78,7 @@ class SeatSecrets:
         """The seat's dealt hand (opened from the sealed deal and checked by the caller)."""
         self.hand, self.hand_salt, self.play, self.play_salt = hand, hand_salt, 0, 0
 
-    def _play_mask(self, play: int, context: int) -> tuple[dict, list[tuple[str, dict]]]:
+    def _play_mask(self, play: int, context: int) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
         if play & ~self.hand or not play:
             raise MalformedInput(f"seat {self.seat}: cards {cards_of(play)} are not in its hand {cards_of(self.hand)}")
         new_salt, play_salt = self.salt(), self.salt()
@@ -88,7 +89,7 @@ class SeatSecrets:
         proofs = [(PLAY_ID, play_inputs)]
         return data, proofs
 
-    def play_cards(self, cards, context: int) -> Move:
+    def play_cards(self, cards: Sequence[int], context: int) -> Move:
         play = mask_of(cards)
         data, proofs = self._play_mask(play, context)
         self._commit_play(play, proofs[0][1])
@@ -107,7 +108,7 @@ class SeatSecrets:
         self._commit_play(1 << card, play_inputs)
         return Move(AutoMove(reason), data, (proofs[0], (PICK_ID, pick_inputs)))
 
-    def _commit_play(self, play: int, play_inputs: dict) -> None:
+    def _commit_play(self, play: int, play_inputs: dict[str, Any]) -> None:
         self.hand &= ~play
         self.hand_salt = play_inputs["new_salt"]
         self.play, self.play_salt = play, play_inputs["play_salt"]
@@ -138,7 +139,7 @@ class ProofLedger:
         self.hand_commitments = list(hand_commitments)
         self.play_commitments = [None] * len(alive)
 
-    def obligations(self, seat: Optional[int], action: Action, data: dict) -> list[Obligation]:
+    def obligations(self, seat: Optional[int], action: Action, data: dict[str, Any]) -> list[Obligation]:
         """The proofs ``action`` needs, from the state *before* it is applied."""
         snap: Snapshot = self.rules.public_state()
         auto_play = isinstance(action, AutoMove) and seat is not None and not self.rules.must_call(seat)
@@ -161,7 +162,7 @@ class ProofLedger:
                                           "pull": pull, "share": action.value})]
         return []
 
-    def check_reveal(self, seat: int, action: Reveal, data: dict) -> None:
+    def check_reveal(self, seat: int, action: Reveal, data: dict[str, Any]) -> None:
         """The reveal opens the seat's last play commitment."""
         self._need(data, ("play_salt",), "reveal")
         expected = self.play_commitments[seat]
@@ -170,7 +171,7 @@ class ProofLedger:
             raise CommitmentMismatch(f"reveal: cards {list(action.cards)} with that salt do not open seat {seat}'s "
                                      f"last play commitment")
 
-    def after(self, seat: Optional[int], action: Action, data: dict) -> None:
+    def after(self, seat: Optional[int], action: Action, data: dict[str, Any]) -> None:
         """Update the commitments once the action has been applied."""
         if isinstance(action, (Play, AutoMove)) and "play_commitment" in data:
             assert seat is not None
@@ -178,7 +179,7 @@ class ProofLedger:
             self.play_commitments[seat] = data["play_commitment"]
 
     @staticmethod
-    def _need(data: dict, keys: tuple[str, ...], what: str) -> None:
+    def _need(data: dict[str, Any], keys: tuple[str, ...], what: str) -> None:
         missing = [k for k in keys if k not in data]
         if missing:
             raise MalformedInput(f"{what}: data lacks {', '.join(missing)}")

@@ -30,7 +30,7 @@ from typing import ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import BLUFFERS_20
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
 
 DECK = BLUFFERS_20
 KING, QUEEN, ACE = 0, 1, 2
@@ -92,6 +92,7 @@ class CommitSeed(Action):
     """A seat commits its revolver seed (``Poseidon(seed, salt)``), in seat order, before
     the first deal. Every pull's share is proven against it."""
     kind: ClassVar[str] = "commit_seed"
+    role: ClassVar[Role] = Role.SEAT
     commitment: int
 
 
@@ -100,6 +101,7 @@ class Deal(Action):
     """The dealer (``NO_SEAT``) deals a round (5 cards to each standing seat) and draws the
     table card (0 King, 1 Queen, 2 Ace)."""
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     table_card: int
 
 
@@ -108,6 +110,7 @@ class Play(Action):
     """The seat to move plays ``count`` (1-3) cards face down, claiming each is the table
     card (accepting the last play, if any)."""
     kind: ClassVar[str] = "play"
+    role: ClassVar[Role] = Role.SEAT
     count: int
 
 
@@ -115,6 +118,7 @@ class Play(Action):
 class CallBluff(Action):
     """The seat to move calls bluff on the last play."""
     kind: ClassVar[str] = "call_bluff"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -124,6 +128,7 @@ class AutoMove(Action):
     picked by the seat's own proven randomness, is played; if the seat must call bluff,
     the automatic move is the call."""
     kind: ClassVar[str] = "auto_move"
+    role: ClassVar[Role] = Role.SEAT
     reason: str
 
 
@@ -131,6 +136,7 @@ class AutoMove(Action):
 class Reveal(Action):
     """The called seat opens its last play: the card ids (0-19) it played."""
     kind: ClassVar[str] = "reveal"
+    role: ClassVar[Role] = Role.SEAT
     cards: tuple[int, ...]
 
 
@@ -138,6 +144,7 @@ class Reveal(Action):
 class Share(Action):
     """A standing seat's proven share (a field element) of the current pull."""
     kind: ClassVar[str] = "share"
+    role: ClassVar[Role] = Role.SEAT
     value: int
 
 
@@ -145,6 +152,7 @@ class Share(Action):
 class Disconnect(Action):
     """The table (``NO_SEAT``) marks ``seat``'s connection as dropped."""
     kind: ClassVar[str] = "disconnect"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -152,6 +160,7 @@ class Disconnect(Action):
 class Reconnect(Action):
     """The table (``NO_SEAT``) marks ``seat`` as back: it rejoins where it left off."""
     kind: ClassVar[str] = "reconnect"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -160,6 +169,7 @@ class LeaveTable(Action):
     """The seat leaves: it scores no points from this match; its seat is played
     automatically to the end (it never rejoins)."""
     kind: ClassVar[str] = "leave_table"
+    role: ClassVar[Role] = Role.SEAT
 
 
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
@@ -248,7 +258,7 @@ class _State:
     attempt: int = 0
 
 
-def _is_int(x) -> bool:
+def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -612,7 +622,7 @@ def check_invariants(snap: Snapshot) -> None:
 DRAW_ROUND_TAG = 1 << 64
 
 
-def _is_hex(x, n_chars: Optional[int] = None) -> bool:
+def _is_hex(x: object, n_chars: Optional[int] = None) -> bool:
     if not isinstance(x, str) or not x or (n_chars is not None and len(x) != n_chars):
         return False
     try:
@@ -622,8 +632,8 @@ def _is_hex(x, n_chars: Optional[int] = None) -> bool:
     return True
 
 
-def _field_elem(x) -> bool:
-    return _is_int(x) and 0 <= x < FIELD_MODULUS
+def _field_elem(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < FIELD_MODULUS
 
 
 @dataclass(frozen=True)
@@ -631,6 +641,7 @@ class DrawTableCard(Action):
     """The dealer draws the round's table card (0 King, 1 Queen, 2 Ace) from every party's
     committed entropy, in a proof; it cannot choose it."""
     kind: ClassVar[str] = "draw"
+    role: ClassVar[Role] = Role.DEALER
     table_card: int
 
 
@@ -640,6 +651,7 @@ class DealHands(Action):
     dealt to (in seat order: hand k of the proof is ``seats[k]``'s) and each one's hand
     sealed to it."""
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     table_card: int
     seats: tuple[int, ...]
     sealed_hands: tuple[str, ...]
@@ -650,6 +662,7 @@ class Timeout(Action):
     """The referee's clock (``NO_SEAT``): ``seat``'s 30 seconds ran out; its next line is
     ``AutoMove("timeout")``."""
     kind: ClassVar[str] = "timeout"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -663,6 +676,7 @@ class Forfeit(Action):
     starts the next round. A seat's automatic move needs that seat's own proof, so a seat
     whose agent is gone cannot be played for: this is how the match goes on without it."""
     kind: ClassVar[str] = "forfeit"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -671,6 +685,7 @@ class ShedCard(Action):
     """After a one-card ``AutoMove`` (whose proof fixed the card its seed picks), the same
     seat proves its new hand: the old hand less that card."""
     kind: ClassVar[str] = "shed"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -678,6 +693,7 @@ class OpenPlay(Action):
     """The called seat opens its last play (``Reveal``): the card ids and the salt of the
     play's commitment."""
     kind: ClassVar[str] = "reveal"
+    role: ClassVar[Role] = Role.SEAT
     cards: tuple[int, ...]
     play_salt: int
 
@@ -692,6 +708,7 @@ class SealedMove(Action):
     (hex). The same effect as the
     seat's own ``AutoMove("timeout")`` and ``ShedCard`` together."""
     kind: ClassVar[str] = "sealed_move"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
     context: int
     play_commitment: int
@@ -743,7 +760,7 @@ class TableRules(BluffersRules):
         return super().to_move
 
     def base_to_move(self) -> Optional[int]:
-        return BluffersRules.to_move.fget(self)  # type: ignore[attr-defined]
+        return super().to_move
 
     def public_state(self) -> Snapshot:
         from dataclasses import replace

@@ -48,7 +48,7 @@ from zkbluff.games.bluffers.rules import (
 from zkbluff.games.bluffers import sealed
 from zkbluff.games.engine.proven_deal import DealPublic, DealShape, ProvenDeal
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
-from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand
 from zkbluff.gadgets.native import commit
 from zkbluff.protocol.entropy import EntropySecret
 from zkbluff.statements.revolver import picked_card_native, share_native
@@ -115,11 +115,6 @@ class BluffersSpec(GameSpec):
     game = "bluffers"
     title = "Bluffers"
     actions = TABLE_ACTIONS
-    roles: ClassVar[Mapping[str, Role]] = {
-        "commit_seed": Role.SEAT, "draw": Role.DEALER, "deal": Role.DEALER,
-        "play": Role.SEAT, "call_bluff": Role.SEAT, "timeout": Role.REFEREE, "auto_move": Role.SEAT,
-        "shed": Role.SEAT, "reveal": Role.SEAT, "share": Role.SEAT, "disconnect": Role.REFEREE,
-        "reconnect": Role.REFEREE, "leave_table": Role.SEAT, "forfeit": Role.REFEREE, "sealed_move": Role.REFEREE}
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1))}
     default_options: ClassVar[Mapping[str, str]] = {"players": "2"}

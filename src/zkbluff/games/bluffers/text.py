@@ -3,13 +3,15 @@ RULES.md next to this file) and :func:`describe`, which says an applied action a
 player would read at the table ("Seat 0 plays two cards: “Two Kings!”")."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.games.bluffers.rules import (
-    CHAMBERS, DECK, JOKERS, POINTS, Action, AutoMove, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
+    CHAMBERS, DECK, JOKERS, POINTS, AutoMove, BluffersRules, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
 from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.rules import Action
+from zkbluff.games.engine.text import plural, seat_name
 
 RANK_PLURALS = ("Kings", "Queens", "Aces")
 NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five")
@@ -117,9 +119,7 @@ def claim_words(count: int, table_card: int) -> str:
 
 
 def _seat(i: Optional[int], names: Optional[Sequence[str]]) -> str:
-    if i is None:
-        return "The dealer"
-    return names[i] if names else f"Seat {i}"
+    return seat_name(i, names, "The dealer")
 
 
 def _cards(n: int) -> str:
@@ -187,18 +187,10 @@ def describe(seat: Optional[int], action: Action, before: Snapshot, after: Snaps
     raise ValueError(f"not a Bluffers action: {action!r}")
 
 
-def _points(n: int) -> str:
-    return f"{n} point{'s' if n != 1 else ''}"
-
-
-def _pulls(n: int) -> str:
-    return f"{n} pull{'s' if n != 1 else ''}"
-
-
 def revolvers(s: Snapshot, names: Sequence[str]) -> str:
     """Every standing seat's revolver: its pulls so far and the risk of its next one."""
     return "Revolvers: " + ", ".join(
-        f"{_seat(i, names)} {_pulls(s.chambers[i])} (next: 1 in {CHAMBERS - s.chambers[i]})"
+        f"{_seat(i, names)} {plural(s.chambers[i], 'pull')} (next: 1 in {CHAMBERS - s.chambers[i]})"
         for i in range(s.n_seats) if s.alive[i]) + "."
 
 
@@ -221,7 +213,7 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
         return []
     who = _seat(pull.seat, names)
     if not pull.fired:
-        return [f"Click! {who} survives ({_pulls(after.chambers[pull.seat])} so far; next time the risk is "
+        return [f"Click! {who} survives ({plural(after.chambers[pull.seat], 'pull')} so far; next time the risk is "
                 f"1 in {CHAMBERS - after.chambers[pull.seat]}). Cards are collected; a new round is dealt."]
     place = after.places[pull.seat]
     return [f"BANG! {who} is out" + (f" and finishes {PLACE_WORDS[place - 1]}" if place else "") + "."]
@@ -229,9 +221,8 @@ def _pull_result(before: Snapshot, after: Snapshot, names: Sequence[str]) -> lis
 
 # ---------------------------------------------------------------- the proven table's lines
 
-def _line_seat(line, names: Sequence[str]) -> str:
-    seat = line.get("seat")
-    return "The table" if seat is None else (names[seat] if 0 <= seat < len(names) else f"Seat {seat}")
+def _line_seat(line: Mapping[str, Any], names: Sequence[str]) -> str:
+    return seat_name(line.get("seat"), names, "The table")
 
 
 class TableText:
@@ -241,17 +232,17 @@ class TableText:
     RULES = RULES_TEXT
 
     @staticmethod
-    def hand_words(obs) -> str:
+    def hand_words(obs: Any) -> str:
         """The seat's own hand, for its review (``games/engine/review.py``)."""
         return "your hand: " + (", ".join(card_name(c) for c in sorted(obs.hand)) if obs.hand else "empty")
 
     @staticmethod
-    def describe(line, names: Sequence[str]) -> str:
+    def describe(line: Mapping[str, Any], names: Sequence[str]) -> str:
         kind, data, who = line.get("action"), line.get("data") or {}, _line_seat(line, names)
         proofs = line.get("proofs")
         stated = [p.get("statement") for p in proofs if isinstance(p, dict)] if isinstance(proofs, list) else []
         tag = f"  [{', '.join(str(x).split('@')[0] for x in stated if x)}]" if any(stated) else ""
-        said = describe_line(kind, data, who, names)
+        said = describe_line(str(kind), data, who, names)
         if said is not None:
             return said
         if kind == "commit_seed":
@@ -295,24 +286,24 @@ class TableText:
         if kind == "end":
             places = data.get("placements", [])
             scores = data["scores"]
-            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({_points(scores[i])})"
+            return "Final: " + ", ".join(f"{names[i]} {PLACE_WORDS[p - 1]} ({plural(scores[i], 'point')})"
                                          for i, p in enumerate(places)) + f". {data.get('reason', '')}"
         return f"{who}: {kind}"
 
     @staticmethod
-    def time_up(rules, seat: int) -> str:
+    def time_up(rules: Any, seat: int) -> str:
         """What the referee's clock does when ``seat``'s 30 seconds run out."""
         if rules.must_call(seat):
             return "the call is made for you (you are the only one with cards)"
         return "one card your own committed seed picks is played for you"
 
     @staticmethod
-    def snapshot(rules) -> Snapshot:
+    def snapshot(rules: BluffersRules) -> Snapshot:
         """The public state the narration reads (:mod:`zkbluff.games.engine.narration`)."""
         return rules.public_state()
 
     @staticmethod
-    def outcome(line, before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
+    def outcome(line: Mapping[str, Any], before: Snapshot, after: Snapshot, names: Sequence[str]) -> list[str]:
         """What a line decided, from the public state before and after it: the verdict of a
         call and who pulls, click or BANG, who is out, the winner, whose turn, every seat's
         revolver at a new round."""
@@ -356,7 +347,7 @@ class TableText:
         return out
 
     @staticmethod
-    def prompt(obs, ask, say, names: Sequence[str]):
+    def prompt(obs: Any, ask: Callable[[str], str], say: Callable[[str], None], names: Sequence[str]) -> Any:
         """On the seat's own turn, ask which cards to play, c to call, or leave to leave the
         table (seed: no points from the match; the seat is then played automatically to
         the end); anything else due from it (a reveal, a share, an automatic card) is made
@@ -373,7 +364,7 @@ class TableText:
         if s.last_play is not None:
             last = f"; {names[s.last_play.seat]} claimed {claim_words(s.last_play.count, s.table_card)}"
         say(f"Round {s.round}, table card {DECK.rank_names[s.table_card]}{last}; your revolver has had "
-            f"{_pulls(s.chambers[obs.seat])}. Your hand: {hand}")
+            f"{plural(s.chambers[obs.seat], 'pull')}. Your hand: {hand}")
         can_call = any(isinstance(a, CallBluff) for a in obs.legal)
         text = ask("positions to play, or card names (e.g. 1 3 or K J)" + (", c to call bluff" if can_call else "")
                    + ", or leave to leave the table (no points)").strip()

@@ -27,7 +27,7 @@ from zkbluff.errors import IllegalMove
 from zkbluff.games.cheat.rules import (
     Call, CheatRules, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, deal_order,
 )
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
 
 #: plays absorbed per pick-up line (the slots of card.absorb_many.v1)
 PICKUP_SLOTS = 4
@@ -45,6 +45,7 @@ class SealedDeal(Action):
     the proof is seat ``seats[k]``'s) and their hands sealed to them (in that order)."""
 
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     hand_sizes: tuple[int, ...]
     seats: tuple[int, ...]
     sealed_hands: tuple[str, ...]
@@ -55,6 +56,7 @@ class OpenedReveal(Action):
     """The called play turned over: its cards and the salt of its commitment."""
 
     kind: ClassVar[str] = "reveal"
+    role: ClassVar[Role] = Role.SEAT
     cards: tuple[int, ...]
     salt: str
 
@@ -67,6 +69,7 @@ class HandOver(Action):
     under the key of ``k`` times the picker's pile key (:mod:`zkbluff.protocol.dleq`)."""
 
     kind: ClassVar[str] = "hand_over"
+    role: ClassVar[Role] = Role.SEAT
     sealed: str
     ephemeral: str
     proof: str
@@ -78,6 +81,7 @@ class PickUpPart(Action):
     ``4 * part .. 4 * part + 3`` of the pile absorbed in one proof)."""
 
     kind: ClassVar[str] = "pick_up"
+    role: ClassVar[Role] = Role.SEAT
     count: int
     part: int
 
@@ -92,6 +96,7 @@ class Dispute(Action):
     hand; unfounded, the line is refused."""
 
     kind: ClassVar[str] = "dispute"
+    role: ClassVar[Role] = Role.SEAT
     sender: int
     shared: str
     proof: str

@@ -45,7 +45,7 @@ from typing import ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import STANDARD_52, Deck
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
 
 DECK: Deck = STANDARD_52
 N_RANKS = len(DECK.rank_names)
@@ -100,6 +100,7 @@ class Deal(Action):
     for this hand's dealer; the cards themselves are committed and proven by the table."""
 
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     hand_sizes: tuple[int, ...]
 
 
@@ -109,6 +110,7 @@ class Play(Action):
     a follower's rank must be the round's."""
 
     kind: ClassVar[str] = "play"
+    role: ClassVar[Role] = Role.SEAT
     rank: int
     count: int
 
@@ -118,6 +120,7 @@ class Pass(Action):
     """Decline to play in a round (never the opener)."""
 
     kind: ClassVar[str] = "pass"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,7 @@ class Call(Action):
     play fail instead of landing on the next one."""
 
     kind: ClassVar[str] = "call"
+    role: ClassVar[Role] = Role.SEAT
     play: int
 
 
@@ -135,6 +139,7 @@ class CloseWindow(Action):
     """The table's clock ends the calling window of play number ``play`` (``NO_SEAT``)."""
 
     kind: ClassVar[str] = "close_window"
+    role: ClassVar[Role] = Role.REFEREE
     play: int
 
 
@@ -144,6 +149,7 @@ class Reveal(Action):
     checks them against the play's commitment)."""
 
     kind: ClassVar[str] = "reveal"
+    role: ClassVar[Role] = Role.SEAT
     cards: tuple[int, ...]
 
 
@@ -152,6 +158,7 @@ class PickUp(Action):
     """The loser of a call takes the whole pile: ``count`` is the pile's size."""
 
     kind: ClassVar[str] = "pick_up"
+    role: ClassVar[Role] = Role.SEAT
     count: int
 
 
@@ -161,6 +168,7 @@ class Forfeit(Action):
     message (an opening, a proof) or let its turn time out."""
 
     kind: ClassVar[str] = "forfeit"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
     reason: str
 

@@ -56,7 +56,7 @@ from zkbluff.games.cheat.rules import (
 )
 from zkbluff.games.engine.proven_deal import DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, SeatKeyKind
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
-from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand
 from zkbluff.gadgets.native import commit
 from zkbluff.curve.codec import g1_to_bytes
 from zkbluff.protocol import dleq
@@ -173,17 +173,10 @@ class Ledger:
         return int(self.deal.dealer["commitment"])
 
 
-_ROLES: Mapping[str, Role] = {
-    "deal": Role.DEALER, "play": Role.SEAT, "pass": Role.SEAT, "call": Role.SEAT, "close_window": Role.REFEREE,
-    "reveal": Role.SEAT, "hand_over": Role.SEAT, "pick_up": Role.SEAT, "dispute": Role.SEAT, "forfeit": Role.REFEREE,
-}
-
-
 class CheatSpec(GameSpec):
     game = "cheat"
     title = "Cheat"
     actions = (SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver, PickUpPart, Dispute, Forfeit)
-    roles: ClassVar[Mapping[str, Role]] = _ROLES
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),
         "hands": tuple(str(n) for n in HAND_COUNTS),

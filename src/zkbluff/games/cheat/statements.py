@@ -24,7 +24,7 @@ What Cheat needs and where it comes from:
 from __future__ import annotations
 
 import random
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from zkbluff.circuit.builder import ConstraintSystem
 from zkbluff.errors import CommitmentMismatch, MalformedInput
@@ -77,7 +77,7 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
                  salt_input("new_salt")))
     pub = declared.public_names
 
-    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+    def synth(cs: ConstraintSystem, inp: Optional[dict[str, Any]], prm: dict[str, Any]) -> None:
         publics = {n: cs.public(n, value(inp, n)) for n in pub}
         bind_context(cs, publics["context"])
         old = alloc_mask(cs, inp, "old_hand", deck)
@@ -98,7 +98,7 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
         cs.enforce_equal(commit(cs, from_bits(total), new_salt, "new_commit"), publics["new_hand_commitment"],
                          "new_opens")
 
-    def native(inp: dict, prm: dict) -> dict:
+    def native(inp: dict[str, Any], prm: dict[str, Any]) -> dict[str, Any]:
         new = inp["old_hand"]
         out = {"old_hand_commitment": nat.commit(inp["old_hand"], inp["old_salt"]), "context": inp.get("context", 0)}
         for p in play_names:
@@ -107,7 +107,7 @@ def absorb_many_statement(deck: int, plays: int) -> Statement:
         out["new_hand_commitment"] = nat.commit(new, inp["new_salt"])
         return out
 
-    def sample(rng: random.Random) -> dict:
+    def sample(rng: random.Random) -> dict[str, Any]:
         """Valid random inputs: an old hand of 0..20 cards, 1..plays disjoint plays of 1..4."""
         context = rng.getrandbits(253)
         taken = _random_mask(rng, deck, rng.randint(0, 20))
@@ -156,7 +156,7 @@ def open_play(commitment: int, mask: int, salt: int, count: int, deck: int) -> t
 
 
 def absorb_chain_inputs(old_hand: int, old_salt: int, plays: Sequence[tuple[int, int]], new_salts: Sequence[int],
-                        contexts: Sequence[int], slots: int = ABSORB_SLOTS) -> list[dict]:
+                        contexts: Sequence[int], slots: int = ABSORB_SLOTS) -> list[dict[str, Any]]:
     """The inputs of the chain of ``card.absorb_many`` proofs that picks up ``plays``
     (each ``(mask, salt)``, oldest first) into a hand: ``ceil(len(plays) / slots)``
     proofs, each with its own new salt from ``new_salts``; the last one's new hand is

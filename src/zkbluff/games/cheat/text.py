@@ -16,6 +16,7 @@ from zkbluff.games.cheat.rules import (
 from zkbluff.games.cheat.match import ACTIONS as TABLE_ACTIONS, CheatTable, Stage
 from zkbluff.games.engine.proven_deal import describe_line
 from zkbluff.games.engine.rules import NO_SEAT, Action
+from zkbluff.games.engine.text import join_words, plural
 
 #: a rank as a word in a claim, aligned with ``DECK.rank_names`` ("two sevens", "one Ace")
 RANK_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -46,14 +47,6 @@ def card_words(card: int) -> str:
     return ("an " if name[0] in "8A" else "a ") + name
 
 
-def _join(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
-def _cards(n: int) -> str:
-    return f"{n} card" + ("" if n == 1 else "s")
-
-
 def describe(before: CheatState, seat: Optional[int], action: Action, after: CheatState,
              names: Optional[Sequence[str]] = None) -> str:
     """One or two sentences saying ``action`` by ``seat`` (which changed ``before`` into
@@ -81,7 +74,8 @@ def _event(b: CheatState, seat: Optional[int], a: Action, s: CheatState, nm: lis
         out = [f"{who} passes."]
         if s.set_aside > b.set_aside:
             opener = nm[s.to_move]  # type: ignore[index]
-            out.append(f"Everyone passed since {opener}'s play: the pile of {_cards(s.set_aside - b.set_aside)} "
+            aside = plural(s.set_aside - b.set_aside, 'card')
+            out.append(f"Everyone passed since {opener}'s play: the pile of {aside} "
                        f"is set aside face down. {opener} starts a new round.")
         return out
     if isinstance(a, Call):
@@ -97,8 +91,8 @@ def _event(b: CheatState, seat: Optional[int], a: Action, s: CheatState, nm: lis
         verb = "were" if count > 1 else "was"
         picker = nm[s.picker]  # type: ignore[index]
         wrong = ", as claimed" if s.picker == s.caller else ""
-        return [f"The {claim} {verb} {_join([card_words(c) for c in a.cards])}{wrong}: "
-                f"{picker} picks up {_cards(b.pile_size)}."]
+        return [f"The {claim} {verb} {join_words([card_words(c) for c in a.cards])}{wrong}: "
+                f"{picker} picks up {plural(b.pile_size, 'card')}."]
     if isinstance(a, PickUp):
         if s.phase == Phase.PLAY:
             return [f"{who} takes the pile; {nm[s.to_move]} was right and starts the next round."]  # type: ignore[index]
@@ -119,7 +113,7 @@ def _table_over(s: CheatState, nm: list[str]) -> str:
     winners = [nm[i] for i, p in enumerate(s.penalties) if p == best]
     if len(winners) == 1:
         return f"{winners[0]} wins with {best}."
-    return f"{_join(winners)} share the win with {best} each."
+    return f"{join_words(winners)} share the win with {best} each."
 
 
 # ---------------------------------------------------------------- the engine's text object
@@ -207,7 +201,7 @@ class CheatText:
             return CallBluff(s.play_no) if answer.lower() in ("b", "bluff") else None
         hand = obs.hand
         say("Cards in hand: " + ", ".join(f"{names[i]} {n}" for i, n in enumerate(s.hand_sizes))
-            + f"; {_cards(s.pile_size)} on the pile, {s.set_aside} set aside")
+            + f"; {plural(s.pile_size, 'card')} on the pile, {s.set_aside} set aside")
         say(_hand(hand))
         if s.rank is None:
             parts = ask("You open: a rank, then 1-4 cards by position or name (e.g. '7 1 3' or 'K KH KC')"

@@ -19,44 +19,15 @@ by default it is the rules' own state (``rules.s``) or ``rules.public_state()``.
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any, Iterable, Optional, Sequence
 
 from zkbluff.errors import ZkbluffError
 from zkbluff.games.engine.spec import GameSpec
+from zkbluff.games.engine.text import second_person as second_person  # its home: games/engine/text.py
 
 #: lines a narration never shows (the header is the table's description; a closing line
 #: carries the deal's secrets for the verifier)
 SILENT = ("header",)
-
-
-_VERBS = ("plays", "gives", "loads", "calls", "turns", "leaves", "proves", "survives", "pulls", "finishes",
-          "starts", "passes", "opens", "takes", "picks", "forfeits", "commits", "deals", "hands", "claims", "eats",
-          "believes", "doubts", "agrees", "reveals", "shows", "complains", "sends", "wins", "accepts",
-          "challenges", "moves", "gets", "owes", "loses", "gains", "scores", "goes", "draws", "holds", "needs",
-          "must", "has", "is", "was")
-_YOU_VERB = re.compile(r"\b([Yy]ou) (" + "|".join(_VERBS) + r")\b")
-_IRREGULAR = {"has": "have", "is": "are", "was": "were", "must": "must"}
-
-
-def second_person(text: str) -> str:
-    """A game's third-person sentence made right for a seat named "you" (local play names
-    the person's seat so): "you plays" → "you play", "you's" → "your", "you gives its" →
-    "you give your"."""
-    text = re.sub(r"\b([Yy])ou's\b", lambda m: m.group(1) + "our", text)
-
-    def verb(m: "re.Match[str]") -> str:
-        v = m.group(2)
-        if v in _IRREGULAR:
-            v = _IRREGULAR[v]
-        elif v.endswith(("shes", "ches", "sses", "xes")):
-            v = v[:-2]
-        else:
-            v = v[:-1]
-        return f"{m.group(1)} {v}"
-
-    text = _YOU_VERB.sub(verb, text).replace("you are out and finishes", "you are out and finish")
-    return re.sub(r"\b([Yy]ou \w+( \w+)?) (its|their)\b", r"\1 your", text)
 
 
 def _snapshot(text: Any, rules: Any) -> Any:

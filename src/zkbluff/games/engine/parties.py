@@ -95,7 +95,7 @@ class _Party:
 
     def _line(self, seat: Optional[int], kind: str, data: dict[str, Any],
               proofs: Optional[list[dict[str, Any]]] = None, at: Optional[float] = None,
-              clock: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+              clock: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """This party's signed line, stamped ``at`` (its clock now by default)."""
         assert self.view is not None
         event: dict[str, Any] = {"n": self.view.next_line, "prev": self.view.head, "seat": seat, "action": kind,
@@ -103,7 +103,7 @@ class _Party:
         if proofs:
             event["proofs"] = proofs
         if clock is not None:
-            event["clock"] = clock
+            event["clock"] = dict(clock)
         return sign_line(self.key, event)
 
     def _signed_move(self, move: Move, seat: Optional[int], prover: Prover) -> dict[str, Any]:
@@ -693,7 +693,8 @@ class RefereeParty(_Party):
         writing nothing, unless the spec gives the action's kind to the referee and the
         rules accept it now."""
         assert self.view is not None
-        if self.spec.roles.get(action.kind) is not Role.REFEREE:
+        known = next((cls for cls in self.spec.actions if cls.kind == action.kind), None)
+        if known is None or known.role is not Role.REFEREE:
             raise IllegalMove(f"{action.kind}: not a referee's action in {self.spec.game}")
         self.view.rules.check(NO_SEAT, action)
         return self._line(None, action.kind, action.to_data())

@@ -49,7 +49,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, TypedDict
 
 from zkbluff.ceremony.trust import Trust, TrustContext, check_key
 import math
@@ -57,7 +57,7 @@ import math
 from zkbluff.errors import EarlyTimeout, IllegalMove, MalformedInput, PausedMove, ZkbluffError
 from zkbluff.games.engine.header_keys import header_verifying_keys
 from zkbluff.games.engine.rules import Action, Result
-from zkbluff.games.engine.spec import GameSpec, Role
+from zkbluff.games.engine.spec import GameSpec, ProofDemand, Role
 from zkbluff.games.engine.registry import spec_for
 from zkbluff.protocol.envelope import ProofBatch, check_envelope
 from zkbluff.protocol.signing import (SignatureBatch, check_line_signature, check_public_key, receipt_message,
@@ -128,6 +128,71 @@ def limit_seconds(limits: Mapping[str, Any], limit: Any) -> Optional[float]:
     return None if value is None else float(value)
 
 
+def _header_data(header_event: Mapping[str, Any]) -> dict[str, Any]:
+    """The header line's ``data``, once the line is line 1 (seat null) and its fields and
+    ``limits`` are well formed (``header.malformed`` otherwise)."""
+    if header_event.get("n") != 1 or type(header_event.get("n")) is not int or header_event.get("prev") != GENESIS \
+            or header_event.get("action") != "header" or header_event.get("seat") is not None:
+        raise MalformedInput("the first line must be the header (line 1, seat null)", code=HEADER)
+    data = header_event.get("data")
+    if not isinstance(data, dict) or not HEADER_FIELDS <= set(data) <= HEADER_FIELDS | OPTIONAL_HEADER_FIELDS:
+        got = sorted(data) if isinstance(data, dict) else type(data).__name__
+        raise MalformedInput(f"header: fields {got}, expected {sorted(HEADER_FIELDS)} "
+                             f"(and optionally {sorted(OPTIONAL_HEADER_FIELDS)})", code=HEADER)
+    limits = data.get("limits", {})
+    if not isinstance(limits, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or
+                                           not math.isfinite(v) or v <= 0 for v in limits.values()):
+        raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}", code=HEADER)
+    return data
+
+
+def _header_spec(data: Mapping[str, Any]) -> GameSpec:
+    """The game the header names (``header.game``), once its limits, match id and seat names
+    are what the game allows."""
+    try:
+        spec = spec_for(data["game"], data["options"])
+    except MalformedInput as exc:
+        exc.code = "header.game"
+        raise
+    spec.check_limits(data.get("limits", {}))  # header.limits: no time limit below the game's floor
+    if not isinstance(data["matchId"], str) or not data["matchId"]:
+        raise MalformedInput("header: matchId must be a non-empty string", code=HEADER)
+    seats = data["seats"]
+    if not isinstance(seats, list) or len(seats) != spec.n_seats or not all(isinstance(s, str) for s in seats):
+        raise MalformedInput(f"header: seats must be {spec.n_seats} names", code=HEADER)
+    return spec
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line under check, once its number, link, party, stamps, signature and secrets
+    passed: what its kind's checker reads."""
+
+    event: Mapping[str, Any]
+    kind: str
+    seat: Optional[int]
+    role: Role
+    #: its referee stamp (:func:`referee_stamp`)
+    at: float
+
+
+#: a line kind's checker: checks and applies the line, returns its action (None for the
+#: engine's and the deal's own lines) and its proofs' publics by name
+Checker = Callable[["Referee", Line], tuple[Optional[Action], list[dict[str, int]]]]
+
+
+class TimeoutClock(TypedDict):
+    """A timeout line's ``clock``: the line that started the wait (``since``), the limit's
+    name (or a game's own seconds), its seconds, the deadline on the referee's clock and the
+    ``[line, hash]`` of the timed-out seat's last signed line (null for a wait nobody was to move in)."""
+
+    since: int
+    limit: Any
+    seconds: float
+    deadline: float
+    lastSigned: Optional[list[Any]]
+
+
 @dataclass(frozen=True)
 class Pause:
     """A pause the game's rules hold all play for (``GameSpec.pause``): opened by line
@@ -146,47 +211,14 @@ class Referee:
 
     def __init__(self, header_event: Mapping[str, Any], verify_now: bool = True,
                  trust: Optional[TrustContext] = None):
-        if header_event.get("n") != 1 or type(header_event.get("n")) is not int or header_event.get("prev") != GENESIS \
-                or header_event.get("action") != "header" or header_event.get("seat") is not None:
-            raise MalformedInput("the first line must be the header (line 1, seat null)", code=HEADER)
-        data = header_event.get("data")
-        if not isinstance(data, dict) or not HEADER_FIELDS <= set(data) <= HEADER_FIELDS | OPTIONAL_HEADER_FIELDS:
-            got = sorted(data) if isinstance(data, dict) else type(data).__name__
-            raise MalformedInput(f"header: fields {got}, expected {sorted(HEADER_FIELDS)} "
-                                 f"(and optionally {sorted(OPTIONAL_HEADER_FIELDS)})", code=HEADER)
-        limits = data.get("limits", {})
-        if not isinstance(limits, dict) or any(isinstance(v, bool) or not isinstance(v, (int, float)) or
-                                               not math.isfinite(v) or v <= 0 for v in limits.values()):
-            raise MalformedInput(f"header: limits must map names to positive seconds, got {limits!r:.80}", code=HEADER)
+        data = _header_data(header_event)
         self.header = data
         #: how far a seat's stamp may be from the referee's receipt (the header's ``clock.tolerance``)
         self.tolerance = header_tolerance(data)
-        try:
-            self.spec: GameSpec = spec_for(data["game"], data["options"])
-        except MalformedInput as exc:
-            exc.code = "header.game"
-            raise
-        self.spec.check_limits(limits)  # header.limits: no time limit below the game's floor
-        self.match_id = data["matchId"]
-        if not isinstance(self.match_id, str) or not self.match_id:
-            raise MalformedInput("header: matchId must be a non-empty string", code=HEADER)
-        seats = data["seats"]
-        if not isinstance(seats, list) or len(seats) != self.spec.n_seats or \
-                not all(isinstance(s, str) for s in seats):
-            raise MalformedInput(f"header: seats must be {self.spec.n_seats} names", code=HEADER)
-        self.seat_names: list[str] = seats
-        parties = data["parties"]
-        if not isinstance(parties, dict) or set(parties) != {"referee", "dealer", "seats"} or \
-                not isinstance(parties["seats"], list) or len(parties["seats"]) != self.spec.n_seats:
-            raise MalformedInput(f"header: parties must list the referee's, the dealer's and "
-                                 f"{self.spec.n_seats} seats' public keys", code=HEADER)
-        try:
-            self.referee_key = check_public_key(parties["referee"], "the referee's public key")
-            self.dealer_key = check_public_key(parties["dealer"], "the dealer's public key")
-            self.seat_keys = [check_public_key(k, f"seat {i}'s public key") for i, k in enumerate(parties["seats"])]
-        except MalformedInput as exc:
-            exc.code = HEADER
-            raise
+        self.spec: GameSpec = _header_spec(data)
+        self.match_id: str = data["matchId"]
+        self.seat_names: list[str] = data["seats"]
+        self._read_parties(data["parties"])
         check_line_signature(dict(header_event), self.referee_key, "the referee")
         self.vks = header_verifying_keys(data["keys"], self.spec.statements())
         ctx = trust if trust is not None else TrustContext.default()
@@ -199,9 +231,32 @@ class Referee:
             raise
         #: names no line's data may carry beyond its action's fields (``secret.leaked``)
         self.secret_names = frozenset(n for k in self.spec.statements() for n in get_statement(k).private)
-        self.rules = self.spec.new_rules()
-        self.ledger = self.spec.new_ledger(data)
+        #: the checker of each line kind the engine or the deal knows (a game action: :meth:`_check_action`)
+        closing = self.spec.deal.closing
+        self.checkers: dict[str, Checker] = {**({} if closing is None else {closing: Referee._check_closing}),
+                                             **{k: Referee._check_deal_line for k in self.spec.deal.line_roles},
+                                             END: Referee._check_end}
         self.verify_now = verify_now
+        self._start_state(header_event)
+
+    def _read_parties(self, parties: Any) -> None:
+        """The referee's, the dealer's and each seat's public keys from the header's ``parties``."""
+        if not isinstance(parties, dict) or set(parties) != {"referee", "dealer", "seats"} or \
+                not isinstance(parties["seats"], list) or len(parties["seats"]) != self.spec.n_seats:
+            raise MalformedInput(f"header: parties must list the referee's, the dealer's and "
+                                 f"{self.spec.n_seats} seats' public keys", code=HEADER)
+        try:
+            self.referee_key = check_public_key(parties["referee"], "the referee's public key")
+            self.dealer_key = check_public_key(parties["dealer"], "the dealer's public key")
+            self.seat_keys = [check_public_key(k, f"seat {i}'s public key") for i, k in enumerate(parties["seats"])]
+        except MalformedInput as exc:
+            exc.code = HEADER
+            raise
+
+    def _start_state(self, header_event: Mapping[str, Any]) -> None:
+        """The public state before line 2: the rules, the ledger, the batches, the head."""
+        self.rules = self.spec.new_rules()
+        self.ledger = self.spec.new_ledger(self.header)
         self.batch = ProofBatch()
         #: the lines' signatures when not ``verify_now`` (checked together by the verifier)
         self.signatures = SignatureBatch()
@@ -234,11 +289,10 @@ class Referee:
         if kind == "header":
             raise IllegalMove("a second header", code=ORDER)
         try:
-            self.spec.action_class(kind)  # an unknown kind is malformed
+            return self.spec.action_class(kind).role  # an unknown kind is malformed
         except MalformedInput as exc:
             exc.code = "action.unknown"
             raise
-        return self.spec.roles[kind]
 
     def key_of(self, role: Role, seat: Optional[int]) -> tuple[str, str]:
         if role is Role.SEAT:
@@ -273,7 +327,7 @@ class Referee:
         standing = getattr(self.rules, "standing_places", None)  # a fault of a seatless dealer settles on it
         return self.spec.deal.outcome(self.ledger, scores, standing=standing() if callable(standing) else None)
 
-    def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> dict[str, Any]:
+    def timeout_clock(self, seat: Optional[int], limit: Any, now: float) -> TimeoutClock:
         """The ``clock`` a timeout of ``seat`` (None: a wait nobody is to move in, such as a
         calling window) under ``limit`` states when written at ``now``."""
         seconds = limit_seconds(self.header.get("limits", {}), limit)
@@ -358,6 +412,22 @@ class Referee:
             raise MalformedInput(f"{event.get('action')!r:.40}: malformed line ({type(exc).__name__}: {exc})") from None
 
     def _apply(self, event: Mapping[str, Any]) -> tuple[Optional[Action], list[dict[str, int]]]:
+        line = self._check_line(event)
+        check = self.checkers.get(line.kind, Referee._check_action)
+        action, publics = check(self, line)
+        self.head = line_hash(canonical(dict(event)))
+        self.head_at, self.head_own_at = line.at, _stamp(event)
+        if action is not None:
+            self._open_pause(event["n"], action)
+        if line.seat is not None and line.role is Role.SEAT:
+            self.last_signed[line.seat] = [event["n"], self.head]
+        self.next_line += 1
+        return action, publics
+
+    def _check_line(self, event: Any) -> Line:
+        """What every line owes before its kind's checker reads it: its number and link, its
+        party (who may make it, the seat it names), its stamps, its signature and its receipt's,
+        no secret in its data."""
         if not isinstance(event, dict):
             raise MalformedInput("a line must be an object", code="line.json")
         if event.get("n") != self.next_line or type(event.get("n")) is not int:
@@ -368,9 +438,21 @@ class Referee:
                               f"(expected it linked to that line's hash)", code="line.chain")
         if self.closed:
             raise IllegalMove("nothing may follow the closing line", code=ORDER)
-        kind, seat, data = event.get("action"), event.get("seat"), event.get("data")
+        kind, seat = event.get("action"), event.get("seat")
         role = self.role_of(kind)
         at = self._check_stamps(event, role)
+        self._check_party(str(kind), role, seat)
+        public_key, who = self.key_of(role, seat)
+        if self.verify_now:
+            check_line_signature(dict(event), public_key, who)
+        else:  # well formed now; the arithmetic with the others (SignatureBatch)
+            self.signatures.add_line(dict(event), public_key, who, event["n"])
+        self._check_receipt_signature(event)
+        self._check_no_secret(kind, event.get("data"))
+        return Line(event, str(kind), seat, role, at)
+
+    def _check_party(self, kind: str, role: Role, seat: Any) -> None:
+        """A seat's line names a seat of the table; the dealer's and the referee's name none."""
         if role is Role.SEAT:
             if seat is None:
                 raise IllegalMove(f"{kind}: a seat's action; the dealer or referee (seat null) may not make it",
@@ -379,86 +461,97 @@ class Referee:
                 raise MalformedInput(f"{kind}: seat must be 0..{self.spec.n_seats - 1}, got {seat!r}", code=PARTY)
         elif seat is not None:
             raise IllegalMove(f"{kind}: the {role.value}'s line, but it names seat {seat!r}", code=PARTY)
-        public_key, who = self.key_of(role, seat)
-        if self.verify_now:
-            check_line_signature(dict(event), public_key, who)
-        else:  # well formed now; the arithmetic with the others (SignatureBatch)
-            self.signatures.add_line(dict(event), public_key, who, event["n"])
-        self._check_receipt_signature(event)
-        self._check_no_secret(kind, data)
-        action: Optional[Action] = None
-        publics: list[dict[str, int]] = []
-        if kind == END:
-            self._end(event)
-        elif kind in self.spec.deal.line_roles:
-            if self.ended or self.over:
-                raise IllegalMove(f"{kind}: the match is over", code=ORDER)
-            if "proofs" in event:
-                raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
-            if "clock" in event:
-                raise IllegalMove(f"{kind}: unexpected fields", code="line.malformed")
-            self.spec.deal.check_line(self, str(kind), seat, event)
-        elif kind == self.spec.deal.closing:
-            if not self.ended:
-                raise IllegalMove(f"{kind}: before the end", code=ORDER)
-            if "proofs" in event:
-                raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
-            if "clock" in event:
-                raise IllegalMove(f"{kind}: an unexpected clock", code="line.malformed")
-            self.spec.deal.check_closing(self.header, data, self.ledger)
-            self.closed = True
-        else:
-            if self.ended or self.over:
-                raise IllegalMove(f"{kind}: the match is over", code=ORDER)
-            if not self.deal_ready:
-                raise IllegalMove(f"{kind}: the deal's entropy phase is not complete", code=ORDER)
-            action = self.spec.action_class(kind).from_data(data)
-            self.rules.check(seat, action)
-            if role is Role.SEAT:
-                self.check_pause(event, at)
-            due = self.spec.timeout(self.rules) if role is Role.REFEREE else None
-            if due is not None and kind == due[0].kind:
-                if action != due[0]:
-                    raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}",
-                                      code="timeout.clock")
-                self._check_timeout_clock(event, self.rules.to_move, due[1])
-            elif "clock" in event:
-                raise IllegalMove(f"{kind}: only a timeout carries a clock", code="line.malformed")
-            claimed = self.spec.claimed_wait(self.rules, action) if role is Role.SEAT else None
-            if claimed is not None:  # a seat's claim that the party waited on let its time run out
-                self._check_claimed_wait(event, claimed)
-            demands = self.spec.demand(self.rules, self.ledger, seat, action)
-            envelopes = event.get("proofs", [])
-            if bool(demands) != ("proofs" in event):
-                raise IllegalMove(f"{kind}: {'a proof is missing' if demands else 'an unexpected proof'}",
-                                  code="proof.missing")
-            if not isinstance(envelopes, list) or len(envelopes) != len(demands):
-                raise MalformedInput(f"{kind}: proofs must be a list of {len(demands)} envelope(s)",
-                                     code="proof.malformed")
-            checked = []
-            for demand, obj in zip(demands, envelopes):
-                stmt = get_statement(demand.statement)
-                env, named = check_envelope(
-                    obj, statement=demand.statement, vk=self.vks[demand.statement], names=stmt.public,
-                    pinned=demand.pinned, match_id=self.match_id, line=event["n"], prev=event["prev"],
-                    signer=seat if demand.for_seat is None else demand.for_seat, verify_now=self.verify_now)
-                checked.append(env)
-                publics.append(named)
-            if not self.verify_now:
-                for demand, env in zip(demands, checked):
-                    self.batch.add(self.vks[demand.statement], env, event["n"])
-            self.n_proofs += len(demands)
-            self.rules.apply(seat, action)
-            self.spec.record(self.ledger, seat, action, publics)
-            self.spec.deal.observe(self.ledger, event["n"], action, publics)
-        self.head = line_hash(canonical(dict(event)))
-        self.head_at, self.head_own_at = at, _stamp(event)
-        if action is not None:
-            self._open_pause(event["n"], action)
-        if role is Role.SEAT:
-            self.last_signed[seat] = [event["n"], self.head]  # type: ignore[index]
-        self.next_line += 1
+
+    # ---- one checker per line kind (:attr:`checkers`; a game action: :meth:`_check_action`)
+    def _check_end(self, line: Line) -> tuple[Optional[Action], list[dict[str, int]]]:
+        self._end(line.event)
+        return None, []
+
+    def _check_deal_line(self, line: Line) -> tuple[Optional[Action], list[dict[str, int]]]:
+        """One of the deal's own lines (``spec.deal.line_roles``), checked by the deal scheme."""
+        kind, event = line.kind, line.event
+        if self.ended or self.over:
+            raise IllegalMove(f"{kind}: the match is over", code=ORDER)
+        if "proofs" in event:
+            raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
+        if "clock" in event:
+            raise IllegalMove(f"{kind}: unexpected fields", code="line.malformed")
+        self.spec.deal.check_line(self, kind, line.seat, event)
+        return None, []
+
+    def _check_closing(self, line: Line) -> tuple[Optional[Action], list[dict[str, int]]]:
+        """The deal's closing line (``spec.deal.closing``), after the end."""
+        kind, event = line.kind, line.event
+        if not self.ended:
+            raise IllegalMove(f"{kind}: before the end", code=ORDER)
+        if "proofs" in event:
+            raise IllegalMove(f"{kind}: an unexpected proof", code="proof.missing")
+        if "clock" in event:
+            raise IllegalMove(f"{kind}: an unexpected clock", code="line.malformed")
+        self.spec.deal.check_closing(self.header, event.get("data"), self.ledger)
+        self.closed = True
+        return None, []
+
+    def _check_action(self, line: Line) -> tuple[Optional[Action], list[dict[str, int]]]:
+        """A game action: the rules accept it (after the deal's entropy phase), its clock and
+        its proofs are what the table demands; then the rules, the ledger and the deal take it."""
+        kind, seat = line.kind, line.seat
+        if self.ended or self.over:
+            raise IllegalMove(f"{kind}: the match is over", code=ORDER)
+        if not self.deal_ready:
+            raise IllegalMove(f"{kind}: the deal's entropy phase is not complete", code=ORDER)
+        action = self.spec.action_class(kind).from_data(line.event.get("data"))
+        self.rules.check(seat, action)
+        if line.role is Role.SEAT:
+            self.check_pause(line.event, line.at)
+        self._check_action_clock(line, action)
+        publics = self._check_proofs(line, self.spec.demand(self.rules, self.ledger, seat, action))
+        self.rules.apply(seat, action)
+        self.spec.record(self.ledger, seat, action, publics)
+        self.spec.deal.observe(self.ledger, line.event["n"], action, publics)
         return action, publics
+
+    def _check_action_clock(self, line: Line, action: Action) -> None:
+        """A referee's timeout is the one the rules give and carries its clock (no other line
+        carries one); a seat's claim that another party let its time run out is late enough."""
+        kind, event = line.kind, line.event
+        due = self.spec.timeout(self.rules) if line.role is Role.REFEREE else None
+        if due is not None and kind == due[0].kind:
+            if action != due[0]:
+                raise IllegalMove(f"{kind}: the seat to move and its limit give {due[0].to_data()}",
+                                  code="timeout.clock")
+            self._check_timeout_clock(event, self.rules.to_move, due[1])
+        elif "clock" in event:
+            raise IllegalMove(f"{kind}: only a timeout carries a clock", code="line.malformed")
+        claimed = self.spec.claimed_wait(self.rules, action) if line.role is Role.SEAT else None
+        if claimed is not None:  # a seat's claim that the party waited on let its time run out
+            self._check_claimed_wait(event, claimed)
+
+    def _check_proofs(self, line: Line, demands: list[ProofDemand]) -> list[dict[str, int]]:
+        """The line's envelopes, one per demand, each against what the table holds (verified
+        now or added to :attr:`batch`); their publics by name."""
+        kind, event = line.kind, line.event
+        envelopes = event.get("proofs", [])
+        if bool(demands) != ("proofs" in event):
+            raise IllegalMove(f"{kind}: {'a proof is missing' if demands else 'an unexpected proof'}",
+                              code="proof.missing")
+        if not isinstance(envelopes, list) or len(envelopes) != len(demands):
+            raise MalformedInput(f"{kind}: proofs must be a list of {len(demands)} envelope(s)",
+                                 code="proof.malformed")
+        checked, publics = [], []
+        for demand, obj in zip(demands, envelopes):
+            env, named = check_envelope(
+                obj, statement=demand.statement, vk=self.vks[demand.statement],
+                names=get_statement(demand.statement).public, pinned=demand.pinned, match_id=self.match_id,
+                line=event["n"], prev=event["prev"], signer=line.seat if demand.for_seat is None else demand.for_seat,
+                verify_now=self.verify_now)
+            checked.append(env)
+            publics.append(named)
+        if not self.verify_now:
+            for demand, env in zip(demands, checked):
+                self.batch.add(self.vks[demand.statement], env, event["n"])
+        self.n_proofs += len(demands)
+        return publics
 
     def _check_stamps(self, event: Mapping[str, Any], role: Role) -> float:
         """The line's referee stamp, after its checks (``line.stamp``): it carries ``at``; a

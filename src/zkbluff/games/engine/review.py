@@ -24,14 +24,11 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from zkbluff.errors import MalformedInput
-from zkbluff.games.engine.narration import Narrator, second_person
+from zkbluff.games.engine.narration import Narrator
+from zkbluff.games.engine.text import plural, second_person
 
 
 # ---------------------------------------------------------------- what a proof disclosed
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
 
 def _said(statement: str, v: Mapping[str, int], who: str) -> str:
     """The public values of one proof of ``statement`` (its name without ``@params``) in words."""
@@ -39,7 +36,7 @@ def _said(statement: str, v: Mapping[str, int], who: str) -> str:
         return bool(v.get(name, 0))
 
     if statement == "card.play.v1":
-        return (f"{_plural(v.get('count', 0), 'card')} came out of {who}'s committed hand; which cards stays "
+        return (f"{plural(v.get('count', 0), 'card')} came out of {who}'s committed hand; which cards stays "
                 f"hidden")
     if statement == "card.claim.v1":
         return ("one bit: every played card " + ("is" if bit("verdict") else "is NOT") +
@@ -48,7 +45,7 @@ def _said(statement: str, v: Mapping[str, int], who: str) -> str:
         return f"the pile's cards went into {who}'s hidden hand; nothing about them is disclosed"
     if statement == "card.match.v1":
         lies = v.get("lies", 0)
-        return (f"{_plural(lies, 'named rank')} {'is' if lies == 1 else 'are'} not matched by {who}'s two hidden "
+        return (f"{plural(lies, 'named rank')} {'is' if lies == 1 else 'are'} not matched by {who}'s two hidden "
                 f"cards; the cards stay hidden")
     if statement == "card.deal.v2":
         board = " (the board is public)" if v.get("board") else ""

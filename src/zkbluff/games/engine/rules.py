@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, ClassVar, Optional, TypeVar
 
 from zkbluff.errors import IllegalMove, MalformedInput
@@ -25,15 +26,26 @@ from zkbluff.errors import IllegalMove, MalformedInput
 NO_SEAT = None
 
 
+class Role(str, Enum):
+    """Who is entitled to make a line."""
+
+    SEAT = "seat"          # the seat named on the line (signed with that seat's key)
+    DEALER = "dealer"      # seat null, signed with the dealer's key
+    REFEREE = "referee"    # seat null, signed with the referee's key (header, timeouts, end)
+
+
 @dataclass(frozen=True)
 class Action:
     """Base of every typed action. Subclasses are frozen dataclasses with a class-level
-    ``kind`` (the transcript's ``action`` string) and fields of JSON-safe types
+    ``kind`` (the transcript's ``action`` string), a class-level ``role`` (the party entitled
+    to make it) and fields of JSON-safe types
     (``int``, ``bool``, ``str``, tuples of ``int`` or ``str``, ``Optional`` of these). ``to_data``/``from_data`` convert to
     and from the transcript's ``data`` object, refusing wrong types (a verdict is a bool,
     a count an int: never silently coerced)."""
 
     kind: ClassVar[str] = ""
+    #: who is entitled to make a line of this kind (every action class states its own: no default)
+    role: ClassVar[Role]
 
     def to_data(self) -> dict[str, Any]:
         out: dict[str, Any] = {}

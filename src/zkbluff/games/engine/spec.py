@@ -2,7 +2,7 @@
 verifier need to know about one game, and nothing else does.
 
 A spec names its statements and its deal; lists its action classes (the event schema:
-each action ``kind`` with the party entitled to make it); says, for each action, which
+each action class names its ``kind`` and its ``role``, the party entitled to make it); says, for each action, which
 proof it must carry and which of that proof's public inputs the table already holds
 (a list of :class:`ProofDemand`: an action may owe several proofs, or none), and what
 the table records from the proofs afterwards (a new hand commitment); says how a seat turns an intent (``play these cards``) into an action and
@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import LimitTooShort, MalformedInput
-from zkbluff.games.engine.rules import Action, Result, Rules
+from zkbluff.games.engine.rules import Action, Result, Role as Role, Rules  # Role: exported from its old home too
 
 
 class LazyAttribute:
@@ -73,14 +72,6 @@ def engine_floors() -> dict[str, float]:
     """The engine's floors (:data:`LIMIT_FLOORS` scaled): what a server checks its own
     limits against before any room exists."""
     return {k: v * FLOOR_SCALE for k, v in LIMIT_FLOORS.items()}
-
-
-class Role(str, Enum):
-    """Who is entitled to make a line."""
-
-    SEAT = "seat"          # the seat named on the line (signed with that seat's key)
-    DEALER = "dealer"      # seat null, signed with the dealer's key
-    REFEREE = "referee"    # seat null, signed with the referee's key (header, timeouts, end)
 
 
 @dataclass(frozen=True)
@@ -239,9 +230,8 @@ class GameSpec(ABC):
     game: ClassVar[str]
     #: a human title
     title: ClassVar[str]
-    #: the action classes (the event schema) and who makes each kind
+    #: the action classes (the event schema); each names who makes its kind (``Action.role``)
     actions: ClassVar[tuple[type[Action], ...]]
-    roles: ClassVar[Mapping[str, Role]]
     #: names of the options a header may carry, with their allowed values
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {}
     default_options: ClassVar[Mapping[str, str]] = {}

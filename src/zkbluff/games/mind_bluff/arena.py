@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Optional, Protocol
+from typing import Callable, Optional, Protocol, Sequence
 
 from zkbluff.games.mind_bluff.bot import Move, SeatView, seat_legal
 from zkbluff.games.mind_bluff.bowl import Bowl
@@ -36,8 +36,9 @@ def view_for(rules: MindBluffRules, seat: int, my_choices: tuple[int, ...]) -> S
     return SeatView(seat, state, my_choices, seat_legal(rules.legal_actions(seat), state, seat, my_choices))
 
 
-def play_series(policies, seed: int = 0, humans: tuple[bool, bool] = (False, False),
-                max_moves: int = 5000, on_step=None) -> SeriesRecord:
+def play_series(policies: Sequence[Policy], seed: int = 0, humans: tuple[bool, bool] = (False, False),
+                max_moves: int = 5000,
+                on_step: Optional[Callable[[MindBluffRules, Optional[Bowl]], None]] = None) -> SeriesRecord:
     """Play one series to the end. ``on_step(rules, bowl)`` is called after every action
     (tests check invariants there)."""
     rng = random.Random(seed)
@@ -95,7 +96,8 @@ def play_series(policies, seed: int = 0, humans: tuple[bool, bool] = (False, Fal
     raise RuntimeError("the series did not end")
 
 
-def win_rate(make_a, make_b, series: int = 100, seed: int = 0) -> dict:
+def win_rate(make_a: Callable[[int], Policy], make_b: Callable[[int], Policy], series: int = 100,
+             seed: int = 0) -> dict[str, float]:
     """Policy A against policy B over ``series`` series, A taking P1 half the time."""
     wins = 0
     for i in range(series):

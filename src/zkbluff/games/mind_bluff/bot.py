@@ -18,15 +18,17 @@ from __future__ import annotations
 import random
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, TypeVar
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.mind_bluff.rules import (
-    GAME3_STARTS, MAX_CLAIM, MAX_EAT, MIN_CLAIM, MIN_EAT, AllDone, Believe, Claim, Doubt, Eat, EventKind,
-    MindBluffState, Phase,
+    GAME3_STARTS, MAX_CLAIM, MAX_EAT, MIN_CLAIM, MIN_EAT, AllDone, Believe, Claim, Doubt, Eat, Event,
+    EventKind, MindBluffState, Phase,
 )
 from zkbluff.games.engine.rules import Action
 
+#: a belief's outcome: a count, or a (count, choice) pair
+K = TypeVar("K")
 MAX_TEXT = 100
 
 
@@ -114,7 +116,7 @@ class Move:
     choice: Optional[int] = None
 
 
-def seat_legal(state_legal: list[Action], state: MindBluffState, seat: int, my_choices: tuple[int, ...]) -> tuple:
+def seat_legal(state_legal: list[Action], state: MindBluffState, seat: int, my_choices: tuple[int, ...]) -> tuple[Action, ...]:
     """The rules' legal actions narrowed by what the seat knows: in debt, the one claim
     it can prove (its own last choice)."""
     if state.phase == Phase.CLAIM and state.debts[seat] > 0:
@@ -165,7 +167,7 @@ class Belief:
     joint: Optional[dict[tuple[int, int], float]] = None
 
     @staticmethod
-    def _norm(d: dict) -> dict:
+    def _norm(d: dict[K, float]) -> dict[K, float]:
         s = sum(d.values())
         return {k: v / s for k, v in d.items() if v > 0} if s > 0 else d
 
@@ -215,8 +217,8 @@ class HouseBot:
                     b.joint = Belief._norm({(r, x): p * (h if x == c else (1 - h) / 2)
                                             for (r, x), p in b.joint.items()})
             elif ev.kind == EventKind.VERDICT and b.joint is not None and eater != view.seat:
-                keep = (lambda x: x == ev.amount) if ev.outcome else (lambda x: x != ev.amount)
-                b.joint = Belief._norm({k: p for k, p in b.joint.items() if keep(k[1])})
+                said, upheld = ev.amount, bool(ev.outcome)
+                b.joint = Belief._norm({k: p for k, p in b.joint.items() if (k[1] == said) == upheld})
         b.settle()
         return b
 
@@ -297,7 +299,7 @@ class HouseBot:
         return self.belief(trimmed).dist
 
 
-def _with_events(s: MindBluffState, events: tuple) -> MindBluffState:
+def _with_events(s: MindBluffState, events: tuple[Event, ...]) -> MindBluffState:
     from dataclasses import replace
 
     return replace(s, events=events)

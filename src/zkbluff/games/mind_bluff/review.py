@@ -64,7 +64,9 @@ class GameReveal:
         if not isinstance(choices, list) or not all(isinstance(c, dict) and set(c) == {"choice", "salt"}
                                                     for c in choices):
             raise MalformedInput("reveal: choices must be a list of {choice, salt}")
-        opt = (lambda v, w: None if v is None else _field(v, w))
+        def opt(v: Any, w: str) -> Optional[int]:
+            return None if v is None else _field(v, w)
+
         return cls(_small(obj["game"], "game"), _small(obj["start"], "start"),
                    tuple(_field(x, "count salt") for x in _list(obj["countSalts"], "countSalts")),
                    tuple(ChoiceOpening(_small(c["choice"], "choice"), _field(c["salt"], "choice salt"))
@@ -78,7 +80,7 @@ def _small(v: Any, what: str) -> int:
     return v
 
 
-def _list(v: Any, what: str) -> list:
+def _list(v: Any, what: str) -> list[Any]:
     if not isinstance(v, list):
         raise MalformedInput(f"reveal: {what} must be a list")
     return v

@@ -37,10 +37,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
 
 N_SEATS = 2
 SEAT_NAMES = ("P1", "P2")
@@ -106,6 +106,7 @@ class StartGame(Action):
     sealed channel (fields the rules do not read; empty in games 2 and 3)."""
 
     kind: ClassVar[str] = "start_game"
+    role: ClassVar[Role] = Role.REFEREE
     game: int
     first: int
     draw_commitment: str = ""
@@ -118,6 +119,7 @@ class Eat(Action):
     ``sealed`` carries the choice's opening sealed to the referee (the rules do not read it)."""
 
     kind: ClassVar[str] = "eat"
+    role: ClassVar[Role] = Role.SEAT
     sealed: str = ""
 
 
@@ -126,6 +128,7 @@ class AllDone(Action):
     """All done (Gochisousama): eat nothing; win iff exactly one dango remains."""
 
     kind: ClassVar[str] = "all_done"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -134,6 +137,7 @@ class EatVerdict(Action):
     remaining count: the eater loses) or survived."""
 
     kind: ClassVar[str] = "eat_verdict"
+    role: ClassVar[Role] = Role.REFEREE
     ate_last: bool
 
 
@@ -144,6 +148,7 @@ class Claim(Action):
     claimant owes honest claims (the claim is then marked forced honest)."""
 
     kind: ClassVar[str] = "claim"
+    role: ClassVar[Role] = Role.SEAT
     amount: int
     proven_equal: bool
 
@@ -151,11 +156,13 @@ class Claim(Action):
 @dataclass(frozen=True)
 class Believe(Action):
     kind: ClassVar[str] = "believe"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
 class Doubt(Action):
     kind: ClassVar[str] = "doubt"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -163,6 +170,7 @@ class DoubtVerdict(Action):
     """The referee's proven verdict on a doubted claim: TRUE (``truthful``) or BLUFF."""
 
     kind: ClassVar[str] = "doubt_verdict"
+    role: ClassVar[Role] = Role.REFEREE
     truthful: bool
 
 
@@ -171,6 +179,7 @@ class AllDoneVerdict(Action):
     """The referee's proven verdict on All done: exactly one dango remains (or 2+)."""
 
     kind: ClassVar[str] = "all_done_verdict"
+    role: ClassVar[Role] = Role.REFEREE
     exactly_one: bool
 
 
@@ -182,6 +191,7 @@ class Reveal(Action):
     ``game``; the spec checks the rest against every commitment and verdict."""
 
     kind: ClassVar[str] = "reveal"
+    role: ClassVar[Role] = Role.REFEREE
     game: int
     start: int
     count_salts: tuple[str, ...]
@@ -198,6 +208,7 @@ class RevealEntropy(Action):
     commitment is in the header); the spec checks it opens that commitment."""
 
     kind: ClassVar[str] = "reveal_entropy"
+    role: ClassVar[Role] = Role.SEAT
     entropy: str
 
 
@@ -206,6 +217,7 @@ class Consent(Action):
     """A human seat agrees to the next game (or, after the series, to a new series)."""
 
     kind: ClassVar[str] = "consent"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -215,6 +227,7 @@ class SealComplaint(Action):
     eater answers (:class:`SealAnswer`) within the table's ``proof`` limit, or forfeits."""
 
     kind: ClassVar[str] = "seal_complaint"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -227,6 +240,7 @@ class SealAnswer(Action):
     the series ends on the games won (:meth:`MindBluffRules.standing_places`), the referee at fault (the game in progress is abandoned)."""
 
     kind: ClassVar[str] = "seal_answer"
+    role: ClassVar[Role] = Role.SEAT
     key: str
 
 
@@ -238,6 +252,7 @@ class TimeOut(Action):
     in a phase a seat acts in (the deadline itself is the referee's ``clock`` check)."""
 
     kind: ClassVar[str] = "timeout"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
 
 
@@ -251,6 +266,7 @@ class RefereeTimeOut(Action):
     waits on the referee in a phase it must answer in (:data:`REFEREE_WAITS`)."""
 
     kind: ClassVar[str] = "referee_timeout"
+    role: ClassVar[Role] = Role.SEAT
 
 
 ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
@@ -258,7 +274,6 @@ ACTIONS: dict[str, type[Action]] = {a.kind: a for a in (
     RevealEntropy, Consent, TimeOut, SealComplaint, SealAnswer, RefereeTimeOut)}
 
 #: which actions the referee (NO_SEAT) takes; all others are a seat's
-REFEREE_ACTIONS = frozenset({StartGame, EatVerdict, DoubtVerdict, AllDoneVerdict, Reveal, TimeOut, SealComplaint})
 #: the phases in which the table waits on a seat (a ``TimeOut`` may end the wait)
 SEAT_PHASES = frozenset({Phase.TURN, Phase.CLAIM, Phase.RESPOND, Phase.DRAW, Phase.NEXT_GAME, Phase.SEAL_ANSWER})
 #: the phases in which the table waits on the referee and a seat may claim its time ran out
@@ -708,7 +723,7 @@ class MindBluffRules(Rules):
         else:
             self._after_reveal = Phase.START  # no human seat: the room owner (referee) advances
 
-    def _log(self, kind: EventKind, seat: Optional[int], **kw) -> None:
+    def _log(self, kind: EventKind, seat: Optional[int], **kw: Any) -> None:
         self.events.append(Event(self.game, self.turn, kind, seat, (self.debts[0], self.debts[1]), **kw))
 
     # ---- views

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
-from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.spec import DealScheme, GameSpec, Move, ProofDemand
 from zkbluff.games.mind_bluff import text
 from zkbluff.games.mind_bluff.bot import HouseBot, RandomBot, SeatView, seat_legal
 from zkbluff.games.mind_bluff.bot import Move as Intent
@@ -35,7 +35,7 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, MAX_GAMES, N_SEATS, PACING, REFEREE_ACTIONS, SEAT_PHASES, Claim, Doubt, Eat, MindBluffRules, Phase,
+    ACTIONS, MAX_GAMES, N_SEATS, PACING, SEAT_PHASES, Claim, Doubt, Eat, MindBluffRules, Phase,
     RefereeTimeOut, RevealEntropy, SealAnswer, StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
@@ -106,8 +106,6 @@ class MindBluffSpec(GameSpec):
     game = "mind-bluff"
     title = "Mind Bluff"
     actions: ClassVar[tuple[type[Action], ...]] = tuple(ACTIONS.values())
-    roles: ClassVar[Mapping[str, Role]] = {
-        kind: (Role.REFEREE if cls in REFEREE_ACTIONS else Role.SEAT) for kind, cls in ACTIONS.items()}
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"humans": tuple(HUMANS)}
     default_options: ClassVar[Mapping[str, str]] = {"humans": "P1"}
     n_seats = N_SEATS

@@ -7,6 +7,7 @@ import json
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from zkbluff.errors import MalformedInput
+from zkbluff.games.engine.text import is_you, plural, verb
 from zkbluff.games.mind_bluff.rules import PACING, EndReason, Event, EventKind
 
 RULES = """\
@@ -90,7 +91,7 @@ def rules_text() -> str:
     return RULES
 
 
-def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[dict] = None) -> str:
+def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[dict[str, Any]] = None) -> str:
     """One event in words. ``truth`` (Truth Replay only: after the game) adds the real
     count and choice."""
     who = names[e.seat] if e.seat in (0, 1) else "the referee"
@@ -122,11 +123,6 @@ def describe(e: Event, names: tuple[str, str] = ("P1", "P2"), truth: Optional[di
 
 
 # ------------------------------------------------------------------ the engine's text hooks
-
-def _v(who: str, verb: str) -> str:
-    """``who verb`` in the third person, or the second for "you" (the CLI's name for you)."""
-    return f"{who} {verb[:-1] if who.lower() == 'you' and verb.endswith('s') else verb}"
-
 
 def _names2(names: Sequence[str]) -> tuple[str, str]:
     """The two seats' display names, checked as untrusted text (at most 100 characters, no
@@ -160,19 +156,19 @@ def format_review(review: Mapping[str, Any], names: Sequence[str] = ("P1", "P2")
         who, other_ = n[t["seat"]], n[1 - t["seat"]]
         if t["action"] == "all_done":
             res = "exactly one left: wins" if t["all_done_won"] else "two or more left: loses"
-            out.append(f"  turn {t['turn']}: {_v(who, 'calls')} All done with {t['remaining_before']} left ({res}).")
+            out.append(f"  turn {t['turn']}: {verb(who, 'calls')} All done with {t['remaining_before']} left ({res}).")
             continue
-        s = f"  turn {t['turn']}: {_v(who, 'eats')} {t['choice']} ({t['remaining_before']} → {t['remaining_after']} left)"
+        s = f"  turn {t['turn']}: {verb(who, 'eats')} {t['choice']} ({t['remaining_before']} → {t['remaining_after']} left)"
         if t["ate_last"]:
             out.append(s + ": the last dango, loses.")
             continue
-        claims = "claim" if who.lower() == "you" else "claims"
+        claims = "claim" if is_you(who) else "claims"
         s += f", {claims} {t['claim']}" + (" (forced honest)" if t["forced_honest"] else
                                            ("" if t["claim"] == t["choice"] else " (a bluff)"))
         if t["response"] == "doubt":
-            s += f"; {_v(other_, 'doubts')}: {t['verdict']}"
+            s += f"; {verb(other_, 'doubts')}: {t['verdict']}"
         elif t["response"] == "believe":
-            s += f"; {_v(other_, 'believes')}"
+            s += f"; {verb(other_, 'believes')}"
         out.append(s + f"; debts {t['debts_after'][0]}–{t['debts_after'][1]}.")
     return "\n".join(out)
 
@@ -205,37 +201,37 @@ class MindBluffText:
                     f"entropy); the fair coin says {n[d['first']]} moves first. (coin animation "
                     f"{PACING.coin_animation_s:g} s)")
         if kind == "eat":
-            return f"{_v(who, 'eats')} in secret (choice committed, sealed to the referee, range proven)."
+            return f"{verb(who, 'eats')} in secret (choice committed, sealed to the referee, range proven)."
         if kind == "eat_verdict":
             return ("The referee proves: the eater ate the last dango and loses the game." if d["ate_last"]
                     else "The referee proves: survived.")
         if kind == "claim":
-            return f"{_v(who, 'claims')} to have eaten {d['amount']}" + (
+            return f"{verb(who, 'claims')} to have eaten {d['amount']}" + (
                 " (forced honest, proven)." if d["proven_equal"] else ".")
         if kind == "believe":
-            return f"{_v(who, 'believes')} it."
+            return f"{verb(who, 'believes')} it."
         if kind == "doubt":
-            return f"{_v(who, 'doubts')} it! (play pauses {PACING.doubt_hold_s:g} s)"
+            return f"{verb(who, 'doubts')} it! (play pauses {PACING.doubt_hold_s:g} s)"
         if kind == "doubt_verdict":
             return ("TRUE! The claim was honest (proven); the doubter owes an honest claim." if d["truthful"]
                     else "BLUFF! The claim was a lie (proven); the claimant owes an honest claim.")
         if kind == "all_done":
-            return f"{_v(who, 'calls')} All done (Gochisousama)! (the result is held {PACING.all_done_suspense_s:g} s)"
+            return f"{verb(who, 'calls')} All done (Gochisousama)! (the result is held {PACING.all_done_suspense_s:g} s)"
         if kind == "all_done_verdict":
             return ("The referee proves: exactly one dango was left — All done wins." if d["exactly_one"]
                     else "The referee proves: two or more dango were left — All done loses.")
         if kind == "reveal":
             return format_review(json.loads(d["review"]), n)
         if kind == "reveal_entropy":
-            return f"{_v(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
+            return f"{verb(who, 'reveals')} the draw entropy it committed before the series (for game 3's fair draw)."
         if kind == "consent":
-            return f"{_v(who, 'agrees')} to the next game."
+            return f"{verb(who, 'agrees')} to the next game."
         if kind == "seal_complaint":
             accused = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
             return (f"The referee says {accused}'s sealed choice does not open to the committed choice: {accused} "
                     f"shows that it does, or forfeits the series.")
         if kind == "seal_answer":
-            return f"{_v(who, 'shows')} the key of the sealed choice: it opens to the committed choice. The referee " \
+            return f"{verb(who, 'shows')} the key of the sealed choice: it opens to the committed choice. The referee " \
                    f"is at fault; the series is void."
         if kind == "timeout":
             late = n[d["seat"]] if d.get("seat") in (0, 1) else f"seat {d.get('seat')!r}"
@@ -252,7 +248,7 @@ class MindBluffText:
         n = _names2(names)
         out = []
         if after.debts != before.debts and line.get("action") == "doubt_verdict":
-            out += [f"{n[i]} now owes {d} honest claim{'s' if d != 1 else ''}."
+            out += [f"{n[i]} now owes {plural(d, 'honest claim')}."
                     for i, d in enumerate(after.debts) if d > before.debts[i]]
         if after.wins != before.wins:
             won = 0 if after.wins[0] > before.wins[0] else 1
@@ -307,7 +303,7 @@ class MindBluffText:
                 raise MalformedInput(f"Claim 1, 2 or 3 (got {line!r:.40}).")
             legal = [a for a in obs.legal if isinstance(a, Claim) and a.amount == int(num)]
             if not legal:
-                raise IllegalMove(f"You owe {owes} honest claim{'s' if owes != 1 else ''}: claim what you ate "
+                raise IllegalMove(f"You owe {plural(owes, 'honest claim')}: claim what you ate "
                                   f"({obs.my_choices[-1]}).")
             return Move(legal[0])
         if s.phase == Phase.RESPOND:

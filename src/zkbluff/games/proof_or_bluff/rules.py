@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Optional, Union
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import STANDARD_52
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
 
 DECK = STANDARD_52
 N_RANKS = DECK.n_ranks
@@ -91,6 +91,7 @@ class ClassicDeal(Action):
     ``sealed_hands[i]`` is seat i's hand sealed to it (opaque to the rules)."""
 
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     round: int
     starting_rank: Optional[int]
     sealed_hands: tuple[str, ...]
@@ -101,6 +102,7 @@ class Play(Action):
     """Place ``count`` cards face down, claiming "count × rank" (rank = the required rank)."""
 
     kind: ClassVar[str] = "play"
+    role: ClassVar[Role] = Role.SEAT
     count: int
     rank: int
 
@@ -108,6 +110,7 @@ class Play(Action):
 @dataclass(frozen=True)
 class Accept(Action):
     kind: ClassVar[str] = "accept"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,7 @@ class Challenge(Action):
     """"Proof or Bluff!": demand the proof of the claim on the table."""
 
     kind: ClassVar[str] = "challenge"
+    role: ClassVar[Role] = Role.SEAT
 
 
 @dataclass(frozen=True)
@@ -122,12 +126,14 @@ class ProveVerdict(Action):
     """The challenged seat's claim proof discloses one bit: was every played card the rank?"""
 
     kind: ClassVar[str] = "prove"
+    role: ClassVar[Role] = Role.SEAT
     verdict: bool
 
 
 @dataclass(frozen=True)
 class FiveUpDeal(Action):
     kind: ClassVar[str] = "deal"
+    role: ClassVar[Role] = Role.DEALER
     round: int
     board: int
     sealed_hands: tuple[str, ...]
@@ -138,6 +144,7 @@ class Claim(Action):
     """Name none, one or two board ranks that your two hidden cards match."""
 
     kind: ClassVar[str] = "claim"
+    role: ClassVar[Role] = Role.SEAT
     names: tuple[int, ...]
 
 
@@ -146,6 +153,7 @@ class ProveLies(Action):
     """The challenged seat's match proof discloses the number of named ranks it lied about."""
 
     kind: ClassVar[str] = "prove"
+    role: ClassVar[Role] = Role.SEAT
     lies: int
 
 
@@ -154,6 +162,7 @@ class Timeout(Action):
     """The referee's line: ``seat`` let its ``limit`` ("proof" or "idle") run out."""
 
     kind: ClassVar[str] = "timeout"
+    role: ClassVar[Role] = Role.REFEREE
     seat: int
     limit: str
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Optional
 from zkbluff.errors import IllegalMove, MalformedInput
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.oblivious_deal import ObliviousDeal
-from zkbluff.games.engine.spec import GameSpec, LazyAttribute, Move, ProofDemand, Role
+from zkbluff.games.engine.spec import GameSpec, LazyAttribute, Move, ProofDemand
 from zkbluff.games.proof_or_bluff.rules import (
     DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
     ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, TimeLimit,
@@ -63,13 +63,8 @@ def _deal_public() -> Any:
     return DealPublic()
 
 
-_ROLES = {"deal": Role.DEALER, "play": Role.SEAT, "claim": Role.SEAT, "accept": Role.SEAT,
-          "challenge": Role.SEAT, "prove": Role.SEAT, "timeout": Role.REFEREE}
-
-
 class _ProofOrBluffSpec(GameSpec):
     n_seats = 2
-    roles: ClassVar[Mapping[str, Role]] = _ROLES
     #: ``deal``: ``oblivious`` (the two seats deal between themselves: the house sees no hand
     #: but its own seat's) or ``dealer`` (the house deals in proof and could see both hands)
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES), "deal": DEALS}

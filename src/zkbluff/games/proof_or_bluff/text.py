@@ -7,6 +7,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from zkbluff.errors import MalformedInput
 from zkbluff.games.engine import card_input
+from zkbluff.games.engine.text import is_you, plural, possessive, verb
 from zkbluff.games.proof_or_bluff.moves import (
     ClassicIntent, ClassicObservation, FiveUpIntent, FiveUpObservation, PlayCards, ProveClaim,
 )
@@ -85,31 +86,15 @@ def parse_cards(text: str, hand: Sequence[int]) -> tuple[int, ...]:
     return card_input.parse_cards(text, hand, card_input.standard_names, label=card_label, example=example)
 
 
-def verb(who: str, third_person: str) -> str:
-    """``who`` and the verb agreeing with it: "you play", "house plays"."""
-    if who != "you":
-        return f"{who} {third_person}"
-    if third_person.endswith(("ches", "shes", "sses", "xes")):
-        return f"you {third_person[:-2]}"
-    irregular = {"has": "have", "was": "were", "is": "are", "ran": "ran"}
-    if third_person in irregular:
-        return f"you {irregular[third_person]}"
-    return f"you {third_person[:-1] if third_person.endswith('s') else third_person}"
-
-
-def possessive(who: str) -> str:
-    return "your" if who == "you" else f"{who}'s"
-
-
 def points(n: int) -> str:
-    return f"{n} point{'s' if n != 1 else ''}"
+    return plural(n, "point")
 
 
 def score_change(who: str, before: int, after: int, penalty: int = 0) -> str:
     """A score change in words: "you gain 3 points (now 3)", "house loses 1 point (had 4,
     now 3)", "you lose 1 point (you had 0, so it stays 0)". ``penalty`` is the nominal loss,
     for a score the floor at 0 kept from falling."""
-    had = "you had" if who == "you" else "had"
+    had = f"{who} had" if is_you(who) else "had"
     if after > before:
         return f"{verb(who, 'gains')} {points(after - before)} (now {after})"
     lost = max(before - after, penalty)
@@ -136,7 +121,7 @@ def _minutes(seconds: Any) -> str:
         return "the time allowed"
     if seconds >= 60 and seconds % 60 == 0:
         n = int(seconds // 60)
-        return f"{n} minute{'s' if n != 1 else ''}"
+        return plural(n, "minute")
     return f"{seconds:g} s"
 
 
@@ -278,7 +263,7 @@ can continue; never share them."""
             return f"round {d['round']} dealt" + (f", starting rank {rank_name(start)}" if start is not None else "")
         if kind == "play":
             n = d["count"]
-            return f"{verb(who, 'plays')} {n} card{'s' if n != 1 else ''} face down: \"{n} × {rank_name(d['rank'])}\""
+            return f"{verb(who, 'plays')} {plural(n, 'card')} face down: \"{n} × {rank_name(d['rank'])}\""
         if kind == "prove":
             return f"{possessive(who)} client proves the claim: " + \
                 ("TRUE (every card was of the rank)" if d["verdict"] else "a BLUFF (not every card was of the rank)")
@@ -316,7 +301,7 @@ can continue; never share them."""
         """What a settled challenge leaves: the pile discarded, and the rank and the next
         player, or the round's end when the claimant had played its last cards."""
         ch = names[1 - claimant]
-        tail = f"the pile of {before.pile} card{'s' if before.pile != 1 else ''} is discarded"
+        tail = f"the pile of {plural(before.pile, 'card')} is discarded"
         if after.end_reason:
             return tail
         if after.completed_rounds > before.completed_rounds:  # a bluff on the last cards: the round ends
@@ -334,7 +319,7 @@ can continue; never share them."""
             say("You were challenged: your client proves the claim.")
             return ProveClaim()
         hand = by_rank(obs.hand)
-        held = f"{names[other]} holds {s.hand_sizes[other]} card{'s' if s.hand_sizes[other] != 1 else ''}"
+        held = f"{names[other]} holds {plural(s.hand_sizes[other], 'card')}"
         if s.claim is not None:  # the state and your hand first (after a re-deal: the new one)
             _, count, rank = s.claim
             say(f"Round {s.round}   pile: {s.pile}   scores: you {s.scores[seat]}, {names[other]} "
@@ -387,7 +372,7 @@ class FiveUpText(_Text):
         if kind == "prove":
             lies = d["lies"]
             return f"{possessive(who)} client proves the claim: " + \
-                ("no lie" if lies == 0 else f"{lies} lie{'s' if lies != 1 else ''}")
+                ("no lie" if lies == 0 else plural(lies, "lie"))
         return super()._describe(kind, d, who)
 
     @classmethod
