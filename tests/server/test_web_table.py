@@ -229,14 +229,31 @@ def test_a_whole_match_played_by_clicking(chromium: str, node_modules: Path, tmp
     assert states and all(set(s["table"]) >= {"hand", "pile", "scores"} and "hands" not in s["table"] for s in states)
 
 
-def test_play_web_refuses_a_game_whose_table_it_does_not_draw_before_dealing(tmp_path: Path) -> None:
-    from click.testing import CliRunner
+def test_every_registered_game_has_a_web_table_and_its_renderer_is_served() -> None:
+    """A game registered without a web table (or a renderer file) would make ``--web``
+    refuse it: every game of the registry is drawn, each by its own renderer module."""
+    from zkbluff.games.registry import game_names
+    from zkbluff.server.web_games import TABLES
+    from zkbluff.server.web_table import STATIC, WEB_GAMES, _static
 
-    from zkbluff.cli import main
+    assert set(WEB_GAMES) == set(TABLES) == set(game_names())
+    for game in WEB_GAMES:
+        name, kind = STATIC[f"/games/{TABLES[game].renderer}.js"]
+        assert b"export function render" in _static(name) and kind.startswith("text/javascript")
 
-    res = CliRunner().invoke(main, ["play", "cheat", "--web", "--out", str(tmp_path / "m.jsonl")])
-    assert res.exit_code != 0 and "--web draws the table of proof-or-bluff" in res.output
-    assert not (tmp_path / "m.jsonl").exists()
+
+def test_play_web_refuses_a_game_whose_table_it_does_not_draw(tmp_path: Path) -> None:
+    from zkbluff.games.engine.table import open_match
+    from zkbluff.server import web_table
+
+    tab = open_match("bluffers", {}, ["you", "house"], transcript=tmp_path / "m.jsonl")
+    old = web_table.WEB_GAMES
+    web_table.WEB_GAMES = ("proof-or-bluff",)
+    try:
+        with pytest.raises(MalformedInput, match="--web draws the table of proof-or-bluff, not bluffers"):
+            web_table.play_on_page(tab, tmp_path / "m.jsonl", {}, say=lambda m: None)
+    finally:
+        web_table.WEB_GAMES = old
 
 
 def test_the_seat_view_of_a_real_table_holds_its_own_hand_only(tmp_path: Path) -> None:
