@@ -128,7 +128,7 @@ async function bluffers(page, facts) {
 async function fiveUp(page, facts) {
   let respond = 0;
   for (let i = 0; i < 300; i++) {
-    await waitActionable(page, ['#claim', '#accept']);
+    await waitActionable(page, ['#make-claim', '#accept']);
     if (await over(page)) break;
     const v = await version(page);
     if (await enabled(page, '#accept')) await page.click(respond++ % 2 === 0 ? '#challenge' : '#accept');
@@ -136,7 +136,7 @@ async function fiveUp(page, facts) {
       const name = await page.$('#names button:not([disabled])');
       if (name && facts.moves % 2 === 0) await name.click();
       if (shot && !facts.shotTaken && facts.moves >= 2) { await page.screenshot({ path: shot, fullPage: true }); facts.shotTaken = true; }
-      await page.click('#claim');
+      await page.click('#make-claim');
     }
     facts.moves++;
     await nextState(page, v);

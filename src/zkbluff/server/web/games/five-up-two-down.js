@@ -28,7 +28,7 @@ export function render(s, ui) {
   }
   if (mayClaim) ui.$('actions').append(picks, said);
   ui.$('actions').append(
-    ui.button('claim', 'Claim', 'p', () => { const r = [...named]; named.length = 0; ui.act({ action: 'claim', ranks: r }); }, mayClaim),
+    ui.button('make-claim', 'Claim', 'p', () => { const r = [...named]; named.length = 0; ui.act({ action: 'claim', ranks: r }); }, mayClaim),
     ui.button('clear', 'Clear', '', () => { named.length = 0; said.textContent = ''; }, mayClaim),
     ui.button('accept', 'Accept', 'a', () => ui.act({ action: 'accept' }), mayRespond),
     ui.button('challenge', 'Challenge (Proof or Bluff!)', 'c', () => ui.act({ action: 'challenge' }), mayRespond));
