@@ -75,7 +75,7 @@ def test_the_token_is_not_replayable_in_a_practice_match() -> None:
 
 def test_refuses_a_request_without_the_token(server: PageServer) -> None:
     base = f"http://127.0.0.1:{server.port}"
-    for path in ("/", "/app.js", "/style.css", "/state?since=0"):
+    for path in ("/", "/app.js", "/style.css", "/games/cheat.js", "/state?since=0"):
         assert _get(base + path)[0] == 403
         assert _get(base + path + ("&" if "?" in path else "?") + "t=" + "x" * len(server.token))[0] == 403
         assert _get(base + path, {"X-Zkbluff-Token": server.token[:-1]})[0] == 403
@@ -273,3 +273,54 @@ def test_the_seat_view_of_a_real_table_holds_its_own_hand_only(tmp_path: Path) -
     text = json.dumps(view)
     secrets_ = secret_values(tmp_path / "m.jsonl", 0)
     assert secrets_ and leaked([text], secrets_) == set()
+
+
+def test_a_move_made_on_an_older_state_than_the_one_that_asked_is_refused(tmp_path: Path) -> None:
+    """A click that crossed a new state (the page acted on the table it had, the process has
+    moved on) is refused, not applied to the new table; the same move made on the state that
+    asked is played. The match loop stops when its server is told to."""
+    from zkbluff.games.engine.table import open_match
+    from zkbluff.server.web_table import play_on_page
+
+    out = tmp_path / "m.jsonl"
+    tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "dealer"}, ["you", "house"], transcript=out)
+    server = PageServer()
+    loop = threading.Thread(target=play_on_page, args=(tab, out, {1: tab.spec.house_bot(1)}, 0, lambda m: None, server),
+                            daemon=True)
+    loop.start()
+    base = f"http://127.0.0.1:{server.port}"
+    auth = {"X-Zkbluff-Token": server.token}
+
+    def state(since: int) -> dict[str, Any]:
+        for _ in range(100):
+            try:
+                return json.loads(_get(f"{base}/state?since={since}", auth)[1])
+            except urllib.error.URLError:
+                time.sleep(0.1)
+        raise AssertionError("the page's server did not start")
+
+    def post(move: dict[str, Any]) -> None:
+        assert _get(f"{base}/act", {**auth, "Content-Type": "application/json"}, json.dumps(move).encode())[0] == 202
+
+    def mine() -> int:
+        return sum(1 for line in out.read_text().splitlines() if json.loads(line).get("seat") == 0)
+
+    try:
+        s = state(0)
+        while "play" not in s["table"]["may"]:
+            if "accept" in s["table"]["may"]:
+                post({"action": "accept", "v": s["version"]})
+            s = state(s["version"])
+        before = mine()
+        card_id = s["table"]["hand"][0]["id"]
+        post({"action": "play", "cards": [card_id], "v": s["version"] - 1})
+        s = state(s["version"])
+        assert "older table" in s["error"] and "play" in s["table"]["may"] and mine() == before
+        post({"action": "play", "cards": [card_id], "v": s["version"]})
+        while mine() == before:
+            s = state(s["version"])
+        assert not s["error"]
+    finally:
+        server.stop.set()
+        loop.join(timeout=30)
+    assert not loop.is_alive()

@@ -75,6 +75,8 @@ class PageServer:
         self._state: dict[str, Any] = {"version": 0}
         self.delivered = 0  # the highest version a page has fetched
         self.inputs: "queue.Queue[dict[str, Any]]" = queue.Queue()
+        #: set to make the match loop return at its next step (the match left as its transcript says)
+        self.stop = threading.Event()
         #: every body sent (kept for tests: what the page could ever have received)
         self.sent: list[bytes] = []
         self.keep_sent = False
@@ -394,6 +396,8 @@ def play_on_page(tab: Any, path: Any, bots: dict[int, Any], human: int = 0,
         publish()
         waiting = False  # the page has the state that asks for the seat's move
         while not tab.over:
+            if server.stop.is_set():
+                return server
             seat = tab.to_move
             if seat is None:
                 drain()
