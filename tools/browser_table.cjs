@@ -29,6 +29,9 @@ async function waitActionable(page, sels) {
     || ss.some((s) => { const b = document.querySelector(s); return b !== null && !b.disabled; }), sels, { timeout: 90000 });
 }
 
+const count = (page, action) => page.evaluate((a) => document.querySelectorAll(`#log li[data-action="${a}"]`).length, action);
+const lastLog = (page) => page.evaluate(() => [...document.querySelectorAll('#log li')].map((li) => li.innerText).slice(-3));
+
 async function cheat(page, facts) {
   facts.callInWindow = null;
   facts.lateCall = null;
@@ -38,21 +41,29 @@ async function cheat(page, facts) {
     const v = await version(page);
     if (await enabled(page, '#call')) {
       const play = Number(await page.getAttribute('#call', 'data-play'));
+      const [calls, closes] = [await count(page, 'call'), await count(page, 'close_window')];
       if (facts.callInWindow === null) {
         const [left, clock] = await page.evaluate(() => [Number(document.getElementById('clock').dataset.left),
                                                           document.getElementById('clock').textContent]);
         if (shot) await page.screenshot({ path: shot, fullPage: true });
         await page.click('#call');
-        facts.callInWindow = { play, left, clock };
-        trace('called', play, clock);
-        await nextState(page, v);
+        // the window resolves: our call (or, on a slow machine, a bot's first, or the clock's close)
+        await page.waitForFunction(([c, w]) => document.querySelectorAll('#log li[data-action="call"]').length > c
+          || document.querySelectorAll('#log li[data-action="close_window"]').length > w
+          || document.getElementById('error').textContent !== '', [calls, closes], { timeout: 30000 });
+        const ours = await page.evaluate((c) => [...document.querySelectorAll('#log li[data-action="call"]')].slice(c)
+          .some((li) => li.innerText.startsWith('you call')), calls);
+        trace('called', play, clock, ours);
+        if (ours) facts.callInWindow = { play, left, clock };
         facts.moves++;
         continue;
       }
-      // let this window close without calling, then call it late (a click that reached the process too late)
-      await page.waitForFunction((p) => { const b = document.querySelector('#call'); return b === null || b.disabled
-        || Number(b.dataset.play) !== p; }, play, { timeout: 30000 });
-      const closed = await page.evaluate(() => [...document.querySelectorAll('#log li')].map((li) => li.innerText).slice(-3));
+      // let this window close without calling (the referee's close_window), then call it late
+      // (a click that reached the process too late); if someone else calls it, try the next window
+      await page.waitForFunction(([c, w]) => document.querySelectorAll('#log li[data-action="call"]').length > c
+        || document.querySelectorAll('#log li[data-action="close_window"]').length > w, [calls, closes], { timeout: 30000 });
+      if (await count(page, 'close_window') === closes) continue;
+      const closed = await lastLog(page);
       await page.evaluate(async (p) => {
         const token = new URLSearchParams(location.search).get('t');
         await fetch('act', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Zkbluff-Token': token },

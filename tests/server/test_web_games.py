@@ -33,7 +33,7 @@ def _play(game: str, args: list[str], chromium_exe: str, node_modules: Path, tmp
     ``stop`` the process is then stopped (Ctrl-C), else it must exit 0 by itself."""
     out = tmp_path / "m.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1", "HOME": str(tmp_path)}
-    proc = subprocess.Popen([sys.executable, "-m", "zkbluff", "play", game, *args, "--web", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, "-m", "zkbluff", "play", game, *args, "--web", "--out", out.name],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                             env=env, cwd=tmp_path)
     lines: "queue.Queue[str]" = queue.Queue()
@@ -102,8 +102,8 @@ def test_cheat_a_call_inside_the_window_and_one_refused_after_it(chromium: str, 
     assert called is not None and called["clock"].startswith("calling window: ") and 0 < called["left"] <= 3
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     # the call inside the window was the seat's own, on the play its button named, and the table turned it over
-    calls = [e for e in lines if e["action"] == "call"]
-    assert calls and calls[0]["seat"] == 0 and calls[0]["data"]["play"] == called["play"]
+    calls = [e for e in lines if e["action"] == "call" and e["seat"] == 0]
+    assert calls and calls[0]["data"]["play"] == called["play"]
     assert any(e["action"] == "reveal" and e["n"] > calls[0]["n"] for e in lines)
     assert result["disclosed"]  # what the turned-over play showed, said on the page
     # the late one: the window of its play had closed (the referee's close_window line), the rules refused it
@@ -154,7 +154,7 @@ def test_bluffers_a_match_clicked_against_the_house_bot(chromium: str, node_modu
 @pytest.mark.slow
 @pytest.mark.interop
 def test_five_up_two_down_a_match_clicked(chromium: str, node_modules: Path, tmp_path: Path) -> None:
-    result, out, _ = _play("five-up-two-down", ["--seed", "3"], chromium, node_modules, tmp_path)
+    result, out, _ = _play("five-up-two-down", ["--mode", "casual", "--seed", "3"], chromium, node_modules, tmp_path)
     assert result["moves"] >= 2 and result["result"]
     _verifies(out, result)
     _no_secret_in_any_response(result, out)
