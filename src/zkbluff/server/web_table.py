@@ -1,4 +1,4 @@
-"""``zkbluff play proof-or-bluff --web``: the seat's own table as a web page.
+"""``zkbluff play GAME --web``: the seat's own table as a web page (every registered game).
 
 The command runs the match exactly as the terminal does (every party in this process, each
 with its own keys, secrets and prover; the referee checks every line before it is
@@ -6,9 +6,12 @@ written). This module adds a page served on loopback that is only a view and an 
 that process: :class:`PageServer` (stdlib ``http.server`` in a thread) serves the page and
 the seat's state, and takes the page's moves; :func:`play_on_page` is the match loop, in
 the caller's thread, which builds every state the page sees from the seat's own
-observation (:func:`seat_view`: its hand, the public state, the narration of the public
-lines) and nothing else: never another seat's hand, never the seat's secrets beyond its
-hand (its signing key, salts and deal seed stay in the process and its secrets file).
+observation (the game's :class:`~zkbluff.server.web_games.WebGame` view: its hand, the
+public state, the narration of the public lines) and nothing else: never another seat's
+hand, never the seat's secrets beyond its hand (its signing key, salts and deal seed stay
+in the process and its secrets file). The loop holds a calling window (Cheat) open on the
+referee's clock, the bots answering after a human-like delay, and waits out the rules'
+pauses (Mind Bluff), as the terminal's loop does.
 
 The server binds 127.0.0.1 only (:data:`LOOPBACK`; anything else is refused with
 :class:`~zkbluff.errors.MalformedInput`), on a random port; every request must carry the
@@ -17,10 +20,11 @@ loopback ``Host`` (a page on another site cannot reach it through a DNS name tha
 here). A request without them gets 403 and nothing else.
 
 Routes: ``GET /`` the page, ``GET /app.js`` / ``GET /style.css`` its code,
-``GET /state?since=V`` the seat's state once its version passes ``V`` (a long poll),
-``POST /act`` a move: ``{"action": "play", "cards": [id, ...]}``, ``{"action": "accept"}``
-or ``{"action": "challenge"}``; the match loop checks it against the seat's own
-observation and the rules, and a refused move is said on the page (``error``).
+``GET /games/RENDERER.js`` a game's renderer, ``GET /state?since=V`` the seat's state once
+its version passes ``V`` (a long poll), ``POST /act`` a move (a JSON object, the game's
+``action`` and its fields, and ``v``: the version of the state it was made on); the match
+loop checks it against the seat's own observation and the rules, and a refused move is
+said on the page (``error``).
 """
 from __future__ import annotations
 
