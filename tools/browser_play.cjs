@@ -37,11 +37,11 @@ const { chromium: launcher } = need('playwright-core');
     let shotTaken = false;
     for (let i = 0; i < 500; i++) {
       await page.waitForFunction(() => document.body.dataset.over === 'true'
-        || !document.getElementById('accept').disabled
+        || (document.getElementById('accept') !== null && !document.getElementById('accept').disabled)
         || document.querySelector('.card:not([disabled])') !== null, null, { timeout: 120000 });
       if (await page.evaluate(() => document.body.dataset.over === 'true')) break;
       const before = await page.evaluate(() => Number(document.body.dataset.version || 0));
-      if (await page.evaluate(() => !document.getElementById('accept').disabled)) {
+      if (await page.evaluate(() => document.getElementById('accept') !== null && !document.getElementById('accept').disabled)) {
         await page.click(respond++ % 2 === 0 ? '#challenge' : '#accept');
       } else {
         await page.click('.card:not([disabled])');

@@ -75,7 +75,7 @@ def test_the_token_is_not_replayable_in_a_practice_match() -> None:
 
 def test_refuses_a_request_without_the_token(server: PageServer) -> None:
     base = f"http://127.0.0.1:{server.port}"
-    for path in ("/", "/app.js", "/style.css", "/state?since=0"):
+    for path in ("/", "/app.js", "/style.css", "/games/cheat.js", "/state?since=0"):
         assert _get(base + path)[0] == 403
         assert _get(base + path + ("&" if "?" in path else "?") + "t=" + "x" * len(server.token))[0] == 403
         assert _get(base + path, {"X-Zkbluff-Token": server.token[:-1]})[0] == 403
@@ -229,14 +229,31 @@ def test_a_whole_match_played_by_clicking(chromium: str, node_modules: Path, tmp
     assert states and all(set(s["table"]) >= {"hand", "pile", "scores"} and "hands" not in s["table"] for s in states)
 
 
-def test_play_web_refuses_a_game_whose_table_it_does_not_draw_before_dealing(tmp_path: Path) -> None:
-    from click.testing import CliRunner
+def test_every_registered_game_has_a_web_table_and_its_renderer_is_served() -> None:
+    """A game registered without a web table (or a renderer file) would make ``--web``
+    refuse it: every game of the registry is drawn, each by its own renderer module."""
+    from zkbluff.games.registry import game_names
+    from zkbluff.server.web_games import TABLES
+    from zkbluff.server.web_table import STATIC, WEB_GAMES, _static
 
-    from zkbluff.cli import main
+    assert set(WEB_GAMES) == set(TABLES) == set(game_names())
+    for game in WEB_GAMES:
+        name, kind = STATIC[f"/games/{TABLES[game].renderer}.js"]
+        assert b"export function render" in _static(name) and kind.startswith("text/javascript")
 
-    res = CliRunner().invoke(main, ["play", "cheat", "--web", "--out", str(tmp_path / "m.jsonl")])
-    assert res.exit_code != 0 and "--web draws the table of proof-or-bluff" in res.output
-    assert not (tmp_path / "m.jsonl").exists()
+
+def test_play_web_refuses_a_game_whose_table_it_does_not_draw(tmp_path: Path) -> None:
+    from zkbluff.games.engine.table import open_match
+    from zkbluff.server import web_table
+
+    tab = open_match("bluffers", {}, ["you", "house"], transcript=tmp_path / "m.jsonl")
+    old = web_table.WEB_GAMES
+    web_table.WEB_GAMES = ("proof-or-bluff",)
+    try:
+        with pytest.raises(MalformedInput, match="--web draws the table of proof-or-bluff, not bluffers"):
+            web_table.play_on_page(tab, tmp_path / "m.jsonl", {}, say=lambda m: None)
+    finally:
+        web_table.WEB_GAMES = old
 
 
 def test_the_seat_view_of_a_real_table_holds_its_own_hand_only(tmp_path: Path) -> None:
@@ -256,3 +273,54 @@ def test_the_seat_view_of_a_real_table_holds_its_own_hand_only(tmp_path: Path) -
     text = json.dumps(view)
     secrets_ = secret_values(tmp_path / "m.jsonl", 0)
     assert secrets_ and leaked([text], secrets_) == set()
+
+
+def test_a_move_made_on_an_older_state_than_the_one_that_asked_is_refused(tmp_path: Path) -> None:
+    """A click that crossed a new state (the page acted on the table it had, the process has
+    moved on) is refused, not applied to the new table; the same move made on the state that
+    asked is played. The match loop stops when its server is told to."""
+    from zkbluff.games.engine.table import open_match
+    from zkbluff.server.web_table import play_on_page
+
+    out = tmp_path / "m.jsonl"
+    tab = open_match("proof-or-bluff", {"mode": "casual", "deal": "dealer"}, ["you", "house"], transcript=out)
+    server = PageServer()
+    loop = threading.Thread(target=play_on_page, args=(tab, out, {1: tab.spec.house_bot(1)}, 0, lambda m: None, server),
+                            daemon=True)
+    loop.start()
+    base = f"http://127.0.0.1:{server.port}"
+    auth = {"X-Zkbluff-Token": server.token}
+
+    def state(since: int) -> dict[str, Any]:
+        for _ in range(100):
+            try:
+                return json.loads(_get(f"{base}/state?since={since}", auth)[1])
+            except urllib.error.URLError:
+                time.sleep(0.1)
+        raise AssertionError("the page's server did not start")
+
+    def post(move: dict[str, Any]) -> None:
+        assert _get(f"{base}/act", {**auth, "Content-Type": "application/json"}, json.dumps(move).encode())[0] == 202
+
+    def mine() -> int:
+        return sum(1 for line in out.read_text().splitlines() if json.loads(line).get("seat") == 0)
+
+    try:
+        s = state(0)
+        while "play" not in s["table"]["may"]:
+            if "accept" in s["table"]["may"]:
+                post({"action": "accept", "v": s["version"]})
+            s = state(s["version"])
+        before = mine()
+        card_id = s["table"]["hand"][0]["id"]
+        post({"action": "play", "cards": [card_id], "v": s["version"] - 1})
+        s = state(s["version"])
+        assert "older table" in s["error"] and "play" in s["table"]["may"] and mine() == before
+        post({"action": "play", "cards": [card_id], "v": s["version"]})
+        while mine() == before:
+            s = state(s["version"])
+        assert not s["error"]
+    finally:
+        server.stop.set()
+        loop.join(timeout=30)
+    assert not loop.is_alive()

@@ -353,7 +353,7 @@ def _after_match(path: Path, seat: int, keys: str) -> None:
               help="continue the match in this transcript")
 @click.option("--plain", is_flag=True, help="draw cards in plain letters (4h, 10s), no symbols or colour")
 @click.option("--web", is_flag=True, help="play on a web page this process serves on 127.0.0.1 (the URL it prints "
-                                          "carries a one-time token); proof-or-bluff")
+                                          "carries a one-time token)")
 @keys_option
 @click.pass_context
 @typed_errors
@@ -381,7 +381,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         from zkbluff.server.web_table import WEB_GAMES
 
         if _game(game, table) not in WEB_GAMES:
-            raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)} so far, not {_game(game, table)}")
+            raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)}, not {_game(game, table)}")
     say = lambda m: click.echo(m, err=True)  # noqa: E731
     os.umask(0o077)  # the secrets files beside the transcript: readable by their owner only
     randomness = seeded_randomness(seed) if seed is not None and not resume else contextlib.nullcontext()
@@ -424,7 +424,7 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
             private = f" --keys {keys}" if keys not in (None, "match") else ""
             try:
                 play_on_page(tab, path, bots, human, click.echo,
-                             verify_command=f"zkbluff transcript verify {path}{private}")
+                             verify_command=f"zkbluff transcript verify {path}{private}", rng=rng)
             except KeyboardInterrupt:
                 click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff play --resume {path}` continues it.")
                 sys.exit(2)

@@ -1,4 +1,4 @@
-"""``zkbluff play proof-or-bluff --web``: the seat's own table as a web page.
+"""``zkbluff play GAME --web``: the seat's own table as a web page (every registered game).
 
 The command runs the match exactly as the terminal does (every party in this process, each
 with its own keys, secrets and prover; the referee checks every line before it is
@@ -6,9 +6,12 @@ written). This module adds a page served on loopback that is only a view and an 
 that process: :class:`PageServer` (stdlib ``http.server`` in a thread) serves the page and
 the seat's state, and takes the page's moves; :func:`play_on_page` is the match loop, in
 the caller's thread, which builds every state the page sees from the seat's own
-observation (:func:`seat_view`: its hand, the public state, the narration of the public
-lines) and nothing else: never another seat's hand, never the seat's secrets beyond its
-hand (its signing key, salts and deal seed stay in the process and its secrets file).
+observation (the game's :class:`~zkbluff.server.web_games.WebGame` view: its hand, the
+public state, the narration of the public lines) and nothing else: never another seat's
+hand, never the seat's secrets beyond its hand (its signing key, salts and deal seed stay
+in the process and its secrets file). The loop holds a calling window (Cheat) open on the
+referee's clock, the bots answering after a human-like delay, and waits out the rules'
+pauses (Mind Bluff), as the terminal's loop does.
 
 The server binds 127.0.0.1 only (:data:`LOOPBACK`; anything else is refused with
 :class:`~zkbluff.errors.MalformedInput`), on a random port; every request must carry the
@@ -17,10 +20,11 @@ loopback ``Host`` (a page on another site cannot reach it through a DNS name tha
 here). A request without them gets 403 and nothing else.
 
 Routes: ``GET /`` the page, ``GET /app.js`` / ``GET /style.css`` its code,
-``GET /state?since=V`` the seat's state once its version passes ``V`` (a long poll),
-``POST /act`` a move: ``{"action": "play", "cards": [id, ...]}``, ``{"action": "accept"}``
-or ``{"action": "challenge"}``; the match loop checks it against the seat's own
-observation and the rules, and a refused move is said on the page (``error``).
+``GET /games/RENDERER.js`` a game's renderer, ``GET /state?since=V`` the seat's state once
+its version passes ``V`` (a long poll), ``POST /act`` a move (a JSON object, the game's
+``action`` and its fields, and ``v``: the version of the state it was made on); the match
+loop checks it against the seat's own observation and the rules, and a refused move is
+said on the page (``error``).
 """
 from __future__ import annotations
 
@@ -41,11 +45,13 @@ from zkbluff.errors import IllegalMove, MalformedInput
 #: the only addresses the page's server binds
 LOOPBACK = ("127.0.0.1",)
 #: the games whose table the page draws (the state :func:`seat_view` builds)
-WEB_GAMES = ("proof-or-bluff",)
-#: the page's files (package data beside this module)
+WEB_GAMES = ("proof-or-bluff", "five-up-two-down", "cheat", "mind-bluff", "bluffers")
+#: the page's files (package data beside this module): the generic page, and each game's renderer
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-          "/style.css": ("style.css", "text/css; charset=utf-8")}
+          "/style.css": ("style.css", "text/css; charset=utf-8"),
+          **{f"/games/{g}.js": (f"games/{g}.js", "text/javascript; charset=utf-8")
+             for g in WEB_GAMES}}
 #: how long a long poll of ``/state`` waits for a new version
 POLL_SECONDS = 20.0
 #: the largest move a page may post
@@ -53,7 +59,10 @@ MAX_BODY = 4096
 
 
 def _static(name: str) -> bytes:
-    return (resources.files("zkbluff.server") / "web" / name).read_bytes()
+    base = resources.files("zkbluff.server") / "web"
+    for part in name.split("/"):
+        base = base / part
+    return base.read_bytes()
 
 
 class PageServer:
@@ -70,6 +79,8 @@ class PageServer:
         self._state: dict[str, Any] = {"version": 0}
         self.delivered = 0  # the highest version a page has fetched
         self.inputs: "queue.Queue[dict[str, Any]]" = queue.Queue()
+        #: set to make the match loop return at its next step (the match left as its transcript says)
+        self.stop = threading.Event()
         #: every body sent (kept for tests: what the page could ever have received)
         self.sent: list[bytes] = []
         self.keep_sent = False
@@ -196,39 +207,18 @@ class PageServer:
 # ---------------------------------------------------------------- the seat's state
 
 def card(c: int) -> dict[str, Any]:
-    """A card of the seat's own hand for the page: its id, rank label and suit (0..3:
-    clubs, diamonds, hearts, spades; the seed-002 convention, card id // 13)."""
-    from zkbluff.games.proof_or_bluff.text import SHORT_RANK_LABELS, SUIT_WORDS
+    """A card of the seat's own hand for the page (:func:`zkbluff.server.web_games.poker_card`)."""
+    from zkbluff.server.web_games import poker_card
 
-    return {"id": c, "rank": SHORT_RANK_LABELS[c % 13], "suit": c // 13, "suitName": SUIT_WORDS[c // 13]}
+    return poker_card(c)
 
 
 def seat_view(tab: Any, seat: int, names: Sequence[str]) -> dict[str, Any]:
     """What the page of ``seat`` may show now: built from the seat's own observation (its
-    hand and the public state) only."""
-    from zkbluff.games.proof_or_bluff.rules import MAX_PLAY, PLAY, PROVE, RESPOND, rank_name
-    from zkbluff.games.proof_or_bluff.text import by_rank
+    hand and the public state) only, by the game's :class:`~zkbluff.server.web_games.WebGame`."""
+    from zkbluff.server.web_games import TABLES
 
-    obs = tab.observation(seat)
-    s = obs.state
-    other = 1 - seat
-    may: list[str] = []
-    if not tab.over and s.to_move == seat:
-        may = {PLAY: ["play"], RESPOND: ["accept", "challenge"], PROVE: []}.get(s.phase, [])
-    claim = None
-    if s.claim is not None:
-        who, count, rank = s.claim
-        claim = {"seat": who, "count": count, "rank": rank_name(rank),
-                 "words": f"{names[who]} claim{'' if names[who] == 'you' else 's'}: {count} × {rank_name(rank)}"}
-    turn = None if tab.over or s.to_move is None else s.to_move
-    return {
-        "seat": seat, "names": list(names), "hand": [card(c) for c in by_rank(obs.hand)],
-        "pile": s.pile, "requiredRank": rank_name(s.required_rank), "claim": claim,
-        "scores": list(s.scores), "target": s.target, "handSizes": list(s.hand_sizes), "round": s.round,
-        "phase": str(s.phase.value), "turn": turn, "may": may, "maxPlay": MAX_PLAY,
-        "holdOfClaimRank": (sum(1 for c in obs.hand if c % 13 == s.claim[2]) if s.claim is not None else None),
-        "opponent": other,
-    }
+    return TABLES[tab.spec.game].view(tab, seat, names)
 
 
 def _proof_entry(line: dict[str, Any], timing: Any) -> Optional[dict[str, Any]]:
@@ -249,41 +239,33 @@ def _proof_entry(line: dict[str, Any], timing: Any) -> Optional[dict[str, Any]]:
 
 # ---------------------------------------------------------------- the match loop
 
-def _intent(move: dict[str, Any], obs: Any) -> Any:
+def _intent(move: dict[str, Any], obs: Any, game: str = "proof-or-bluff") -> Any:
     """The page's move as the seat's intent, checked against the seat's own observation."""
-    from zkbluff.games.proof_or_bluff.moves import PlayCards
-    from zkbluff.games.proof_or_bluff.rules import MAX_PLAY, Accept, Challenge
+    from zkbluff.server.web_games import TABLES
 
-    kind = move.get("action")
-    if kind == "accept":
-        return Accept()
-    if kind == "challenge":
-        return Challenge()
-    if kind == "play":
-        cards = move.get("cards")
-        if not isinstance(cards, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cards):
-            raise MalformedInput("play: pick the cards to play")
-        if not 1 <= len(cards) <= MAX_PLAY or len(set(cards)) != len(cards):
-            raise MalformedInput(f"play 1 to {MAX_PLAY} different cards at a time")
-        if any(c not in obs.hand for c in cards):
-            raise MalformedInput("play: a picked card is not in your hand")
-        return PlayCards(tuple(cards))
-    raise MalformedInput(f"unknown move {kind!r} (play, accept or challenge)")
+    return TABLES[game].intent(move, obs)
 
 
 def play_on_page(tab: Any, path: Any, bots: dict[int, Any], human: int = 0,
                  say: Callable[[str], None] = print, server: Optional[PageServer] = None,
-                 linger: float = 60.0, verify_command: str = "") -> PageServer:
+                 linger: float = 60.0, verify_command: str = "", rng: Any = None) -> PageServer:
     """Run the match of ``tab`` with ``human``'s moves from the page (the other seats are
-    ``bots``) until it is over; then wait (up to ``linger`` seconds) for the page to fetch
-    the last state, and close the server. Returns the server (its ``sent`` for tests)."""
+    ``bots``) until it is over, as the terminal's loop does (the rules' pauses waited out, a
+    calling window held open on the referee's clock while the bots answer after a
+    human-like delay); then wait (up to ``linger`` seconds) for the page to fetch the last
+    state, and close the server. Returns the server (its ``sent`` for tests)."""
     import math
+    import random
 
     from zkbluff.games.engine.narration import Narrator, move_clock
+    from zkbluff.games.engine.table import may_act
+    from zkbluff.server.web_games import TABLES
 
     spec = tab.spec
     if spec.game not in WEB_GAMES:
-        raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)} so far, not {spec.game}")
+        raise MalformedInput(f"--web draws the table of {', '.join(WEB_GAMES)}, not {spec.game}")
+    game = TABLES[spec.game]
+    rng = rng or random.Random()
     if hasattr(spec.text, "configure"):
         spec.text.configure(True, False)  # suit symbols, no terminal colour codes
     names = list(tab.header["seats"])
@@ -292,14 +274,17 @@ def play_on_page(tab: Any, path: Any, bots: dict[int, Any], human: int = 0,
     shown = 0
     status = ""
     error = ""
+    disclosed: Optional[dict[str, Any]] = None
+    asked = 0  # the version of the last state that asked the page for a move
     server = server or PageServer()
     server.start()
     say(f"your table: {server.url}  (this process's page, on this machine only; keep the link to yourself)")
 
-    def publish(busy: bool = False) -> int:
+    def publish(busy: bool = False, clock: Optional[tuple[str, float]] = None) -> int:
         """The seat's state now; ``busy``: the process is working (proving, a bot's move), so
-        the page may not act until the next state."""
-        nonlocal shown
+        the page may not act until the next state; ``clock``: a countdown (its label and
+        deadline on the referee's clock) instead of the seat's move clock."""
+        nonlocal shown, disclosed
         timing = {t.line: t for t in tab.timings}
         for e in tab.writer.events[shown:]:
             words = narrator.lines(e)
@@ -307,40 +292,134 @@ def play_on_page(tab: Any, path: Any, bots: dict[int, Any], human: int = 0,
                 proof = _proof_entry(e, timing.get(e["n"]))
                 log.append({"n": e["n"], "seat": e.get("seat"), "action": e["action"], "words": words,
                             "proof": proof, "line": e if proof else None})
+                if e["action"] in game.disclosures:
+                    disclosed = {"n": e["n"], "words": words}
         shown = len(tab.writer.events)
-        deadline = None
-        clock = move_clock(tab.view, human)
-        if clock is not None and math.isfinite(tab.referee.deadline):
-            deadline = max(0.0, tab.referee.deadline - tab.referee.clock())
+        countdown = None
+        now = tab.referee.clock()
+        if clock is not None:
+            countdown = {"label": clock[0], "secondsLeft": max(0.0, clock[1] - now)}
+        elif move_clock(tab.view, human) is not None and math.isfinite(tab.referee.deadline):
+            countdown = {"label": "left for this move", "secondsLeft": max(0.0, tab.referee.deadline - now)}
         end = [e for e in tab.writer.events if e["action"] == "end"]
-        table = seat_view(tab, human, names)
+        table = game.view(tab, human, names)
         if busy:
             table["may"] = []
         return server.publish({
-            "game": spec.title, "match": tab.match_id, "transcript": str(path), "verify": verify_command,
-            "table": table, "log": log, "status": status, "error": error,
+            "game": spec.title, "kind": spec.game, "renderer": game.renderer, "match": tab.match_id,
+            "transcript": str(path), "verify": verify_command,
+            "table": table, "log": log, "status": status, "error": error, "disclosed": disclosed,
             "over": tab.over, "result": spec.text.describe(end[-1], names) if end else None,
-            "secondsLeft": deadline,
+            "secondsLeft": countdown["secondsLeft"] if countdown else None, "clock": countdown,
         })
+
+    def from_page(move: dict[str, Any]) -> bool:
+        """Make the page's move; False (and the reason on the page) if it is refused. A move
+        made on a table older than the one that asked is refused (the page's click crossed
+        a new state), but for the moves that name what they answer (:attr:`any_time`)."""
+        nonlocal status, error
+        v = move.get("v")
+        if move.get("action") not in game.any_time and (not isinstance(v, int) or v < asked):
+            status, error = "", "that move answered an older table; look again"
+            return False
+        try:
+            intent = game.intent(move, tab.observation(human))
+            status, error = "your client proves your move", ""
+            publish(busy=True)
+            tab.move(human, intent)
+            status = ""
+            return True
+        except (MalformedInput, IllegalMove) as exc:
+            status, error = "", str(exc)
+            return False
+
+    def pause(seat: int) -> None:
+        left = tab.seats[seat].pause_left()
+        if left > 0:
+            nonlocal status
+            status = f"play is paused for {left:.1f} s"
+            publish(busy=True, clock=("play is paused", tab.referee.clock() + left))
+            time.sleep(left)
+            status = ""
+
+    def window() -> None:
+        """The table waits on the referee's clock (a calling window): the bots answer after a
+        human-like delay, the page until the deadline; nobody: the clock closes it."""
+        nonlocal asked
+        deadline = tab.referee.deadline
+        if not math.isfinite(deadline):
+            tab.poll()
+            time.sleep(0.05)
+            return
+        start = tab.referee.clock()
+        first: Optional[tuple[float, int, Any]] = None
+        seats = [i for i in range(spec.n_seats) if may_act(tab.view, i)]
+        rng.shuffle(seats)
+        for s in seats:
+            if s != human:
+                intent = bots[s].act(tab.observation(s))
+                if intent is not None:
+                    at = start + (deadline - start) * rng.uniform(0.3, 0.9)
+                    first = min(first or (at, s, intent), (at, s, intent), key=lambda x: x[0])
+        until = deadline if first is None else first[0]
+        asked = publish(clock=("calling window", deadline))
+        before = len(tab.writer.events)
+        while tab.referee.clock() < until and len(tab.writer.events) == before:
+            try:
+                move = server.inputs.get(timeout=max(0.01, min(0.25, until - tab.referee.clock())))
+            except queue.Empty:
+                continue
+            if not from_page(move):
+                asked = publish(clock=("calling window", deadline))
+        if len(tab.writer.events) != before:
+            return
+        if first is not None and tab.referee.clock() < deadline:
+            try:
+                tab.move(first[1], first[2])
+            except IllegalMove:
+                tab.poll()
+        else:
+            tab.poll()
+
+    def drain() -> None:
+        """Moves the page sent while the process was not asking: refused (or, for a move that
+        names what it answers, given to the rules, which refuse a late one)."""
+        nonlocal status, error
+        while True:
+            try:
+                move = server.inputs.get_nowait()
+            except queue.Empty:
+                return
+            if move.get("action") in game.any_time:
+                from_page(move)
+            else:
+                status, error = "", "not your move now"
+            publish(busy=True)
 
     try:
         publish()
         waiting = False  # the page has the state that asks for the seat's move
         while not tab.over:
+            if server.stop.is_set():
+                return server
             seat = tab.to_move
-            if seat == human:
-                obs = tab.observation(human)
-                if not obs.legal or obs.state.phase == "prove":  # the client proves by itself
-                    from zkbluff.games.proof_or_bluff.moves import ProveClaim
-
-                    status, error = "you were challenged: your client proves the claim", ""
+            if seat is None:
+                drain()
+                window()
+                waiting = False
+            elif seat == human:
+                pause(seat)
+                auto = game.auto(tab.observation(human))
+                if auto is not None:  # the client proves (reveals, shares) by itself
+                    drain()
+                    status, error = "your client proves what the table needs from it", ""
                     publish(busy=True)
-                    tab.move(human, ProveClaim())
+                    tab.move(human, auto)
                     status, waiting = "", False
                     continue
                 if not waiting:
                     status, waiting = "your move", True
-                    publish()
+                    asked = publish()
                 try:
                     move = server.inputs.get(timeout=1.0)
                 except queue.Empty:
@@ -351,22 +430,15 @@ def play_on_page(tab: Any, path: Any, bots: dict[int, Any], human: int = 0,
                         publish()
                     continue
                 waiting = False
-                try:
-                    intent = _intent(move, tab.observation(human))
-                    status, error = "your client proves your move", ""
-                    publish(busy=True)
-                    tab.move(human, intent)
-                    status = ""
-                except (MalformedInput, IllegalMove) as exc:
-                    status, error = "", str(exc)
-            elif seat is None:
-                tab.poll()
-                time.sleep(0.05)
+                from_page(move)
             else:
-                status, error = f"{names[seat]} moves and proves", ""
+                drain()
+                pause(seat)
+                status, error = f"{names[seat]} moves and proves", error
                 publish(busy=True)
                 tab.move(seat, bots[seat].act(tab.observation(seat)))
                 status, waiting = "", False
+        drain()
         status = "the match is over"
         last = publish()
         server.wait_delivered(last, linger)
