@@ -917,6 +917,10 @@ def rules_1_mutations(base: Base) -> list[dict[str, Any]]:
     c.add(f"line {L}: the end line's code cheat.emptied_hand (another game's) instead of {code}, re-signed",
           ["EndChanged", "RulesVersion"], with_end({**end["data"], "code": "cheat.emptied_hand"}), "invalid", L,
           "end.result")
+    places = [True if p == 1 else p for p in end["data"]["placements"]]
+    c.add(f"line {L}: the end line's place 1 written true (equal in some languages, not as JSON), re-signed by "
+          f"the referee", ["EndChanged", "RulesVersion"], with_end({**end["data"], "placements": places}), "invalid",
+          L, "end.result")
     c.add(f"line {L}: the end line without its code, re-signed by the referee (malformed under rules {game}/1)",
           ["EndChanged", "RulesVersion"], with_end({k: v for k, v in end["data"].items() if k != "code"}), "invalid", L,
           "line.malformed")

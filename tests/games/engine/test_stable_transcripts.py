@@ -151,6 +151,10 @@ def test_a_re_signed_end_line_with_another_code_is_refused_and_other_words_are_n
     for code in [c for c in others if c != end["data"]["code"]] + ["cheat.emptied_hand", "", "EndCode.X"]:
         path = write(tmp_path, "code", with_end(current, {**end["data"], "code": code}))
         assert refusal(path) == (TranscriptError, len(events(current)), "end.result"), code
+    # the places and scores as JSON: a place `true` is not the place 1 (Python's True == 1)
+    places = [True if p == 1 else p for p in end["data"]["placements"]]
+    path = write(tmp_path, "true", with_end(current, {**end["data"], "placements": places}))
+    assert refusal(path) == (TranscriptError, len(events(current)), "end.result")
 
 
 def test_a_legacy_end_line_given_a_code_is_refused_as_before(tmp_path):
@@ -241,3 +245,27 @@ def test_the_docs_name_only_codes_that_exist():
     known = {c.value for name in game_names() for c in spec_class(name).end_codes}
     named = {m for row in rows for m in re.findall(r"`([a-z_]+)`", row.split("|")[2])}
     assert named and named <= known, sorted(named - known)
+
+
+# ---------------------------------------------------------------- new matches write /1
+
+@pytest.mark.parametrize("game,options", [("proof-or-bluff", {"mode": "casual"}), ("cheat", {"players": "3"}),
+                                          ("bluffers", {"players": "2"})])
+def test_a_new_match_names_rules_1(game, options):
+    from zkbluff.games.engine.table import open_match
+
+    tab = open_match(game, options, None)
+    assert tab.writer.events[0]["data"]["rules"] == f"{game}/1" and tab.view.rules_version == 1
+
+
+def test_a_game_without_end_codes_writes_and_verifies_the_legacy_end_line(monkeypatch, tmp_path):
+    """A spec that declares no END_CODES (a test's toy game) knows only /0: its header names no
+    rules, its end line has no code, and it verifies with its words compared; naming /1 is refused."""
+    from engine_toy_game import count_match
+
+    tab, _, path = count_match(monkeypatch, tmp_path)
+    evs = [json.loads(x) for x in path.read_text().splitlines()]
+    assert "rules" not in evs[0]["data"] and "code" not in evs[-2]["data"] and tab.spec.rules_versions == (0,)
+    assert verify_transcript(path)["complete"]
+    with pytest.raises(UnknownRules):
+        tab.spec.parse_rules(f"{tab.spec.game}/1")

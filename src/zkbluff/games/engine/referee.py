@@ -567,7 +567,7 @@ class Referee:
         """The end line's data against what the replayed rules give (``end.result``): under the
         legacy rules /0 every field, the reason words too; under /1 its fields are exactly
         placements, scores, reason and code (else malformed, ``line.malformed``), its reason is
-        words (a string, not compared: the game may reword it) and the rest must be equal."""
+        words (a string, not compared: the game may reword it) and the rest must be the same JSON."""
         if self.rules_version == 0:
             if data != expected:
                 raise IllegalMove(f"end: recorded {data!r:.120}, the rules give {dict(expected)}", code="end.result")
@@ -580,5 +580,5 @@ class Referee:
                                  f"under rules {self.spec.rules_name(self.rules_version)}", code="line.malformed")
         checked = {k: v for k, v in expected.items() if k != "reason"}
         recorded = {k: data[k] for k in checked}
-        if recorded != checked:
+        if canonical(recorded) != canonical(checked):  # as JSON: a place `true` is not the place 1
             raise IllegalMove(f"end: recorded {recorded!r:.120}, the rules give {checked}", code="end.result")
