@@ -30,6 +30,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "line.chain": "a line whose prev is not the SHA-256 of the line before",
     "header.malformed": "line 1 is not a well-formed header (its fields, seats, parties' keys, limits, keys, deal)",
     "header.game": "the header names a game or an option this verifier does not know",
+    "header.rules": "the header's rules (\"<game>/<version>\") name a version of the game's rules this verifier "
+                    "does not know, or another game's (a header without rules is the legacy <game>/0)",
     "header.limits": "the header states a time limit shorter than the game's floor for it (a house that would give "
                      "a seat no real time to answer)",
     "header.key": "a verifying key in the header that the verifier does not trust (not pinned, no verified per-match "
@@ -72,7 +74,8 @@ TRANSCRIPT_CODES: dict[str, str] = {
     "proof.public": "a proof whose public input differs from what the table holds (a commitment, a count, a mask)",
     "proof.invalid": "a proof that does not verify under its key (the pairing check fails)",
     "end.early": "an end line before the rules end the match, or a second end",
-    "end.result": "an end line whose placements, scores or reason are not what the rules give",
+    "end.result": "an end line whose placements, scores or reason code are not what the rules give (under the "
+                  "legacy rules <game>/0: its placements, scores or reason words)",
     "end.missing": "the rules ended the match but its end (or closing) line is missing (reported one past the last line)",
     "deal.fault": "a whole transcript whose complaint (or deal timeout) shows the dealer at fault",
     "referee.fault": "a whole transcript whose answer to the referee's complaint shows the referee at fault (Mind "
@@ -104,6 +107,15 @@ class MalformedInput(ZkbluffError, ValueError):
         super().__init__(message, code=code)
         #: the transcript line it was found on, when it is one
         self.line = line
+
+
+class UnknownRules(MalformedInput):
+    """A transcript header whose ``rules`` (``"<game>/<version>"``) name rules this verifier
+    does not know (a version it has not got, another game's): a transcript verifies under
+    the rules it names or not at all."""
+
+    exit_code = 2
+    code = "header.rules"
 
 
 class InvalidProof(ZkbluffError):

@@ -56,6 +56,15 @@ BASES: list[tuple[str, str, dict[str, str], int]] = [
     ("mind-bluff", "mind-bluff", {"humans": "none"}, 20),  # a 1–1 series: game 3 (its draw, its coin's pause)
 ]
 
+#: bases under the rules version 1 (the header names ``rules: "<game>/1"``, the end line carries
+#: its reason code ``<game>.<code>``, its words unchecked), as every new match is played; the bases
+#: above are from before (no ``rules``: the legacy ``<game>/0``, the end line's words compared)
+#: and are kept as they were played (``--matches`` on one of them would replay it under /1)
+RULES_1: list[tuple[str, str, dict[str, str], int]] = [
+    ("proof-or-bluff-rules-1", "proof-or-bluff", {"mode": "casual"}, 31),
+    ("bluffers-rules-1", "bluffers", {"players": "3"}, 32),
+]
+
 
 # ---------------------------------------------------------------------------- the matches
 
@@ -198,14 +207,14 @@ class Base:
     def result_after(self, lines: list[str]) -> dict[str, Any]:
         """The end line's data the referee writes after ``lines`` (which the rules or the deal
         have ended): what an honest referee would write there."""
-        from zkbluff.games.engine.referee import Referee, result_data
+        from zkbluff.games.engine.referee import Referee
 
         ref = Referee(json.loads(lines[0]), verify_now=False)
         for x in lines[1:]:
             ref.apply(json.loads(x))
         result = ref.result()
         assert result is not None, "the match is not over"
-        return result_data(result)
+        return ref.end_data(result)  # under the rules the header names
 
     def ev(self, n: int) -> dict[str, Any]:
         return copy.deepcopy(self.events[n - 1])
@@ -360,7 +369,7 @@ def runs(items: list[Any]) -> list[Any]:
 #: the codes of malformed input (exit 2); every other failure exits 1 (a case may say
 #: otherwise: a signature that is not lowercase hex is malformed, exit 2)
 EXIT_2 = {"transcript.empty", "line.json", "line.fields", "secret.leaked", "header.malformed", "header.game",
-          "action.unknown", "line.malformed", "proof.malformed"}
+          "header.rules", "action.unknown", "line.malformed", "proof.malformed"}
 
 
 def _edit_data(data: dict[str, Any]) -> dict[str, Any]:
@@ -871,16 +880,77 @@ def legacy_mutations(base: Base) -> list[dict[str, Any]]:
     return c.tests
 
 
+def rules_1_mutations(base: Base) -> list[dict[str, Any]]:
+    """A base under rules ``<game>/1``: every mutation any base gets, then the rules version's
+    own: the end line's words reworded (valid: the words are the game's, not checked), its code
+    another of the game's or another game's, or missing; the header naming rules this verifier
+    does not know."""
+    from zkbluff.games.engine.rules import DealEnd
+    from zkbluff.games.registry import spec_class
+
+    global RECEIPT_KEY
+    tests = mutations(base)
+    B, L = base, len(base.lines)
+    RECEIPT_KEY = B.referee_key
+    c = Cases(B)
+    game = B.header["game"]
+    end = B.ev(L)
+    assert B.header.get("rules") == f"{game}/1" and end["action"] == "end" and "code" in end["data"], \
+        f"{B.name}: not a finished base under rules {game}/1"
+
+    def with_end(data: dict[str, Any]) -> list[str]:
+        return B.lines[:-1] + [canonical(sign(B.referee_key, {**B.ev(L), "data": data}))]
+
+    def with_header(rules: Any) -> list[str]:
+        h = B.ev(1)
+        h["data"]["rules"] = rules
+        return [canonical(sign(B.referee_key, h))] + B.lines[1:]
+
+    code = end["data"]["code"]
+    other = next(f"{game}.{x.value}" for x in [*spec_class(game).end_codes, *DealEnd] if f"{game}.{x.value}" != code)
+    c.add(f"line {L}: the end line's words reworded (as a new release of the game would say them), re-signed by "
+          f"the referee: valid, the words are not checked under rules {game}/1", ["Valid", "EndChanged", "RulesVersion"],
+          with_end({**end["data"], "reason": "reworded: " + end["data"]["reason"]}), "valid")
+    c.add(f"line {L}: the end line's code {other} (another this game may end with) instead of {code}, re-signed by "
+          f"the referee", ["EndChanged", "RulesVersion"], with_end({**end["data"], "code": other}), "invalid", L,
+          "end.result")
+    c.add(f"line {L}: the end line's code cheat.emptied_hand (another game's) instead of {code}, re-signed",
+          ["EndChanged", "RulesVersion"], with_end({**end["data"], "code": "cheat.emptied_hand"}), "invalid", L,
+          "end.result")
+    places = [True if p == 1 else p for p in end["data"]["placements"]]
+    c.add(f"line {L}: the end line's place 1 written true (equal in some languages, not as JSON), re-signed by "
+          f"the referee", ["EndChanged", "RulesVersion"], with_end({**end["data"], "placements": places}), "invalid",
+          L, "end.result")
+    c.add(f"line {L}: the end line without its code, re-signed by the referee (malformed under rules {game}/1)",
+          ["EndChanged", "RulesVersion"], with_end({k: v for k, v in end["data"].items() if k != "code"}), "invalid", L,
+          "line.malformed")
+    c.add(f"line {L}: the end line's words not a string, re-signed by the referee", ["EndChanged", "RulesVersion"],
+          with_end({**end["data"], "reason": 7}), "invalid", L, "line.malformed")
+    c.add(f"the header names rules {game}/2, a version this verifier does not know, re-signed by the referee",
+          ["Header", "RulesVersion"], with_header(f"{game}/2"), "invalid", 1, "header.rules")
+    c.add(f"the header names another game's rules (cheat/1), re-signed by the referee", ["Header", "RulesVersion"],
+          with_header("cheat/1"), "invalid", 1, "header.rules")
+    c.add(f"the header names rules {game!r} without a version, re-signed by the referee", ["Header", "RulesVersion"],
+          with_header(game), "invalid", 1, "header.rules")
+    h = B.ev(1)
+    del h["data"]["rules"]
+    c.add(f"the header's rules removed (the legacy {game}/0), re-signed by the referee: line 2 links to the old "
+          f"header", ["Header", "RulesVersion", "ReChained"], [canonical(sign(B.referee_key, h))] + B.lines[1:], "invalid",
+          2, "line.chain")
+    return tests + c.tests
+
+
 def build(folder: Path = HERE) -> dict[str, Any]:
     from zkbluff.errors import TRANSCRIPT_CODES
 
     groups = []
     tc = 0
-    for name, game, options, seed in BASES + LEGACY:
+    for name, game, options, seed in BASES + LEGACY + RULES_1:
         if not (folder / f"{name}.jsonl").exists():
             continue
         base = Base(name, folder)
         tests = legacy_mutations(base) if (name, game, options, seed) in LEGACY else \
+            rules_1_mutations(base) if (name, game, options, seed) in RULES_1 else \
             mutations(base, first_base=not groups)
         for t in tests:
             tc += 1
@@ -923,11 +993,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="derive vectors.json again and fail on any difference")
     args = ap.parse_args(argv)
     if args.matches is not None:
-        names = args.matches or [b[0] for b in BASES]
-        unknown = sorted(set(names) - {b[0] for b in BASES})
+        playable = BASES + RULES_1
+        names = args.matches or [b[0] for b in playable]
+        unknown = sorted(set(names) - {b[0] for b in playable})
         if unknown:
-            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in BASES]}")
-        for name, game, options, seed in BASES:
+            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in playable]}")
+        for name, game, options, seed in playable:
             if name in names:
                 play_match(name, game, options, seed, HERE)
     text = dump(build())

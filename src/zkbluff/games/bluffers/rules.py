@@ -30,7 +30,7 @@ from typing import ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import BLUFFERS_20
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, EndCode, Result, Role, Rules
 
 DECK = BLUFFERS_20
 KING, QUEEN, ACE = 0, 1, 2
@@ -43,6 +43,30 @@ MIN_SEATS, MAX_SEATS = 2, 4
 #: points by place (index 0 = 1st) for each table size
 POINTS = {2: (5, 1), 3: (8, 4, 1), 4: (10, 6, 3, 1)}
 AUTO_REASONS = ("timeout", "dropped")
+
+
+class End(EndCode):
+    """Why a match of Bluffers ended: the end line's reason code under rules ``bluffers/1``."""
+
+    LAST_STANDING = "last_standing"  # every other seat was knocked out, left the table or forfeited
+
+
+#: the game's end codes (``GameSpec.end_codes``): one table, the words beside them in :data:`END_TEXT`
+END_CODES = End
+#: the words of each end and of its additions (``str.format`` fields): for people, never checked
+END_TEXT: dict[End, str] = {End.LAST_STANDING: "seat {winner} is the last one standing"}
+LEFT_TEXT = "; {seats} left the table (no points)"
+FORFEITED_TEXT = "; {seats} forfeited (time ran out on a line only it could make; no points)"
+
+
+def end_text(code: End, winner: int, left: tuple[int, ...] = (), forfeited: tuple[int, ...] = ()) -> str:
+    """The words of the end ``code`` (the end line's ``reason``): who stands, who left, who forfeited."""
+    reason = END_TEXT[code].format(winner=winner)
+    if left:
+        reason += LEFT_TEXT.format(seats=", ".join(f"seat {i}" for i in left))
+    if forfeited:
+        reason += FORFEITED_TEXT.format(seats=", ".join(f"seat {i}" for i in forfeited))
+    return reason
 #: BN254's scalar field order r: commitments and shares are below it (the rules import no
 #: crypto; tests/games/bluffers/test_bluffers_engine.py checks this equals zkbluff.field.r)
 FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617
@@ -308,14 +332,11 @@ class BluffersRules(Rules):
         scores = tuple(0 if s.left[i] or s.forfeited[i] else POINTS[s.n][s.places[i] - 1]  # type: ignore[operator]
                        for i in range(s.n))
         winner = s.places.index(1)
-        reason = f"seat {winner} is the last one standing"
-        if any(s.left):
-            reason += "; " + ", ".join(f"seat {i}" for i in range(s.n) if s.left[i]) + " left the table (no points)"
-        if any(s.forfeited):
-            reason += "; " + ", ".join(f"seat {i}" for i in range(s.n) if s.forfeited[i]) + \
-                " forfeited (time ran out on a line only it could make; no points)"
+        reason = end_text(End.LAST_STANDING, winner, tuple(i for i in range(s.n) if s.left[i]),
+                          tuple(i for i in range(s.n) if s.forfeited[i]))
         return Result(placements=places, scores=scores, reason=reason,
-                      no_points=tuple(bool(s.left[i] or s.forfeited[i]) for i in range(s.n)))
+                      no_points=tuple(bool(s.left[i] or s.forfeited[i]) for i in range(s.n)),
+                      code=End.LAST_STANDING.value)
 
     # ---- helpers every party may use
     def standing_places(self) -> Optional[tuple[int, ...]]:

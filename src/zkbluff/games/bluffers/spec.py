@@ -41,7 +41,7 @@ from zkbluff.games.bluffers.text import TableText
 from zkbluff.games.bluffers.moves import BluffersObservation, PlayCards, Proceed
 from zkbluff.games.bluffers.proofs import PICK_ID, PLAY_ID, SHARE_ID, cards_of, fresh_salt, mask_of
 from zkbluff.games.bluffers.rules import (
-    DECK, DRAW_ROUND_TAG, HAND_SIZE, MAX_SEATS, MIN_SEATS, TABLE_ACTIONS, TABLE_CARDS, AutoMove, CallBluff,
+    DECK, DRAW_ROUND_TAG, END_CODES, HAND_SIZE, MAX_SEATS, MIN_SEATS, TABLE_ACTIONS, TABLE_CARDS, AutoMove, CallBluff,
     CommitSeed, DealHands, DrawTableCard, LeaveTable, OpenPlay, Phase, Play, SealedMove, ShedCard, Share, TableRules,
     Timeout,
 )
@@ -114,6 +114,8 @@ class RandomSeat(HouseSeat):
 class BluffersSpec(GameSpec):
     game = "bluffers"
     title = "Bluffers"
+    #: the end reason codes (the rules' table): the end line's ``code`` under rules /1
+    end_codes = END_CODES
     actions = TABLE_ACTIONS
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1))}

@@ -41,13 +41,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar, Optional
+from typing import Any, ClassVar, Optional
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import STANDARD_52, Deck
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, EndCode, Result, Role, Rules
 
 DECK: Deck = STANDARD_52
+
+
+class End(EndCode):
+    """How the last hand of a match of Cheat ended (the match ends with it): the end line's
+    reason code under rules ``cheat/1``, e.g. ``cheat.emptied_hand``."""
+
+    EMPTIED_HAND = "emptied_hand"            # a seat played its last cards and nobody called in time
+    EMPTIED_HAND_WRONG_CALL = "emptied_hand_wrong_call"  # a seat's last cards were called, and they were true
+    FORFEIT = "forfeit"                      # the referee ended the hand on a seat's forfeit
+
+
+#: the game's end codes (``GameSpec.end_codes``): one table, the words beside them in :data:`END_TEXT`
+END_CODES = End
+#: the words of each end (``str.format`` fields from :func:`end_text`'s facts): for people, never checked
+END_TEXT: dict[End, str] = {
+    End.EMPTIED_HAND: "seat {seat} played their last cards and nobody called in time",
+    End.EMPTIED_HAND_WRONG_CALL: "seat {seat} played their last cards and the call was wrong",
+    End.FORFEIT: "seat {seat} forfeited the hand: {why}",
+}
+#: the words added when the hand was the match's last
+MATCH_OVER_TEXT = "{reason}; {hands} hands played, the lowest total penalty wins"
+
+
+def end_text(code: End, hands: Optional[int] = None, **facts: Any) -> str:
+    """The words of a hand's end ``code``; with ``hands``, of the match's (the end line's ``reason``)."""
+    reason = END_TEXT[code].format(**facts)
+    return reason if hands is None else MATCH_OVER_TEXT.format(reason=reason, hands=hands)
 N_RANKS = len(DECK.rank_names)
 #: how many cards count as each rank (four in the standard deck)
 PER_RANK = tuple(bin(DECK.rank_mask(rank)).count("1") for rank in range(N_RANKS))
@@ -285,6 +312,7 @@ class CheatRules(Rules):
         self.hand_penalties: list[tuple[int, ...]] = []
         self.emptied: Optional[int] = None
         self.end_reason = ""
+        self.end_code = ""
 
     # ---- the contract
     @property
@@ -443,7 +471,7 @@ class CheatRules(Rules):
     def _do_close_window(self, seat: None, a: CloseWindow) -> None:
         player = self.pile[-1][0]
         if self.hand_sizes[player] == 0:
-            return self._end_hand(player, f"seat {player} played their last cards and nobody called in time")
+            return self._end_hand(player, End.EMPTIED_HAND)
         self.phase, self._to_move = Phase.PLAY, (player + 1) % self.n_seats
         return None
 
@@ -459,19 +487,19 @@ class CheatRules(Rules):
         self.hand_sizes[seat] += self._pile_size()
         self.pile = []
         if self.hand_sizes[player] == 0:  # the call was wrong on the last cards
-            return self._end_hand(player, f"seat {player} played their last cards and the call was wrong")
+            return self._end_hand(player, End.EMPTIED_HAND_WRONG_CALL)
         self._new_round(right)  # type: ignore[arg-type]
         return None
 
     def _do_forfeit(self, seat: None, a: Forfeit) -> None:
-        self._end_hand(None, f"seat {a.seat} forfeited the hand: {a.reason}", forfeit=a.seat)
+        self._end_hand(None, End.FORFEIT, forfeit=a.seat, why=a.reason)
 
     # ---- helpers
     def _new_round(self, opener: int) -> None:
         self.rank, self.passes, self.caller, self.revealed, self.picker = None, 0, None, (), None
         self.phase, self._to_move = Phase.PLAY, opener
 
-    def _end_hand(self, emptied: Optional[int], reason: str, forfeit: Optional[int] = None) -> None:
+    def _end_hand(self, emptied: Optional[int], code: End, forfeit: Optional[int] = None, **facts: Any) -> None:
         if forfeit is None:
             scores = tuple(0 if i == emptied else n for i, n in enumerate(self.hand_sizes))
         else:
@@ -481,12 +509,14 @@ class CheatRules(Rules):
         self.emptied = emptied
         self.rank, self.passes, self.caller, self.picker = None, 0, None, None
         self._to_move = NO_SEAT
+        seat = emptied if forfeit is None else forfeit
+        self.end_code = code.value
         if self.hand_no >= self.hands:
             self.phase = Phase.OVER
-            self.end_reason = f"{reason}; {self.hands} hands played, the lowest total penalty wins"
+            self.end_reason = end_text(code, hands=self.hands, seat=seat, **facts)
         else:
             self.phase = Phase.DEAL
-            self.end_reason = reason
+            self.end_reason = end_text(code, seat=seat, **facts)
 
     def _pile_size(self) -> int:
         return sum(count for _, count in self.pile)
@@ -500,4 +530,4 @@ class CheatRules(Rules):
             return None
         totals = tuple(self.penalties)
         places = tuple(1 + sum(t < mine for t in totals) for mine in totals)
-        return Result(places, totals, self.end_reason)
+        return Result(places, totals, self.end_reason, code=self.end_code)

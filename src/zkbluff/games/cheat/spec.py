@@ -51,7 +51,7 @@ from zkbluff.games.cheat.match import (
 )
 from zkbluff.games.cheat.moves import CallBluff, CheatObservation, PassTurn, PlayCards, Proceed
 from zkbluff.games.cheat.rules import (
-    DECK, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
+    DECK, END_CODES, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
     deal_order, deal_sizes,
 )
 from zkbluff.games.engine.proven_deal import DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, SeatKeyKind
@@ -176,6 +176,8 @@ class Ledger:
 class CheatSpec(GameSpec):
     game = "cheat"
     title = "Cheat"
+    #: the end reason codes (the rules' table): the end line's ``code`` under rules /1
+    end_codes = END_CODES
     actions = (SealedDeal, Play, Pass, Call, CloseWindow, OpenedReveal, HandOver, PickUpPart, Dispute, Forfeit)
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),

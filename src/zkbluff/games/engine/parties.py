@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Optional
 from zkbluff.ceremony.trust import TrustContext
 from zkbluff.errors import (ClockDispute, CommitmentMismatch, Equivocation, IllegalMove, MalformedInput, PausedMove,
                             ZkbluffError)
-from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, referee_stamp, result_data
+from zkbluff.games.engine.referee import END, STAMP_TOLERANCE, Referee, limit_seconds, referee_stamp
 from zkbluff.games.engine.rules import NO_SEAT
 from zkbluff.games.engine.spec import GameSpec, Move, Role
 from zkbluff.groth16 import ProvingKey, prove
@@ -609,6 +609,8 @@ class RefereeParty(_Party):
             "keys": dict(keys), "deal": hello["deal"], "limits": self.limit_table(),
             "clock": {"tolerance": STAMP_TOLERANCE},
         }
+        if self.spec.rules_version >= 1:  # the rules the match is played (and verifies) under
+            data["rules"] = self.spec.rules_name()
         if ceremony is not None:  # a per-match ceremony's record: its digest and folder beside the transcript
             data["ceremony"] = dict(ceremony)
         return sign_line(self.key, {"n": 1, "prev": GENESIS, "seat": None, "action": "header", "data": data,
@@ -685,7 +687,7 @@ class RefereeParty(_Party):
         assert self.view is not None
         result = self.view.result()
         assert result is not None
-        return self._line(None, END, result_data(result))
+        return self._line(None, END, self.view.end_data(result))
 
     def announce(self, action: Any) -> dict[str, Any]:
         """The referee's signed line for one of its own actions that no clock triggers

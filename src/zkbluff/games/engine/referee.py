@@ -69,7 +69,8 @@ HEADER_FIELDS = {"game", "options", "matchId", "seats", "trust", "parties", "key
 #: optional header fields: ``limits`` (seconds per limit name); ``ceremony`` names a per-match
 #: ceremony record (``--keys match``); ``clock`` (``{"tolerance": seconds}``: how far a seat's
 #: stamp may be from the referee's receipt, and a referee stamp from a seat's clock)
-OPTIONAL_HEADER_FIELDS = {"limits", "ceremony", "clock"}
+#: ``rules`` (``"<game>/<version>"``: the rules the transcript verifies under; none: the legacy ``<game>/0``)
+OPTIONAL_HEADER_FIELDS = {"limits", "ceremony", "clock", "rules"}
 END = "end"
 #: reason codes (zkbluff.errors.TRANSCRIPT_CODES) given here
 HEADER, ORDER, PARTY = "header.malformed", "line.order", "line.party"
@@ -115,8 +116,18 @@ def header_tolerance(data: Mapping[str, Any]) -> float:
     return float(v)
 
 
-def result_data(result: Result) -> dict[str, Any]:
-    return {"placements": list(result.placements), "scores": list(result.scores), "reason": result.reason}
+#: the end line's data fields under the legacy rules ``<game>/0`` (its ``reason`` words checked) and
+#: under ``<game>/1`` (its reason ``code`` checked, the words not)
+END_FIELDS = {0: frozenset({"placements", "scores", "reason"}), 1: frozenset({"placements", "scores", "reason", "code"})}
+
+
+def result_data(result: Result, code: Optional[str] = None) -> dict[str, Any]:
+    """The end line's data for ``result``: with ``code`` (``<game>.<code>``, rules /1) or
+    without (the legacy rules /0)."""
+    data = {"placements": list(result.placements), "scores": list(result.scores), "reason": result.reason}
+    if code is not None:
+        data["code"] = code
+    return data
 
 
 def limit_seconds(limits: Mapping[str, Any], limit: Any) -> Optional[float]:
@@ -216,6 +227,8 @@ class Referee:
         #: how far a seat's stamp may be from the referee's receipt (the header's ``clock.tolerance``)
         self.tolerance = header_tolerance(data)
         self.spec: GameSpec = _header_spec(data)
+        #: the rules version the header names (``header.rules`` if unknown); 0 without ``rules``
+        self.rules_version = self.spec.parse_rules(data["rules"]) if "rules" in data else 0
         self.match_id: str = data["matchId"]
         self.seat_names: list[str] = data["seats"]
         self._read_parties(data["parties"])
@@ -313,7 +326,15 @@ class Referee:
         return self.rules.over or self._deal_outcome() is not None
 
     def result(self) -> Optional[Result]:
-        return self._deal_outcome() or self.rules.result()
+        dealt = self._deal_outcome()
+        if dealt is not None and not dealt.code:  # the deal's end: the engine's code for it
+            dealt = dataclasses.replace(dealt, code=self.spec.deal.outcome_code(self.ledger).value)
+        return dealt or self.rules.result()
+
+    def end_data(self, result: Result) -> dict[str, Any]:
+        """The end line's data for ``result`` under the header's rules version: with its reason
+        code ``<game>.<code>`` under /1, the legacy three fields under /0."""
+        return result_data(result, self.spec.end_code(result) if self.rules_version >= 1 else None)
 
     @property
     def deal_ready(self) -> bool:
@@ -598,7 +619,7 @@ class Referee:
         """The fields a line of ``kind`` carries in its data, where the engine knows them
         (the end line, every game action, the deal lines a scheme lists); None if not."""
         if kind == END:
-            return frozenset({"placements", "scores", "reason"})
+            return END_FIELDS[self.rules_version]
         known = getattr(self.spec.deal, "line_fields", {})
         if kind in known:
             return frozenset(known[kind])
@@ -632,8 +653,25 @@ class Referee:
             raise IllegalMove("end: an unexpected clock", code="line.malformed")
         result = self.result()
         assert result is not None
-        expected = result_data(result)
-        if event.get("data") != expected:
-            raise IllegalMove(f"end: recorded {event.get('data')!r:.120}, the rules give {expected}",
-                              code="end.result")
+        self._check_end_data(event.get("data"), self.end_data(result))
         self.ended = True
+
+    def _check_end_data(self, data: Any, expected: Mapping[str, Any]) -> None:
+        """The end line's data against what the replayed rules give (``end.result``): under the
+        legacy rules /0 every field, the reason words too; under /1 its fields are exactly
+        placements, scores, reason and code (else malformed, ``line.malformed``), its reason is
+        words (a string, not compared: the game may reword it) and the rest must be the same JSON."""
+        if self.rules_version == 0:
+            if data != expected:
+                raise IllegalMove(f"end: recorded {data!r:.120}, the rules give {dict(expected)}", code="end.result")
+            return
+        fields = END_FIELDS[self.rules_version]
+        if not isinstance(data, dict) or set(data) != fields or not isinstance(data["reason"], str) \
+                or not isinstance(data["code"], str):
+            got = sorted(data) if isinstance(data, dict) else type(data).__name__
+            raise MalformedInput(f"end: data fields {got}, expected {sorted(fields)} (reason and code strings) "
+                                 f"under rules {self.spec.rules_name(self.rules_version)}", code="line.malformed")
+        checked = {k: v for k, v in expected.items() if k != "reason"}
+        recorded = {k: data[k] for k in checked}
+        if canonical(recorded) != canonical(checked):  # as JSON: a place `true` is not the place 1
+            raise IllegalMove(f"end: recorded {recorded!r:.120}, the rules give {checked}", code="end.result")

@@ -100,19 +100,41 @@ def _typed(kind: str, name: str, v: Any, annotation: Any) -> Any:
     raise TypeError(f"{kind}.{name}: unsupported field type {t}")
 
 
+class EndCode(str, Enum):
+    """Base of a game's table of end reason codes (its ``END_CODES``, one ``str`` enum in
+    the game's rules module, named on its spec as ``GameSpec.end_codes``): why a match
+    ended, as a short stable name (``emptied_hand``). The end line of a transcript under
+    rules ``<game>/1`` carries ``<game>.<name>`` (``cheat.emptied_hand``) and the verifier
+    checks it against the code the replayed rules give; the words (:attr:`Result.reason`)
+    are the game's and may change without breaking any earlier transcript (Wycheproof's
+    ``flags``, gnark's error values: the code is the contract). Codes are never renamed: a
+    new way to end gets a new code."""
+
+
+class DealEnd(EndCode):
+    """The engine's own end codes, for a match the deal ends (every game has them)."""
+
+    #: a seat sent nothing in the deal's entropy phase (or its exchange) in time: it places last
+    FORFEIT = "deal_forfeit"
+    #: the dealer is at fault (a complaint upheld, its silence after a complete exchange)
+    FAULT = "deal_fault"
+
+
 @dataclass(frozen=True)
 class Result:
     """How a finished match ended. ``placements[i]`` is seat i's place (1 = first; ties
     share a place); ``scores`` are the game's own points or penalties; ``reason`` says
-    in words why it ended. ``no_points[i]``: seat i earns no points from the match
-    whatever its place (a game's own rule, e.g. Bluffers' Leave Table and a forfeit by
-    the clock); empty when no seat is so marked. It is not part of equality (the place
-    and scores say the same match)."""
+    in words why it ended; ``code`` says it as one of the game's :class:`EndCode` names
+    (``""`` for a game that declares none). ``no_points[i]``: seat i earns no points from
+    the match whatever its place (a game's own rule, e.g. Bluffers' Leave Table and a
+    forfeit by the clock); empty when no seat is so marked. Neither ``code`` nor
+    ``no_points`` is part of equality (the place and scores say the same match)."""
 
     placements: tuple[int, ...]
     scores: tuple[int, ...]
     reason: str
     no_points: tuple[bool, ...] = field(default=(), compare=False)
+    code: str = field(default="", compare=False)
 
     @property
     def winners(self) -> tuple[int, ...]:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
-from zkbluff.errors import LimitTooShort, MalformedInput
-from zkbluff.games.engine.rules import Action, Result, Role as Role, Rules  # Role: exported from its old home too
+from zkbluff.errors import LimitTooShort, MalformedInput, UnknownRules
+from zkbluff.games.engine.rules import Action, DealEnd, EndCode, Result, Role as Role, Rules  # Role: exported from its old home too
 
 
 class LazyAttribute:
@@ -172,6 +173,12 @@ class DealScheme(ABC):
         (a fault of a dealer that holds no seat settles the match on it)."""
         return None
 
+    def outcome_code(self, ledger: Any) -> DealEnd:
+        """The end code of the end :meth:`outcome` gives (called only when it gives one): the
+        dealer at fault when :meth:`fault` names a fault, else a seat's forfeit (it sent nothing
+        in time). A scheme whose ends differ says so here."""
+        return DealEnd.FAULT if self.fault(ledger) is not None else DealEnd.FORFEIT
+
     def observe(self, ledger: Any, line: int, action: Action, publics: list[dict[str, int]]) -> None:
         """After the referee accepted game line ``line`` (e.g. to record a deal for complaints)."""
 
@@ -242,6 +249,9 @@ class GameSpec(ABC):
     limit_floors: ClassVar[Mapping[str, float]] = LIMIT_FLOORS
     #: whether :meth:`seat_receive` also sees the seat's own accepted lines
     receive_own_lines: ClassVar[bool] = False
+    #: the game's end reason codes (its rules module's ``END_CODES``, an :class:`EndCode`
+    #: enum); None: a game that declares none knows only the legacy rules ``<game>/0``
+    end_codes: ClassVar[Optional[type[EndCode]]] = None
 
     deal: DealScheme
     n_seats: int
@@ -303,6 +313,48 @@ class GameSpec(ABC):
         view of a header and ``zkbluff transcript verify``. Names without a floor pass
         (they time nothing at this table); values must already be positive numbers."""
         check_limits(limits, self.floors(), self.game)
+
+    # ---- the rules version a transcript names (its header's ``rules``: ``"<game>/<n>"``)
+    @property
+    def rules_versions(self) -> tuple[int, ...]:
+        """The rules versions this spec verifies: 0 (the legacy end line: its ``reason`` words
+        compared verbatim, no code) and, for a game with :attr:`end_codes`, 1 (the end line's
+        ``code`` checked, its words not)."""
+        return (0, 1) if self.end_codes is not None else (0,)
+
+    @property
+    def rules_version(self) -> int:
+        """The version a new match's header names (the newest known)."""
+        return self.rules_versions[-1]
+
+    def rules_name(self, version: Optional[int] = None) -> str:
+        """``"<game>/<version>"`` (the header's ``rules``), the newest by default."""
+        return f"{self.game}/{self.rules_version if version is None else version}"
+
+    def parse_rules(self, rules: Any) -> int:
+        """The version a header's ``rules`` names (a header without it: 0, the legacy rules).
+        Raises :class:`~zkbluff.errors.UnknownRules` (``header.rules``, exit 2) for a name
+        that is not ``"<this game>/<a known version>"``: a transcript verifies under the rules
+        it names or not at all, never under others."""
+        if not isinstance(rules, str):
+            raise UnknownRules(f"header: rules must be a string \"{self.game}/<version>\", got {rules!r:.40}")
+        game, _, version = rules.rpartition("/")
+        known = ", ".join(self.rules_name(v) for v in self.rules_versions)
+        if game != self.game or not version.isdigit() or version != str(int(version)) \
+                or int(version) not in self.rules_versions:
+            raise UnknownRules(f"header: rules {rules!r:.60} are not known to this verifier (it knows {known})")
+        return int(version)
+
+    def end_code(self, result: Result) -> str:
+        """``<game>.<code>``: the end line's reason code for ``result`` under rules /1; its
+        ``code`` must be one of :attr:`end_codes` or :class:`~zkbluff.games.engine.rules.DealEnd`
+        (a game's rules that end with another are a bug, refused loudly)."""
+        code = result.code.value if isinstance(result.code, Enum) else result.code
+        known = {c.value for c in (*(self.end_codes or ()), *DealEnd)}
+        if code not in known:
+            raise AssertionError(f"{self.game}: the rules ended with code {code!r}, not one of its END_CODES "
+                                 f"{sorted(known)}")
+        return f"{self.game}.{code}"
 
     def action_class(self, kind: Any) -> type[Action]:
         for cls in self.actions:

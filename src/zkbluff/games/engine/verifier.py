@@ -74,10 +74,11 @@ def _at_line(exc: ZkbluffError, line: int) -> ZkbluffError:
     if isinstance(exc, MalformedInput):
         if code == "malformed":
             code = HEADER_CODE if line == 1 else "line.malformed"
-        if exc.line is not None:
-            exc.code = code
-            return exc
-        return MalformedInput(f"transcript line {line}: {exc}", line=line, code=code)
+        if exc.line is None:  # the line number is the verifier's to add; the error keeps its type
+            exc.args = (f"transcript line {line}: {exc}",)
+            exc.line = line
+        exc.code = code
+        return exc
     if isinstance(exc, (IllegalMove, CommitmentMismatch, InvalidProof, UnfoundedComplaint)):
         return TranscriptError(f"{exc}", line=line, code=code)
     return exc

@@ -40,10 +40,40 @@ from enum import Enum
 from typing import Any, ClassVar, Optional
 
 from zkbluff.errors import IllegalMove, MalformedInput
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, EndCode, Result, Role, Rules
 
 N_SEATS = 2
 SEAT_NAMES = ("P1", "P2")
+
+
+class End(EndCode):
+    """Why a Mind Bluff series ended: the end line's reason code under rules ``mind-bluff/1``."""
+
+    WON_SERIES = "won_series"            # a seat won the games the series needs
+    TIMEOUT = "timeout"                  # a seat let its time run out: the other wins the series
+    SEAL_UNANSWERED = "seal_unanswered"  # a seat did not show its sealed choice opens: the other wins
+    REFEREE_FAULT = "referee_fault"      # the referee said a sealed choice does not open, and it opens
+    REFEREE_TIMEOUT = "referee_timeout"  # the referee let its time run out (a seat claimed it)
+
+
+#: the game's end codes (``GameSpec.end_codes``): one table, the words beside them in :data:`END_TEXT`
+END_CODES = End
+#: the words of each end (``str.format`` fields from :func:`end_text`'s facts): for people, never checked
+END_TEXT: dict[End, str] = {
+    End.WON_SERIES: "{winner} won the series {score}",
+    End.TIMEOUT: "{winner} won the series: {seat} let its time run out (games {score})",
+    End.SEAL_UNANSWERED: "{winner} won the series: {seat}'s sealed choice did not open and it did not show that it "
+                         "does (games {score})",
+    End.REFEREE_FAULT: "the referee is at fault: it said {seat}'s sealed choice does not open, and it opens; the "
+                       "series is settled on the games won ({score})",
+    End.REFEREE_TIMEOUT: "the referee is at fault: it let its time run out ({seat} claimed it); the series is "
+                         "settled on the games won ({score})",
+}
+
+
+def end_text(code: End, **facts: Any) -> str:
+    """The words of the end ``code`` (the end line's ``reason``)."""
+    return END_TEXT[code].format(**facts)
 WINS_NEEDED = 2
 MAX_GAMES = 3
 OPEN_START = 30                 # games 1 and 2 start with 30 dango, publicly
@@ -743,28 +773,23 @@ class MindBluffRules(Rules):
         return (1, 1) if a == b else ((1, 2) if a > b else (2, 1))
 
     def result(self) -> Optional[Result]:
+        wins = (self.wins[0], self.wins[1])
         if self.over and self.referee_fault is not None:  # settled on the games won: nobody gains by the spoil
-            return Result(self.standing_places(), (self.wins[0], self.wins[1]),
-                          f"the referee is at fault: it said {SEAT_NAMES[self.referee_fault]}'s sealed choice does "
-                          f"not open, and it opens; the series is settled on the games won ({self.wins[0]}–{self.wins[1]})")
+            return Result(self.standing_places(), wins, end_text(End.REFEREE_FAULT, seat=SEAT_NAMES[
+                self.referee_fault], score=f"{wins[0]}–{wins[1]}"), code=End.REFEREE_FAULT.value)
         if self.over and self.referee_timed_out is not None:  # settled on the games won: the referee stalled
-            return Result(self.standing_places(), (self.wins[0], self.wins[1]),
-                          f"the referee is at fault: it let its time run out ({SEAT_NAMES[self.referee_timed_out]} "
-                          f"claimed it); the series is settled on the games won ({self.wins[0]}–{self.wins[1]})")
+            return Result(self.standing_places(), wins, end_text(End.REFEREE_TIMEOUT, seat=SEAT_NAMES[
+                self.referee_timed_out], score=f"{wins[0]}–{wins[1]}"), code=End.REFEREE_TIMEOUT.value)
         if not self.over or self.series_winner is None:
             return None
         w = self.series_winner
         placements = tuple(1 if i == w else 2 for i in range(N_SEATS))
         score = f"{self.wins[w]}–{self.wins[other(w)]}"
-        if self.timed_out is not None and self.timed_out == self.accused:
-            return Result(placements, (self.wins[0], self.wins[1]),
-                          f"{SEAT_NAMES[w]} won the series: {SEAT_NAMES[self.timed_out]}'s sealed choice did not "
-                          f"open and it did not show that it does (games {score})")
-        if self.timed_out is not None:
-            return Result(placements, (self.wins[0], self.wins[1]),
-                          f"{SEAT_NAMES[w]} won the series: {SEAT_NAMES[self.timed_out]} let its time run out "
-                          f"(games {score})")
-        return Result(placements, (self.wins[0], self.wins[1]), f"{SEAT_NAMES[w]} won the series {score}")
+        code = End.WON_SERIES if self.timed_out is None else \
+            End.SEAL_UNANSWERED if self.timed_out == self.accused else End.TIMEOUT
+        seat = None if self.timed_out is None else SEAT_NAMES[self.timed_out]
+        return Result(placements, wins, end_text(code, winner=SEAT_NAMES[w], seat=seat, score=score),
+                      code=code.value)
 
 
 def _who(seat: Optional[int]) -> str:

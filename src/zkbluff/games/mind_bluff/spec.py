@@ -35,7 +35,7 @@ from zkbluff.games.mind_bluff.referee import (
 )
 from zkbluff.games.mind_bluff.review import ChoiceOpening
 from zkbluff.games.mind_bluff.rules import (
-    ACTIONS, MAX_GAMES, N_SEATS, PACING, SEAT_PHASES, Claim, Doubt, Eat, MindBluffRules, Phase,
+    ACTIONS, END_CODES, MAX_GAMES, N_SEATS, PACING, SEAT_PHASES, Claim, Doubt, Eat, MindBluffRules, Phase,
     RefereeTimeOut, RevealEntropy, SealAnswer, StartGame, TimeOut,
 )
 from zkbluff.protocol.commit_reveal import _hex32, commit_entropy
@@ -105,6 +105,8 @@ class DrawCommitments(DealScheme):
 class MindBluffSpec(GameSpec):
     game = "mind-bluff"
     title = "Mind Bluff"
+    #: the end reason codes (the rules' table): the end line's ``code`` under rules /1
+    end_codes = END_CODES
     actions: ClassVar[tuple[type[Action], ...]] = tuple(ACTIONS.values())
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"humans": tuple(HUMANS)}
     default_options: ClassVar[Mapping[str, str]] = {"humans": "P1"}

@@ -19,7 +19,43 @@ from typing import Any, ClassVar, Optional, Union
 
 from zkbluff.errors import IllegalMove
 from zkbluff.games.decks import STANDARD_52
-from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Role, Rules
+from zkbluff.games.engine.rules import NO_SEAT, Action, EndCode, Result, Role, Rules
+
+
+
+class End(EndCode):
+    """Why a match of Proof or Bluff (or 5 Up 2 Down) ended: the end line's reason code under
+    rules ``proof-or-bluff/1`` (``five-up-two-down/1``), e.g. ``proof-or-bluff.went_out``."""
+
+    ABANDONED = "abandoned"                      # a seat let an idle turn run out: the other wins
+    WENT_OUT = "went_out"                        # classic: a seat's last play was accepted
+    WENT_OUT_CHALLENGED = "went_out_challenged"  # classic: a seat's challenged last play was true
+    REACHED_TARGET = "reached_target"            # classic: the challenger reached the target
+    NO_WINNER = "no_winner"                      # classic: the last round caught at the door, a draw
+    REACHED_TARGET_AT_ROUND_END = "reached_target_at_round_end"  # 5 Up 2 Down: the race checked at a round's end
+    TIE = "tie"                                  # 5 Up 2 Down: level after the last round
+    HIGHER_SCORE = "higher_score"                # 5 Up 2 Down: the higher score after the last round
+
+
+#: the game's end codes (``GameSpec.end_codes``): one table, the words beside them in :data:`END_TEXT`
+END_CODES = End
+#: the words of each end (``str.format`` fields from :func:`end_text`'s facts): for people, never checked
+END_TEXT: dict[End, str] = {
+    End.ABANDONED: "seat {seat} abandoned an idle turn",
+    End.WENT_OUT: "went out: the last play was accepted",
+    End.WENT_OUT_CHALLENGED: "went out: the challenged last play was true",
+    End.REACHED_TARGET: "reached {target} points",
+    End.NO_WINNER: "{rounds} completed rounds with no winner",
+    End.REACHED_TARGET_AT_ROUND_END: "reached {target} points (checked at the end of the round)",
+    End.TIE: "a tie after {rounds} rounds",
+    End.HIGHER_SCORE: "the higher score after {rounds} rounds",
+}
+
+
+def end_text(code: End, **facts: Any) -> str:
+    """The words of the end ``code`` (the end line's ``reason``)."""
+    return END_TEXT[code].format(**facts)
+
 
 DECK = STANDARD_52
 N_RANKS = DECK.n_ranks
@@ -238,7 +274,7 @@ class _ProofOrBluffRules(Rules):
         elif a.limit == TimeLimit.IDLE.value:
             if s.phase not in self.IDLE_PHASES:
                 raise IllegalMove(f"idle timeout: not allowed in phase {s.phase.value}")
-            self._end(s, 1 - a.seat, f"seat {a.seat} abandoned an idle turn")
+            self._end(s, 1 - a.seat, End.ABANDONED, seat=a.seat)
         else:
             raise IllegalMove(f"timeout: unknown limit {a.limit!r} (expected 'proof' or 'idle')")
 
@@ -252,18 +288,19 @@ class _ProofOrBluffRules(Rules):
         raise NotImplementedError
 
     @staticmethod
-    def _end(s: _State, winner: Optional[int], reason: str) -> None:
+    def _end(s: _State, winner: Optional[int], code: End, **facts: Any) -> None:
         s.phase = OVER
         s.winner = winner
         s.draw = winner is None
-        s.end_reason = reason
+        s.end_code = code.value
+        s.end_reason = end_text(code, **facts)
 
     def result(self) -> Optional[Result]:
         s = self.s
         if not self.over:
             return None
         placements = (1, 1) if s.winner is None else tuple(1 if i == s.winner else 2 for i in range(2))
-        return Result(placements, tuple(s.scores), s.end_reason)
+        return Result(placements, tuple(s.scores), s.end_reason, code=s.end_code)
 
     def standing_places(self) -> Optional[tuple[int, ...]]:
         """By the points so far (higher is better; level points share place 1)."""
@@ -298,6 +335,7 @@ class ClassicState:
     winner: Optional[int] = None
     draw: bool = False
     end_reason: str = ""
+    end_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -403,7 +441,7 @@ class ClassicRules(_ProofOrBluffRules):
         claimant = s.claim[0]  # type: ignore[index]
         s.required_rank = next_rank(s.required_rank)
         if s.hand_sizes[claimant] == 0:
-            return self._end(s, claimant, "went out: the last play was accepted")
+            return self._end(s, claimant, End.WENT_OUT)
         s.claim = None
         s.phase = PLAY  # the responder plays next
 
@@ -422,13 +460,13 @@ class ClassicRules(_ProofOrBluffRules):
         s.claim = None
         s.to_move = challenger
         if s.scores[challenger] >= s.mode.target:
-            return self._end(s, challenger, f"reached {s.mode.target} points")
+            return self._end(s, challenger, End.REACHED_TARGET, target=s.mode.target)
         if s.hand_sizes[claimant] == 0:
             if verdict:
-                return self._end(s, claimant, "went out: the challenged last play was true")
+                return self._end(s, claimant, End.WENT_OUT_CHALLENGED)
             s.completed_rounds += 1  # caught at the door: the round ends, both re-deal
             if s.completed_rounds >= CLASSIC_MAX_ROUNDS:
-                return self._end(s, None, f"{CLASSIC_MAX_ROUNDS} completed rounds with no winner")
+                return self._end(s, None, End.NO_WINNER, rounds=CLASSIC_MAX_ROUNDS)
             s.phase = DEAL
             return None
         s.phase = PLAY
@@ -466,6 +504,7 @@ class FiveUpState:
     winner: Optional[int] = None
     draw: bool = False
     end_reason: str = ""
+    end_code: str = ""
 
 
 @dataclass(frozen=True)
@@ -593,11 +632,11 @@ class FiveUpRules(_ProofOrBluffRules):
         # end of round: the race is checked now
         hi = max(s.scores)
         if hi >= s.target and s.scores[0] != s.scores[1]:
-            return self._end(s, s.scores.index(hi), f"reached {s.target} points (checked at the end of the round)")
+            return self._end(s, s.scores.index(hi), End.REACHED_TARGET_AT_ROUND_END, target=s.target)
         if s.round >= FIVE_UP_MAX_ROUNDS:
             if s.scores[0] == s.scores[1]:
-                return self._end(s, None, f"a tie after {FIVE_UP_MAX_ROUNDS} rounds")
-            return self._end(s, s.scores.index(hi), f"the higher score after {FIVE_UP_MAX_ROUNDS} rounds")
+                return self._end(s, None, End.TIE, rounds=FIVE_UP_MAX_ROUNDS)
+            return self._end(s, s.scores.index(hi), End.HIGHER_SCORE, rounds=FIVE_UP_MAX_ROUNDS)
         s.phase = DEAL
 
     # ---- the method API

@@ -13,7 +13,7 @@ from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.oblivious_deal import ObliviousDeal
 from zkbluff.games.engine.spec import GameSpec, LazyAttribute, Move, ProofDemand
 from zkbluff.games.proof_or_bluff.rules import (
-    DECK, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
+    DECK, END_CODES, FIVE_UP_BOARD, FIVE_UP_HAND, MAX_NAMES, MAX_PLAY, MODES, N_RANKS, PROVE, Accept, Challenge, Claim,
     ClassicDeal, ClassicRules, FiveUpDeal, FiveUpRules, Play, ProveLies, ProveVerdict, Timeout, TimeLimit,
 )
 from zkbluff.protocol.commit_reveal import fresh_salt
@@ -65,6 +65,8 @@ def _deal_public() -> Any:
 
 class _ProofOrBluffSpec(GameSpec):
     n_seats = 2
+    #: the end reason codes (the rules' table): the end line's ``code`` under rules /1
+    end_codes = END_CODES
     #: ``deal``: ``oblivious`` (the two seats deal between themselves: the house sees no hand
     #: but its own seat's) or ``dealer`` (the house deals in proof and could see both hands)
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {"mode": tuple(MODES), "deal": DEALS}
