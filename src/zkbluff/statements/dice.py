@@ -1,0 +1,120 @@
+"""``dice.deal.v1``: dice rolled inside the proof from the parties' committed entropies — the
+dice twin of ``card.deal.v2`` (:mod:`zkbluff.statements.deal`), with the same public layout, so
+the engine's proven deal (:class:`~zkbluff.games.engine.deal_statement.DiceDeal`) deals it as it
+deals cards.
+
+Derivation (the native twin :func:`dice_native` and the circuit compute the same thing):
+
+1. ``seed = Poseidon(e_0, ..., e_{E-1})`` over the entropy contributors (contributor 0 is the
+   dealer), each ``e_i`` opening its public commitment ``Poseidon(e_i, salt_i)``.
+2. Share ``k`` (one seat's cup of ``dice`` dice) is ``h_k mod faces^dice`` with
+   ``h_k = Poseidon(seed, round, k)``: die ``j`` of the cup is its ``j``-th base-``faces``
+   digit (0-based faces: a die shows ``digit + 1``), exactly uniform and independent (the prover
+   refuses ``h_k >= floor((r-1)/N) N``, ``N = faces^dice``: probability below ``N / r``).
+3. Each share's public commitment is ``Poseidon(packed, salt)``, ``packed = sum_j d_j faces^j``
+   with its seat's salt. No die is public.
+
+Not in the registry's shared catalog (no game uses it yet): it is the engine's proof that a
+deal is not only cards (``tests/games/engine/test_deal_statement.py``); a dice game that uses it
+registers its parameter sets in its own folder.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+from zkbluff.circuit.builder import LC, ConstraintSystem
+from zkbluff.errors import UnsatisfiedConstraint
+from zkbluff.field import r
+from zkbluff.gadgets import native as nat
+from zkbluff.gadgets.order import mixed_radix_digits
+from zkbluff.gadgets.poseidon import commit, poseidon
+from zkbluff.statements.base import CONTEXT, Input, Inputs, Statement, bind_context, commitment, salt, value
+
+NAME = "dice.deal.v1"
+MAX_ENTROPIES = 16
+
+
+def dice_inputs(shares: int, entropies: int) -> Inputs:
+    """The declaration: public every contributor's entropy commitment, every share's
+    commitment, the round and the context (the order of ``card.deal.v2`` without a board);
+    private the entropies with their salts and the share salts."""
+    return Inputs(
+        public=(*(commitment(f"entropy{i}_commitment") for i in range(entropies)),
+                *(commitment(f"share{k}_commitment") for k in range(shares)), Input("round"), CONTEXT),
+        private=(*(x for i in range(entropies) for x in (Input(f"entropy{i}"), salt(f"entropy{i}_salt"))),
+                 *(salt(f"share{k}_salt") for k in range(shares))))
+
+
+def pack(dice: Sequence[int], faces: int) -> int:
+    """The cup as one number: ``sum_j d_j faces^j`` (0-based faces)."""
+    return sum(d * faces ** j for j, d in enumerate(dice))
+
+
+def unpack(packed: int, dice: int, faces: int) -> tuple[int, ...]:
+    """The cup's dice (0-based faces) of a packed share."""
+    return tuple((packed // faces ** j) % faces for j in range(dice))
+
+
+def dice_native(entropies: Sequence[int], round_no: int, shares: int, dice: int, faces: int) -> list[int]:
+    """The native twin: each share's packed dice rolled from the entropies (in contributor
+    order) in round ``round_no``, exactly as ``dice.deal.v1`` proves it. Raises
+    :class:`UnsatisfiedConstraint` in the refused case."""
+    seed = nat.poseidon(list(entropies))
+    out = []
+    for k in range(shares):
+        h = nat.poseidon([seed, round_no % r, k])
+        try:
+            out.append(pack(nat.mixed_radix_digits(h, [faces] * dice), faces))
+        except ValueError as exc:
+            raise UnsatisfiedConstraint(f"dice: share {k} of this seed cannot be proven ({exc})") from None
+    return out
+
+
+def dice_deal_statement(dice: int, faces: int, shares: int, entropies: int = 2) -> Statement:
+    """``dice.deal.v1``: each of ``shares`` cups of ``dice`` dice with ``faces`` faces is the
+    seed's roll for this round (see the module). Public: every contributor's entropy
+    commitment, every share's commitment, the round, the context. Private: the entropies with
+    their salts, the share salts. The dealer learns the dice; it cannot choose them."""
+    if not 1 <= shares <= 6 or not 1 <= dice <= 16 or not 2 <= faces <= 16:
+        raise ValueError(f"dice: {shares} cups of {dice} dice of {faces} faces (1..6 cups, 1..16 dice, 2..16 faces)")
+    if not 1 <= entropies <= MAX_ENTROPIES:
+        raise ValueError(f"dice: 1..{MAX_ENTROPIES} entropy contributors, got {entropies}")
+    declared = dice_inputs(shares, entropies)
+
+    def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
+        e_commits = [cs.public(f"entropy{i}_commitment", value(inp, f"entropy{i}_commitment")) for i in range(entropies)]
+        s_commits = [cs.public(f"share{k}_commitment", value(inp, f"share{k}_commitment")) for k in range(shares)]
+        round_no = cs.public("round", value(inp, "round"))
+        bind_context(cs, cs.public("context", value(inp, "context")))
+        ents = []
+        for i in range(entropies):
+            e = cs.private_unchecked(f"entropy{i}", value(inp, f"entropy{i}"))
+            s = cs.private_unchecked(f"entropy{i}_salt", value(inp, f"entropy{i}_salt"))
+            cs.enforce_equal(commit(cs, e, s, f"entropy{i}/commit"), e_commits[i], f"entropy{i}/opens")
+            ents.append(e)
+        seed = poseidon(cs, ents, "seed")
+        for k in range(shares):
+            h = poseidon(cs, [seed, round_no, k], f"share{k}/stream")
+            digits = mixed_radix_digits(cs, h, [faces] * dice, f"share{k}/dice")
+            packed = LC.constant(0)
+            for j, d in enumerate(digits):
+                packed = packed + d * faces ** j
+            s = cs.private_unchecked(f"share{k}_salt", value(inp, f"share{k}_salt"))
+            cs.enforce_equal(commit(cs, packed, s, f"share{k}/commit"), s_commits[k], f"share{k}/opens")
+
+    def native(inp: dict, prm: dict) -> dict:
+        ents = [inp[f"entropy{i}"] for i in range(entropies)]
+        round_no = inp.get("round", 0)
+        cups = dice_native(ents, round_no, shares, dice, faces)
+        out = {f"entropy{i}_commitment": nat.commit(ents[i], inp[f"entropy{i}_salt"]) for i in range(entropies)}
+        out.update({f"share{k}_commitment": nat.commit(cups[k], inp[f"share{k}_salt"]) for k in range(shares)})
+        out.update({"round": round_no, "context": inp.get("context", 0)})
+        return out
+
+    def sample(rng: Any) -> dict:
+        """Valid random inputs: every private input a random element, a random round and context."""
+        return {"round": rng.randrange(1 << 16), "context": rng.randrange(r),
+                **{name: rng.randrange(1, r) for name in declared.private_names}}
+
+    return Statement.declare(NAME, (("dice", dice), ("faces", faces), ("shares", shares), ("entropies", entropies)),
+                             declared, synth, native, dice_deal_statement.__doc__ or "", sample=sample)
