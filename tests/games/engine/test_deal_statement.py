@@ -5,21 +5,27 @@ and entropy commitment by position from the statement's typed declaration. Its p
 is typed (``games/engine/deal_state.py``) and saved in the JSON form it always had."""
 from __future__ import annotations
 
+import json
 import random
+from dataclasses import dataclass, field as dataclass_field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar, Mapping, Optional
 
 import pytest
 
 from zkbluff.circuit import check
-from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, UnsatisfiedConstraint
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, TranscriptError, UnsatisfiedConstraint
 from zkbluff.field import r
 from zkbluff.games.engine.deal_state import DealerState, OpenedSeat, SeatSecrets
 from zkbluff.games.engine.deal_statement import CardDeal, DealLayout, DealStatement, DiceDeal, Drawn
 from zkbluff.games.engine.proven_deal import (
     COMPLAINT_LINE, DEALER_LINE, OPEN_LINE, SEAT_LINE, DealPublic, DealShape, ProvenDeal,
 )
-from zkbluff.groth16 import prove, setup_insecure_seeded_for_tests, verify
+from zkbluff.games.engine.rules import NO_SEAT, Action, Result, Rules
+from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand, Role
+from zkbluff.games.engine.table import open_match
+from zkbluff.games.engine.verifier import verify_transcript
+from zkbluff.groth16 import setup_insecure_seeded_for_tests
 from zkbluff.protocol.entropy import EntropySecret, seal_hand
 from zkbluff.statements.deal import deal_native, deal_v2_statement
 from zkbluff.statements.dice import dice_deal_statement, dice_native, pack, unpack
@@ -258,3 +264,153 @@ def test_every_function_of_the_deal_is_under_forty_lines():
                 if lines >= 40:
                     long.append(f"{module.__name__}.{node.name}: {lines} lines")
     assert long == []
+
+
+# ------------------------------------------------------------------ a whole match of a dice game
+@dataclass(frozen=True)
+class Roll(Action):
+    kind: ClassVar[str] = "roll"
+    round: int
+    sealed_hands: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Look(Action):
+    kind: ClassVar[str] = "look"
+
+
+class RollRules(Rules):
+    """The house rolls every seat's cup once, then each seat looks in turn."""
+
+    n_seats = 2
+
+    def __init__(self) -> None:
+        self.rolled, self.looked = False, 0
+
+    @property
+    def over(self) -> bool:
+        return self.looked == 2
+
+    @property
+    def to_move(self) -> Optional[int]:
+        return NO_SEAT if not self.rolled else self.looked
+
+    def legal_actions(self, seat: Optional[int]) -> list[Action]:
+        return [Look()] if self.rolled and seat == self.looked and not self.over else []
+
+    def check(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, Roll) and seat is NO_SEAT and not self.rolled and action.round == 1:
+            return
+        if isinstance(action, Look) and self.rolled and seat == self.looked and not self.over:
+            return
+        raise IllegalMove(f"{action.kind}: not now")
+
+    def _apply(self, seat: Optional[int], action: Action) -> None:
+        if isinstance(action, Roll):
+            self.rolled = True
+        else:
+            self.looked += 1
+
+    def public_state(self) -> Any:
+        return (self.rolled, self.looked)
+
+    def result(self) -> Optional[Result]:
+        return Result((1, 1), (0, 0), "looked") if self.over else None
+
+
+@dataclass
+class RollLedger:
+    cups: tuple[int, ...] = ()
+    deal: DealPublic = dataclass_field(default_factory=DealPublic)
+
+
+class RollSpec(GameSpec):
+    """A dice game on the unchanged engine: no subclass of the deal, only its deal statement."""
+
+    game = "roll-two"
+    title = "Roll (two seats, the house rolls)"
+    actions = (Roll, Look)
+    roles: ClassVar[Mapping[str, Role]] = {"roll": Role.DEALER, "look": Role.SEAT}
+    n_seats = 2
+    house_bot = random_bot = text = None  # type: ignore[assignment]
+
+    def __init__(self, options: Optional[Mapping[str, Any]] = None):
+        super().__init__(options)
+        self.deal = ProvenDeal(self.game, 2, dealer_seat=None, deals=DICE)
+
+    def statements(self) -> list[str]:
+        return [self.deal.statement_id]
+
+    def new_rules(self) -> RollRules:
+        return RollRules()
+
+    def new_ledger(self, header: Mapping[str, Any]) -> RollLedger:
+        return RollLedger()
+
+    def demand(self, rules: Rules, ledger: Any, seat: Optional[int], action: Action) -> list[ProofDemand]:
+        return [self.deal.demand(ledger, action.round, 0, action.sealed_hands)] if isinstance(action, Roll) else []
+
+    def record(self, ledger: Any, seat: Optional[int], action: Action, publics: list[dict[str, int]]) -> None:
+        if isinstance(action, Roll):
+            got = self.deal.read_publics(publics[0])
+            assert got is not None
+            ledger.cups = got.shares
+
+    def new_private(self) -> dict[str, Any]:
+        return {"cup": None}
+
+    def seat_move(self, private: Mapping[str, Any], rules: Rules, seat: int, intent: Any) -> Move:
+        return Move(Look())
+
+    def seat_receive(self, private: Mapping[str, Any], deal_secrets: Mapping[str, Any], seat: int, match_id: str,
+                     event: Mapping[str, Any], action: Action, publics: list[dict[str, int]]) -> dict[str, Any]:
+        if isinstance(action, Roll):
+            packed, _ = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[seat],
+                                            publics[0])
+            return {"cup": packed}
+        return dict(private)
+
+    def observation(self, rules: Rules, private: Mapping[str, Any], seat: int) -> Any:
+        return private["cup"]
+
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Any, match_id: str, line: int) -> Move:
+        _, _, inputs, sealed = self.deal.deal_round(dealer, 1, line)
+        return Move(Roll(1, sealed), (inputs,))
+
+    def timeout(self, rules: Rules) -> Optional[tuple[Action, str]]:
+        return None
+
+
+@pytest.fixture
+def roll_game(monkeypatch):
+    from zkbluff.games.engine import registry as games
+    from zkbluff.statements import registry as statements
+
+    stmt = DICE.statement(3)
+    known = statements.all_statements()
+    monkeypatch.setattr(statements, "all_statements", lambda: {**known, stmt.key_id: stmt})
+    monkeypatch.setattr(games, "_GAMES", {**games._GAMES, RollSpec.game: RollSpec})
+
+
+def test_a_dice_game_plays_a_whole_match_with_real_proofs_and_verifies(roll_game, tmp_path):
+    path, keys = tmp_path / "roll.jsonl", tmp_path / "keys"
+    tab = open_match(RollSpec.game, transcript=path, key_folder=keys)
+    events = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [e["action"] for e in events][:7] == ["header", "entropy.dealer"] + ["entropy.seat"] * 2 + \
+        ["entropy.open"] * 2 + ["roll"]
+    assert events[0]["data"]["deal"]["statement"] == DICE.key_id(3)
+    cups = [s.private["cup"] for s in tab.seats]
+    ents = tab.spec.deal.contributors(tab.dealer.state)
+    assert cups == dice_native([e for e, _ in ents], 1, 2, 3, 6)  # each seat holds the seed's roll
+    for seat in range(2):
+        tab.move(seat, None)
+    report = verify_transcript(path, keys_dir=keys)
+    assert report["complete"] and report["proofs"] == 1
+    # the negative twin: the roll line with another cup's commitment fails its proof
+    lines = path.read_text().splitlines()
+    roll = json.loads(lines[6])
+    roll["proofs"][0]["public"][3] = str(int(roll["proofs"][0]["public"][3]) + 1)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(lines[:6] + [json.dumps(roll)] + lines[7:]) + "\n")
+    with pytest.raises(TranscriptError, match="line 7"):
+        verify_transcript(bad, keys_dir=keys)

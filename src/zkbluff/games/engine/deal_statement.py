@@ -109,7 +109,8 @@ class DealLayout:
 
 class DealStatement(ABC):
     """What one proven deal line deals (see the module): a statement that derives
-    :attr:`shares` secret shares (and maybe a public draw) from ``E`` committed entropies."""
+    :attr:`shares` secret shares (and maybe a public draw) from ``E`` committed entropies.
+    Immutable and hashable (a frozen dataclass): the deal keeps each layout it reads by it."""
 
     #: what is drawn: "cards", "dice", "tokens"
     drawn: ClassVar[str]

@@ -1,6 +1,8 @@
-"""``ProvenDeal``: the zk dealer's deal in proof, for any card game on the engine.
+"""``ProvenDeal``: the zk dealer's deal in proof, for any game on the engine whose shares are
+drawn from the seed: cards, dice, tokens (what is drawn is its *deal statement*'s,
+:mod:`zkbluff.games.engine.deal_statement`: ``card.deal.v2`` for cards, ``dice.deal.v1`` for dice).
 
-The dealer (at Proof or Bluff the house) deals every round with ``card.deal.v2``: the
+The dealer (at Proof or Bluff the house) deals every round with the deal statement (cards: ``card.deal.v2``): the
 hands (and a public board) are computed *inside the proof* from entropies committed in an
 order nobody can grind (:mod:`zkbluff.protocol.entropy`), and nothing is revealed after the
 match. The order is written in the transcript, before any card is dealt:
@@ -26,10 +28,13 @@ match. The order is written in the transcript, before any card is dealt:
    commitment (or, after all committed, no opening) forfeit before any card is dealt; the
    match ends.
 
-Then each deal action (any action with a ``sealed_hands`` field) carries a ``card.deal.v2``
-proof whose publics the table pins: ``entropy{k}_commitment`` (contributor 0 the dealer,
-then every seat that is not the dealer's, in seat order), ``round`` (the round index:
-every re-deal is its own round) and ``board``. Its hand commitments become the seats'.
+Then each deal action (any action with a ``sealed_hands`` field) carries a deal statement's
+proof whose publics the table pins: every contributor's entropy commitment (contributor 0 the
+dealer, then every seat that is not the dealer's, in seat order), the ``round`` (the round index:
+every re-deal is its own round) and the public draw where the statement has one (a card deal's
+``board``). Its share (hand) commitments become the seats'. The deal finds each of these among
+the publics by position in the statement's typed declaration
+(:class:`~zkbluff.games.engine.deal_statement.DealLayout`), never by a name it builds.
 The dealer seals each seat's hand (mask and salt) under that seat's hand key. Each seat
 checks that its own entropy commitment is an input of the proof and that its sealed hand
 opens its hand commitment; if it does not, the seat writes a ``complaint`` line (the sealed
@@ -38,18 +43,23 @@ match ends there and ``transcript verify`` exits 1 naming the complaint line
 (:class:`~zkbluff.errors.DealerAtFault`).
 
 Using it in a game (Proof or Bluff, Cheat, Bluffers): hold a ``ProvenDeal(game, n_seats, hands,
-board, dealer_seat, deck)`` as the spec's ``deal``; give the ledger a ``deal`` attribute made by
+board, dealer_seat, deck)`` (or ``ProvenDeal(game, n_seats, deals=DiceDeal(...))``) as the spec's ``deal``; give the ledger a ``deal`` attribute made by
 :meth:`ProvenDeal.new_public`; in ``demand`` for the deal action return
 :meth:`ProvenDeal.demand`; in ``record`` take the hand commitments from the proof's publics
-(``hand{k}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
+(:meth:`ProvenDeal.read_publics`; cards: ``hand{k}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
 :meth:`ProvenDeal.seat_open`. The deal action needs a ``sealed_hands: tuple[str, ...]`` field (one
 sealed hand per hand of the proof, in the proof's order) and, where hand ``k`` is not seat ``k``'s,
-a ``seats: tuple[int, ...]`` field (hand ``k`` is seat ``seats[k]``'s). The statement ``card.deal.v2``
-with the game's deck, hands, board and ``entropies`` must be in the statement registry.
+a ``seats: tuple[int, ...]`` field (hand ``k`` is seat ``seats[k]``'s). The deal statement's parameter
+set (``card.deal.v2`` with the game's deck, hands, board and ``entropies``) must be in the statement registry.
+
+Its private state is typed (:mod:`zkbluff.games.engine.deal_state`: :class:`SeatSecrets`,
+:class:`DealerState`); the parties hold and save it in its JSON form, read once at each call.
+Each of its own lines has one checker (:attr:`ProvenDeal.checks`).
 
 Where games differ, the deal is parametrised, not copied:
 
-- *what one line deals* (:class:`DealShape`): the constructor's ``hands``/``board``/``deck`` are the
+- *what one line deals* (a :class:`~zkbluff.games.engine.deal_statement.DealStatement`; for cards
+  :class:`DealShape`, which is :class:`~zkbluff.games.engine.deal_statement.CardDeal`): the constructor's ``deals`` or ``hands``/``board``/``deck`` are the
   default; a game that deals other shapes (Bluffers: five cards to each *standing* seat; its table
   card, a public draw from a 3-card deck) passes a ``shape`` (and the ``seats`` dealt to) to
   :meth:`~ProvenDeal.demand` and :meth:`~ProvenDeal.deal_round`, and lists every shape's
@@ -205,7 +215,8 @@ X25519_KEY = SeatKeyKind(x25519_public, _x25519_check)
 
 
 class ProvenDeal(DealScheme):
-    """The deal in proof (``card.deal.v2``) behind the entropy commit order; see the module."""
+    """The deal in proof (its deal statement's: ``card.deal.v2`` for cards) behind the entropy
+    commit order; see the module."""
 
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
@@ -259,7 +270,7 @@ class ProvenDeal(DealScheme):
         return self.statement.key_id
 
     def statement_of(self, shape: DealStatement) -> Statement:
-        """``shape``'s statement (``card.deal.v2`` of its cards) with this table's entropy contributors."""
+        """``shape``'s statement (cards: ``card.deal.v2``) with this table's entropy contributors."""
         return shape.statement(self.entropies)
 
     def key_id(self, shape: Optional[DealStatement] = None) -> str:
@@ -268,7 +279,9 @@ class ProvenDeal(DealScheme):
 
     def read_publics(self, publics: Mapping[str, int]) -> Optional[DealPublics]:
         """A deal proof's publics read by position (:class:`DealLayout`), or None when
-        ``publics`` are not a deal proof's of this table (another proof of the line)."""
+        ``publics`` are not a deal proof's of this table (another proof of the line). Every
+        statement a table deals is of its default deal statement's kind (Bluffers' rounds and
+        table card: both ``card.deal.v2``), so one layout, sized by the share count, reads each."""
         shares = len(publics) - (len(_layout(self.shape, self.entropies, 1).inputs.public) - 1)
         if shares < 1:
             return None
