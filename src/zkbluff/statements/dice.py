@@ -7,10 +7,11 @@ Derivation (the native twin :func:`dice_native` and the circuit compute the same
 
 1. ``seed = Poseidon(e_0, ..., e_{E-1})`` over the entropy contributors (contributor 0 is the
    dealer), each ``e_i`` opening its public commitment ``Poseidon(e_i, salt_i)``.
-2. Share ``k`` (one seat's cup of ``dice`` dice) is ``h_k mod faces^dice`` with
+2. Share ``k`` (one seat's cup of ``cups[k]`` dice) is ``h_k mod faces^cups[k]`` with
    ``h_k = Poseidon(seed, round, k)``: die ``j`` of the cup is its ``j``-th base-``faces``
    digit (0-based faces: a die shows ``digit + 1``), exactly uniform and independent (the prover
-   refuses ``h_k >= floor((r-1)/N) N``, ``N = faces^dice``: probability below ``N / r``).
+   refuses ``h_k >= floor((r-1)/N) N``, ``N = faces^cups[k]``: probability below ``N / r``).
+   Cups may differ in size (a seat that lost dice rolls fewer).
 3. Each share's public commitment is ``Poseidon(packed, salt)``, ``packed = sum_j d_j faces^j``
    with its seat's salt. No die is public.
 
@@ -55,13 +56,13 @@ def unpack(packed: int, dice: int, faces: int) -> tuple[int, ...]:
     return tuple((packed // faces ** j) % faces for j in range(dice))
 
 
-def dice_native(entropies: Sequence[int], round_no: int, shares: int, dice: int, faces: int) -> list[int]:
-    """The native twin: each share's packed dice rolled from the entropies (in contributor
-    order) in round ``round_no``, exactly as ``dice.deal.v1`` proves it. Raises
-    :class:`UnsatisfiedConstraint` in the refused case."""
+def dice_native(entropies: Sequence[int], round_no: int, cups: Sequence[int], faces: int) -> list[int]:
+    """The native twin: each cup's packed dice (``cups[k]`` dice in cup ``k``) rolled from the
+    entropies (in contributor order) in round ``round_no``, exactly as ``dice.deal.v1`` proves
+    it. Raises :class:`UnsatisfiedConstraint` in the refused case."""
     seed = nat.poseidon(list(entropies))
     out = []
-    for k in range(shares):
+    for k, dice in enumerate(cups):
         h = nat.poseidon([seed, round_no % r, k])
         try:
             out.append(pack(nat.mixed_radix_digits(h, [faces] * dice), faces))
@@ -70,13 +71,15 @@ def dice_native(entropies: Sequence[int], round_no: int, shares: int, dice: int,
     return out
 
 
-def dice_deal_statement(dice: int, faces: int, shares: int, entropies: int = 2) -> Statement:
-    """``dice.deal.v1``: each of ``shares`` cups of ``dice`` dice with ``faces`` faces is the
-    seed's roll for this round (see the module). Public: every contributor's entropy
+def dice_deal_statement(faces: int, cups: Sequence[int], entropies: int = 2) -> Statement:
+    """``dice.deal.v1``: cup ``k`` of ``cups[k]`` dice with ``faces`` faces is the seed's roll
+    for this round (see the module). Public: every contributor's entropy
     commitment, every share's commitment, the round, the context. Private: the entropies with
     their salts, the share salts. The dealer learns the dice; it cannot choose them."""
-    if not 1 <= shares <= 6 or not 1 <= dice <= 16 or not 2 <= faces <= 16:
-        raise ValueError(f"dice: {shares} cups of {dice} dice of {faces} faces (1..6 cups, 1..16 dice, 2..16 faces)")
+    cups = tuple(cups)
+    shares = len(cups)
+    if not 1 <= shares <= 6 or any(not 1 <= dice <= 16 for dice in cups) or not 2 <= faces <= 16:
+        raise ValueError(f"dice: cups of {list(cups)} dice of {faces} faces (1..6 cups, 1..16 dice each, 2..16 faces)")
     if not 1 <= entropies <= MAX_ENTROPIES:
         raise ValueError(f"dice: 1..{MAX_ENTROPIES} entropy contributors, got {entropies}")
     declared = dice_inputs(shares, entropies)
@@ -95,7 +98,7 @@ def dice_deal_statement(dice: int, faces: int, shares: int, entropies: int = 2) 
         seed = poseidon(cs, ents, "seed")
         for k in range(shares):
             h = poseidon(cs, [seed, round_no, k], f"share{k}/stream")
-            digits = mixed_radix_digits(cs, h, [faces] * dice, f"share{k}/dice")
+            digits = mixed_radix_digits(cs, h, [faces] * cups[k], f"share{k}/dice")
             packed = LC.constant(0)
             for j, d in enumerate(digits):
                 packed = packed + d * faces ** j
@@ -105,9 +108,9 @@ def dice_deal_statement(dice: int, faces: int, shares: int, entropies: int = 2) 
     def native(inp: dict, prm: dict) -> dict:
         ents = [inp[f"entropy{i}"] for i in range(entropies)]
         round_no = inp.get("round", 0)
-        cups = dice_native(ents, round_no, shares, dice, faces)
+        rolled = dice_native(ents, round_no, cups, faces)
         out = {f"entropy{i}_commitment": nat.commit(ents[i], inp[f"entropy{i}_salt"]) for i in range(entropies)}
-        out.update({f"share{k}_commitment": nat.commit(cups[k], inp[f"share{k}_salt"]) for k in range(shares)})
+        out.update({f"share{k}_commitment": nat.commit(rolled[k], inp[f"share{k}_salt"]) for k in range(shares)})
         out.update({"round": round_no, "context": inp.get("context", 0)})
         return out
 
@@ -116,5 +119,5 @@ def dice_deal_statement(dice: int, faces: int, shares: int, entropies: int = 2) 
         return {"round": rng.randrange(1 << 16), "context": rng.randrange(r),
                 **{name: rng.randrange(1, r) for name in declared.private_names}}
 
-    return Statement.declare(NAME, (("dice", dice), ("faces", faces), ("shares", shares), ("entropies", entropies)),
+    return Statement.declare(NAME, (("faces", faces), ("cups", cups), ("entropies", entropies)),
                              declared, synth, native, dice_deal_statement.__doc__ or "", sample=sample)

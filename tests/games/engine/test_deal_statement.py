@@ -35,7 +35,7 @@ from statement_checks import (
     check_proves_and_publics_bound,
 )
 
-DICE = DiceDeal(dice=3, faces=6, cups=2)
+DICE = DiceDeal.even(dice=3, faces=6, seats=2)
 HEADER = {"matchId": "m-dice", "limits": {"entropy": 30.0}}
 
 
@@ -45,11 +45,11 @@ def test_card_deal_and_dealshape_are_one_deal_statement_of_cards():
     assert shape is not None and isinstance(shape, DealStatement) and DealShape is CardDeal
     assert shape.drawn == "cards" and shape.shares == 2 and shape.sealed
     assert shape.key_id(3) == deal_v2_statement(20, (5, 5), 1, entropies=3).key_id
-    assert DICE.drawn == "dice" and DICE.shares == 2 and DICE.key_id(2) == "dice.deal.v1@dice=3,faces=6,shares=2,entropies=2"
+    assert DICE.drawn == "dice" and DICE.shares == 2 and DICE.key_id(2) == "dice.deal.v1@faces=6,cups=3-3,entropies=2"
 
 
 @pytest.mark.parametrize("deal", [CardDeal(52, (7, 7)), CardDeal(52, (2, 2), board=5), CardDeal(3, (1,), 1, False),
-                                  DICE, DiceDeal(5, 6, 4)])
+                                  DICE, DiceDeal(6, (5, 4, 3, 2)), DiceDeal(2, (16,))])
 def test_the_declaration_is_the_statements_and_the_layout_is_read_from_it_by_position(deal):
     for e in (1, 3):
         stmt = deal.statement(e)
@@ -82,7 +82,7 @@ def test_a_layout_that_is_not_the_deal_shape_is_refused():
     with pytest.raises(ValueError, match="not 3 entropy"):  # the declaration has two contributors
         DealLayout.canonical(stmt.inputs, 3, 2, True)
     with pytest.raises(ValueError, match="not 2 entropy"):  # no public draw in the card deal's place
-        DealLayout.canonical(dice_deal_statement(3, 6, 2, 2).inputs, 2, 2, True)
+        DealLayout.canonical(dice_deal_statement(6, (3, 3), 2).inputs, 2, 2, True)
 
 
 def test_the_card_twin_through_the_interface_is_deal_native():
@@ -116,7 +116,7 @@ def _dice_inputs(rng: random.Random) -> dict[str, int]:
 def test_dice_are_the_seeds_roll_and_a_chosen_cup_does_not_prove(dice_statement):
     inputs = _dice_inputs(random.Random(1))
     full = dice_statement.complete(inputs)
-    cups = dice_native([inputs["entropy0"], inputs["entropy1"]], 4, 2, 3, 6)
+    cups = dice_native([inputs["entropy0"], inputs["entropy1"]], 4, (3, 3), 6)
     assert all(0 <= d < 6 for c in cups for d in unpack(c, 3, 6)) and pack(unpack(cups[0], 3, 6), 6) == cups[0]
     system, witness = dice_statement.build(inputs)
     check(system, witness)
@@ -128,11 +128,20 @@ def test_dice_are_the_seeds_roll_and_a_chosen_cup_does_not_prove(dice_statement)
     # ... or another round's roll
     with pytest.raises(UnsatisfiedConstraint, match="share1/opens"):
         dice_statement.build({**inputs, "share1_commitment": full["share1_commitment"] + 1})
-    assert dice_native([inputs["entropy0"], inputs["entropy1"]], 5, 2, 3, 6) != cups
+    assert dice_native([inputs["entropy0"], inputs["entropy1"]], 5, (3, 3), 6) != cups
+
+
+def test_cups_of_different_sizes_roll_each_its_own_dice():
+    ents = [11, 12, 13]
+    small, big = dice_native(ents, 2, (2, 5), 6)
+    assert small < 6 ** 2 and big < 6 ** 5 and dice_native(ents, 2, (5, 5), 6)[1] == big
+    stmt = DiceDeal(6, (2, 5)).statement(3)
+    inputs = DiceDeal(6, (2, 5)).inputs([(e, e + 1) for e in ents], [7, 8], 2)
+    check(*stmt.build({**inputs, "context": 1}))
 
 
 def test_dice_statement_parameters_are_checked():
-    for bad in ((0, 6, 2, 2), (3, 1, 2, 2), (3, 6, 7, 2), (3, 6, 2, 0)):
+    for bad in ((6, (0, 3), 2), (1, (3, 3), 2), (6, (3,) * 7, 2), (6, (3, 3), 0), (6, (17,), 2), (6, (), 2)):
         with pytest.raises(ValueError):
             dice_deal_statement(*bad)
 
@@ -167,7 +176,7 @@ def test_a_dice_game_deals_in_proof_through_the_unchanged_proven_deal():
     view, dealer = _entropy_phase(deal, seats)
     cups, public, inputs, sealed = deal.deal_round(dealer, 1, 9)
     ents = deal.contributors(dealer)
-    assert public == 0 and cups == dice_native([e for e, _ in ents], 1, 2, 3, 6)  # the seed's roll, no choice
+    assert public == 0 and cups == dice_native([e for e, _ in ents], 1, (3, 3), 6)  # the seed's roll, no choice
     stmt = deal.statement
     system, witness = stmt.build({**inputs, "context": 5})
     publics = dict(zip(stmt.public, witness[1:1 + system.n_public]))
@@ -401,7 +410,7 @@ def test_a_dice_game_plays_a_whole_match_with_real_proofs_and_verifies(roll_game
     assert events[0]["data"]["deal"]["statement"] == DICE.key_id(3)
     cups = [s.private["cup"] for s in tab.seats]
     ents = tab.spec.deal.contributors(tab.dealer.state)
-    assert cups == dice_native([e for e, _ in ents], 1, 2, 3, 6)  # each seat holds the seed's roll
+    assert cups == dice_native([e for e, _ in ents], 1, (3, 3), 6)  # each seat holds the seed's roll
     for seat in range(2):
         tab.move(seat, None)
     report = verify_transcript(path, keys_dir=keys)

@@ -18,7 +18,7 @@ checks the complaints). What is drawn is the :class:`DealStatement`'s business, 
 
 Two implementations: :class:`CardDeal` (``card.deal.v2``: hands from a deck, with or without a
 public board; ``DealShape`` in :mod:`~zkbluff.games.engine.proven_deal` is this class) and
-:class:`DiceDeal` (``dice.deal.v1``: a cup of ``dice`` dice of ``faces`` faces per seat). A game
+:class:`DiceDeal` (``dice.deal.v1``: a cup of dice of ``faces`` faces per seat, cups of any sizes). A game
 of other things implements the five methods (docs/adding-a-game.md, "The deal").
 """
 from __future__ import annotations
@@ -196,39 +196,43 @@ class CardDeal(DealStatement):
 
 @dataclass(frozen=True)
 class DiceDeal(DealStatement):
-    """``dice.deal.v1``: ``cups`` cups (one a seat) of ``dice`` dice with ``faces`` faces each,
+    """``dice.deal.v1``: one cup a seat, cup ``k`` of ``cups[k]`` dice with ``faces`` faces each,
     rolled from the seed; a share is the cup's packed dice (:func:`zkbluff.statements.dice.pack`,
     0-based faces). No public draw."""
 
-    dice: int
     faces: int
-    cups: int
+    cups: tuple[int, ...]
     sealed: bool = True
     drawn: ClassVar[str] = "dice"
 
+    @classmethod
+    def even(cls, dice: int, faces: int, seats: int) -> "DiceDeal":
+        """``seats`` cups of ``dice`` dice each."""
+        return cls(faces, (dice,) * seats)
+
     @property
     def shares(self) -> int:
-        return self.cups
+        return len(self.cups)
 
     def statement(self, entropies: int) -> Statement:
         from zkbluff.statements.dice import dice_deal_statement
 
-        return dice_deal_statement(self.dice, self.faces, self.cups, entropies)
+        return dice_deal_statement(self.faces, self.cups, entropies)
 
     def declaration(self, entropies: int, shares: Optional[int] = None) -> Inputs:
         from zkbluff.statements.dice import dice_inputs
 
-        return dice_inputs(self.cups if shares is None else shares, entropies)
+        return dice_inputs(self.shares if shares is None else shares, entropies)
 
     def draw(self, entropies: Sequence[int], round_no: int) -> Drawn:
         from zkbluff.statements.dice import dice_native
 
-        return Drawn(tuple(dice_native(entropies, round_no, self.cups, self.dice, self.faces)))
+        return Drawn(tuple(dice_native(entropies, round_no, self.cups, self.faces)))
 
     def inputs(self, contributors: Sequence[tuple[int, int]], salts: Sequence[int], round_no: int) -> dict[str, int]:
         """By the declaration's order: each contributor's entropy and salt, then the share salts."""
-        if len(salts) != self.cups:
-            raise ValueError(f"dice: {len(salts)} salts for {self.cups} cups")
+        if len(salts) != self.shares:
+            raise ValueError(f"dice: {len(salts)} salts for {self.shares} cups")
         layout = self.layout(len(contributors))
         values = [x for pair in contributors for x in pair] + list(salts)
         return {**dict(zip(layout.inputs.private_names, values, strict=True)),
