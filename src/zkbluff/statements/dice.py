@@ -7,11 +7,12 @@ Derivation (the native twin :func:`dice_native` and the circuit compute the same
 
 1. ``seed = Poseidon(e_0, ..., e_{E-1})`` over the entropy contributors (contributor 0 is the
    dealer), each ``e_i`` opening its public commitment ``Poseidon(e_i, salt_i)``.
-2. Share ``k`` (one seat's cup of ``cups[k]`` dice) is ``h_k mod faces^cups[k]`` with
-   ``h_k = Poseidon(seed, round, k)``: die ``j`` of the cup is its ``j``-th base-``faces``
-   digit (0-based faces: a die shows ``digit + 1``), exactly uniform and independent (the prover
-   refuses ``h_k >= floor((r-1)/N) N``, ``N = faces^cups[k]``: probability below ``N / r``).
-   Cups may differ in size (a seat that lost dice rolls fewer).
+2. The dice, cup 0's first, then cup 1's, ...: die ``d`` is a base-``faces`` digit (0-based
+   faces: a die shows ``digit + 1``) of ``h_g mod faces^n_g``, ``h_g = Poseidon(seed, round, g)``,
+   where chunk ``g`` groups ``n_g`` consecutive dice with ``faces^n_g < 2^160`` (as
+   ``card.deal.v2`` chunks its draws): exactly uniform and independent (the prover refuses
+   ``h_g >= floor((r-1)/N) N``, ``N = faces^n_g``: probability below ``2^-93``). Cups may
+   differ in size (a seat that lost dice rolls fewer).
 3. Each share's public commitment is ``Poseidon(packed, salt)``, ``packed = sum_j d_j faces^j``
    with its seat's salt. No die is public.
 
@@ -32,6 +33,8 @@ from zkbluff.gadgets.poseidon import commit, poseidon
 from zkbluff.statements.base import CONTEXT, Input, Inputs, Statement, bind_context, commitment, salt, value
 
 NAME = "dice.deal.v1"
+#: a chunk of dice shares one Poseidon output while faces^n stays below 2^CHUNK_BITS
+CHUNK_BITS = 160
 MAX_ENTROPIES = 16
 
 
@@ -56,19 +59,36 @@ def unpack(packed: int, dice: int, faces: int) -> tuple[int, ...]:
     return tuple((packed // faces ** j) % faces for j in range(dice))
 
 
+def chunks(n_dice: int, faces: int) -> list[int]:
+    """How many dice each Poseidon output rolls: as many as keep ``faces^n < 2^CHUNK_BITS``."""
+    per = 1
+    while faces ** (per + 1) < 1 << CHUNK_BITS:
+        per += 1
+    return [min(per, n_dice - at) for at in range(0, n_dice, per)]
+
+
+def cut(dice: Sequence[Any], cups: Sequence[int]) -> list[list[Any]]:
+    """The dice in cup order cut into the cups."""
+    out, at = [], 0
+    for n in cups:
+        out.append(list(dice[at:at + n]))
+        at += n
+    return out
+
+
 def dice_native(entropies: Sequence[int], round_no: int, cups: Sequence[int], faces: int) -> list[int]:
     """The native twin: each cup's packed dice (``cups[k]`` dice in cup ``k``) rolled from the
     entropies (in contributor order) in round ``round_no``, exactly as ``dice.deal.v1`` proves
     it. Raises :class:`UnsatisfiedConstraint` in the refused case."""
     seed = nat.poseidon(list(entropies))
-    out = []
-    for k, dice in enumerate(cups):
-        h = nat.poseidon([seed, round_no % r, k])
+    dice: list[int] = []
+    for g, n in enumerate(chunks(sum(cups), faces)):
+        h = nat.poseidon([seed, round_no % r, g])
         try:
-            out.append(pack(nat.mixed_radix_digits(h, [faces] * dice), faces))
+            dice.extend(nat.mixed_radix_digits(h, [faces] * n))
         except ValueError as exc:
-            raise UnsatisfiedConstraint(f"dice: share {k} of this seed cannot be proven ({exc})") from None
-    return out
+            raise UnsatisfiedConstraint(f"dice: chunk {g} of this seed cannot be proven ({exc})") from None
+    return [pack(cup, faces) for cup in cut(dice, cups)]
 
 
 def dice_deal_statement(faces: int, cups: Sequence[int], entropies: int = 2) -> Statement:
@@ -96,11 +116,13 @@ def dice_deal_statement(faces: int, cups: Sequence[int], entropies: int = 2) -> 
             cs.enforce_equal(commit(cs, e, s, f"entropy{i}/commit"), e_commits[i], f"entropy{i}/opens")
             ents.append(e)
         seed = poseidon(cs, ents, "seed")
-        for k in range(shares):
-            h = poseidon(cs, [seed, round_no, k], f"share{k}/stream")
-            digits = mixed_radix_digits(cs, h, [faces] * cups[k], f"share{k}/dice")
+        dice: list[LC] = []
+        for g, n in enumerate(chunks(sum(cups), faces)):
+            h = poseidon(cs, [seed, round_no, g], f"stream_{g}")
+            dice.extend(mixed_radix_digits(cs, h, [faces] * n, f"stream_{g}/dice"))
+        for k, cup in enumerate(cut(dice, cups)):
             packed = LC.constant(0)
-            for j, d in enumerate(digits):
+            for j, d in enumerate(cup):
                 packed = packed + d * faces ** j
             s = cs.private_unchecked(f"share{k}_salt", value(inp, f"share{k}_salt"))
             cs.enforce_equal(commit(cs, packed, s, f"share{k}/commit"), s_commits[k], f"share{k}/opens")

@@ -134,7 +134,15 @@ def test_dice_are_the_seeds_roll_and_a_chosen_cup_does_not_prove(dice_statement)
 def test_cups_of_different_sizes_roll_each_its_own_dice():
     ents = [11, 12, 13]
     small, big = dice_native(ents, 2, (2, 5), 6)
-    assert small < 6 ** 2 and big < 6 ** 5 and dice_native(ents, 2, (5, 5), 6)[1] == big
+    (whole,) = dice_native(ents, 2, (7,), 6)  # one stream of dice, cut into the cups in cup order
+    assert small < 6 ** 2 and big < 6 ** 5 and unpack(whole, 7, 6) == unpack(small, 2, 6) + unpack(big, 5, 6)
+    from zkbluff.statements.dice import chunks
+    assert chunks(96, 6) == [61, 35] and chunks(7, 6) == [7]  # 96 six-faced dice: two Poseidon outputs
+    many = DiceDeal(6, (16,) * 6)
+    stmt = many.statement(3)
+    inputs = {**many.inputs([(e, e + 1) for e in ents], list(range(6)), 2), "context": 1}
+    check(*stmt.build(inputs))  # the circuit rolls what the twin rolls (its commitments are the twin's) over two chunks
+    assert many.draw(ents, 2).shares == tuple(dice_native(ents, 2, (16,) * 6, 6))
     stmt = DiceDeal(6, (2, 5)).statement(3)
     inputs = DiceDeal(6, (2, 5)).inputs([(e, e + 1) for e in ents], [7, 8], 2)
     check(*stmt.build({**inputs, "context": 1}))
