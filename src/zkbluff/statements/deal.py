@@ -29,7 +29,7 @@ from zkbluff.field import r
 from zkbluff.gadgets import native as nat
 from zkbluff.gadgets.order import mixed_radix_digits, pick_remaining
 from zkbluff.gadgets.poseidon import commit, poseidon
-from zkbluff.statements.base import Statement, bind_context, value
+from zkbluff.statements.base import CONTEXT, Input, Inputs, Statement, bind_context, commitment, salt, value
 
 #: a chunk of draws shares one Poseidon output while its radices multiply below 2^CHUNK_BITS
 CHUNK_BITS = 160
@@ -105,10 +105,7 @@ def deal_v2_statement(deck: int, hands: Sequence[int], board: int = 0, entropies
     if not 1 <= entropies <= MAX_ENTROPIES:
         raise ValueError(f"deal: 1..{MAX_ENTROPIES} entropy contributors, got {entropies}")
     parts, remainder, chunks = deal_plan(deck, hands, board)
-    pub = (tuple(f"entropy{i}_commitment" for i in range(entropies))
-           + tuple(f"hand{i}_commitment" for i in range(k)) + ("board", "round", "context"))
-    prv = (tuple(x for i in range(entropies) for x in (f"entropy{i}", f"entropy{i}_salt"))
-           + tuple(f"hand{i}_salt" for i in range(k)))
+    declared = deal_v2_inputs_declared(k, entropies)
 
     def synth(cs: ConstraintSystem, inp: Optional[dict], prm: dict) -> None:
         e_commits = [cs.public(f"entropy{i}_commitment", value(inp, f"entropy{i}_commitment"))
@@ -160,9 +157,21 @@ def deal_v2_statement(deck: int, hands: Sequence[int], board: int = 0, entropies
         out.update({"board": board_mask, "round": round_no, "context": inp.get("context", 0)})
         return out
 
-    return Statement("card.deal.v2", (("deck", deck), ("hands", tuple(hands)), ("board", board),
-                                      ("entropies", entropies)), pub, prv, synth, native,
-                     deal_v2_statement.__doc__ or "")
+    return Statement.declare("card.deal.v2", (("deck", deck), ("hands", tuple(hands)), ("board", board),
+                                              ("entropies", entropies)), declared, synth, native,
+                             deal_v2_statement.__doc__ or "")
+
+
+def deal_v2_inputs_declared(hands: int, entropies: int) -> Inputs:
+    """``card.deal.v2``'s declaration: public every contributor's entropy commitment, every
+    hand's commitment, the board mask, the round and the context, in this order; private the
+    entropies with their salts and the hand salts. (Only the kinds every value of the field
+    passes are declared: the checks before proving are the circuit's, as before.)"""
+    return Inputs(
+        public=(*(commitment(f"entropy{i}_commitment") for i in range(entropies)),
+                *(commitment(f"hand{i}_commitment") for i in range(hands)), Input("board"), Input("round"), CONTEXT),
+        private=(*(x for i in range(entropies) for x in (Input(f"entropy{i}"), salt(f"entropy{i}_salt"))),
+                 *(salt(f"hand{i}_salt") for i in range(hands))))
 
 
 def deal_v2_inputs(entropies: Sequence[tuple[int, int]], hand_salts: Sequence[int], round_no: int = 0,

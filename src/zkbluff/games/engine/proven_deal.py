@@ -1,6 +1,8 @@
-"""``ProvenDeal``: the zk dealer's deal in proof, for any card game on the engine.
+"""``ProvenDeal``: the zk dealer's deal in proof, for any game on the engine whose shares are
+drawn from the seed: cards, dice, tokens (what is drawn is its *deal statement*'s,
+:mod:`zkbluff.games.engine.deal_statement`: ``card.deal.v2`` for cards, ``dice.deal.v1`` for dice).
 
-The dealer (at Proof or Bluff the house) deals every round with ``card.deal.v2``: the
+The dealer (at Proof or Bluff the house) deals every round with the deal statement (cards: ``card.deal.v2``): the
 hands (and a public board) are computed *inside the proof* from entropies committed in an
 order nobody can grind (:mod:`zkbluff.protocol.entropy`), and nothing is revealed after the
 match. The order is written in the transcript, before any card is dealt:
@@ -26,10 +28,13 @@ match. The order is written in the transcript, before any card is dealt:
    commitment (or, after all committed, no opening) forfeit before any card is dealt; the
    match ends.
 
-Then each deal action (any action with a ``sealed_hands`` field) carries a ``card.deal.v2``
-proof whose publics the table pins: ``entropy{k}_commitment`` (contributor 0 the dealer,
-then every seat that is not the dealer's, in seat order), ``round`` (the round index:
-every re-deal is its own round) and ``board``. Its hand commitments become the seats'.
+Then each deal action (any action with a ``sealed_hands`` field) carries a deal statement's
+proof whose publics the table pins: every contributor's entropy commitment (contributor 0 the
+dealer, then every seat that is not the dealer's, in seat order), the ``round`` (the round index:
+every re-deal is its own round) and the public draw where the statement has one (a card deal's
+``board``). Its share (hand) commitments become the seats'. The deal finds each of these among
+the publics by position in the statement's typed declaration
+(:class:`~zkbluff.games.engine.deal_statement.DealLayout`), never by a name it builds.
 The dealer seals each seat's hand (mask and salt) under that seat's hand key. Each seat
 checks that its own entropy commitment is an input of the proof and that its sealed hand
 opens its hand commitment; if it does not, the seat writes a ``complaint`` line (the sealed
@@ -38,18 +43,23 @@ match ends there and ``transcript verify`` exits 1 naming the complaint line
 (:class:`~zkbluff.errors.DealerAtFault`).
 
 Using it in a game (Proof or Bluff, Cheat, Bluffers): hold a ``ProvenDeal(game, n_seats, hands,
-board, dealer_seat, deck)`` as the spec's ``deal``; give the ledger a ``deal`` attribute made by
+board, dealer_seat, deck)`` (or ``ProvenDeal(game, n_seats, deals=DiceDeal(...))``) as the spec's ``deal``; give the ledger a ``deal`` attribute made by
 :meth:`ProvenDeal.new_public`; in ``demand`` for the deal action return
 :meth:`ProvenDeal.demand`; in ``record`` take the hand commitments from the proof's publics
-(``hand{k}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
+(:meth:`ProvenDeal.read_publics`; cards: ``hand{k}_commitment``); in ``dealer_move`` call :meth:`ProvenDeal.deal_round`; in ``seat_receive`` call
 :meth:`ProvenDeal.seat_open`. The deal action needs a ``sealed_hands: tuple[str, ...]`` field (one
 sealed hand per hand of the proof, in the proof's order) and, where hand ``k`` is not seat ``k``'s,
-a ``seats: tuple[int, ...]`` field (hand ``k`` is seat ``seats[k]``'s). The statement ``card.deal.v2``
-with the game's deck, hands, board and ``entropies`` must be in the statement registry.
+a ``seats: tuple[int, ...]`` field (hand ``k`` is seat ``seats[k]``'s). The deal statement's parameter
+set (``card.deal.v2`` with the game's deck, hands, board and ``entropies``) must be in the statement registry.
+
+Its private state is typed (:mod:`zkbluff.games.engine.deal_state`: :class:`SeatSecrets`,
+:class:`DealerState`); the parties hold and save it in its JSON form, read once at each call.
+Each of its own lines has one checker (:attr:`ProvenDeal.checks`).
 
 Where games differ, the deal is parametrised, not copied:
 
-- *what one line deals* (:class:`DealShape`): the constructor's ``hands``/``board``/``deck`` are the
+- *what one line deals* (a :class:`~zkbluff.games.engine.deal_statement.DealStatement`; for cards
+  :class:`DealShape`, which is :class:`~zkbluff.games.engine.deal_statement.CardDeal`): the constructor's ``deals`` or ``hands``/``board``/``deck`` are the
   default; a game that deals other shapes (Bluffers: five cards to each *standing* seat; its table
   card, a public draw from a 3-card deck) passes a ``shape`` (and the ``seats`` dealt to) to
   :meth:`~ProvenDeal.demand` and :meth:`~ProvenDeal.deal_round`, and lists every shape's
@@ -70,6 +80,7 @@ import hashlib
 import math
 import secrets as pysecrets
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from Crypto.PublicKey import ECC
@@ -78,6 +89,8 @@ from zkbluff.errors import (
     CommitmentMismatch, EarlyOpening, EarlyTimeout, IllegalMove, LateEntropy, MalformedInput, OutOfOrder,
     UnfoundedComplaint,
 )
+from zkbluff.games.engine.deal_state import DealerState, OpenedSeat, SeatSecrets
+from zkbluff.games.engine.deal_statement import CardDeal, DealLayout, DealPublics, DealStatement
 from zkbluff.games.engine.rules import Result
 from zkbluff.games.engine.spec import DealScheme, ProofDemand, Role
 from zkbluff.protocol.entropy import (
@@ -86,7 +99,6 @@ from zkbluff.protocol.entropy import (
 )
 from zkbluff.protocol.messages import open_sealed, seal
 from zkbluff.statements.base import Statement
-from zkbluff.statements.deal import deal_native, deal_v2_inputs, deal_v2_statement
 
 SCHEME = "proven-deal.v1"
 TRUST = ("zk dealer: the house deals and could see every hand, but cannot choose them: it committed its "
@@ -99,17 +111,8 @@ DEAL_TIMEOUT_LINE = "deal.timeout"
 OPEN_LINE = "entropy.open"
 
 
-@dataclass(frozen=True)
-class DealShape:
-    """What one deal line deals: hand ``k`` of the proof gets ``hands[k]`` cards, the public
-    board ``board`` cards, from a deck of ``deck`` cards (``card.deal.v2`` with these
-    parameters). ``sealed``: each hand is sealed to the seat it is dealt to; False for a
-    public draw whose hands go to nobody (Bluffers' table card: the board is the draw)."""
-
-    deck: int
-    hands: tuple[int, ...]
-    board: int = 0
-    sealed: bool = True
+#: what one deal line deals, for a card game (``card.deal.v2``): the deal statement of cards
+DealShape = CardDeal
 
 
 @dataclass(frozen=True)
@@ -201,12 +204,19 @@ class SeatKeyKind:
     check: Callable[[Any, str], str]
 
 
+@lru_cache(maxsize=256)
+def _layout(shape: DealStatement, entropies: int, shares: int) -> DealLayout:
+    """``shape``'s layout for ``entropies`` contributors and ``shares`` shares (made once)."""
+    return shape.layout(entropies, shares)
+
+
 #: the default extra seat key: an X25519 public key, 64 hex digits
 X25519_KEY = SeatKeyKind(x25519_public, _x25519_check)
 
 
 class ProvenDeal(DealScheme):
-    """The deal in proof (``card.deal.v2``) behind the entropy commit order; see the module."""
+    """The deal in proof (its deal statement's: ``card.deal.v2`` for cards) behind the entropy
+    commit order; see the module."""
 
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
@@ -223,17 +233,22 @@ class ProvenDeal(DealScheme):
         COMPLAINT_LINE: frozenset({"line", "sealed", "handKey"}),
         DEAL_TIMEOUT_LINE: frozenset({"since", "deadline"})}
 
-    def __init__(self, game: str, n_seats: int, hands: tuple[int, ...], board: int = 0,
+    def __init__(self, game: str, n_seats: int, hands: Optional[tuple[int, ...]] = None, board: int = 0,
                  dealer_seat: Optional[int] = None, deck: int = 52, seat_keys: tuple[str, ...] = (),
-                 seat_key_kind: SeatKeyKind = X25519_KEY):
-        if len(hands) != n_seats:
-            raise ValueError(f"{game}: {len(hands)} hand sizes for {n_seats} seats")
+                 seat_key_kind: SeatKeyKind = X25519_KEY, deals: Optional[DealStatement] = None):
+        """``deals``: the default deal line's statement (hand ``k`` to seat ``k``); by default
+        the cards of ``hands`` (one size a seat) and ``board`` from a deck of ``deck`` cards."""
+        if deals is None:
+            if hands is None:
+                raise ValueError(f"{game}: a deal needs hand sizes or a deal statement")
+            deals = CardDeal(deck, tuple(hands), board)
+        if deals.shares != n_seats:
+            raise ValueError(f"{game}: {deals.shares} hand sizes for {n_seats} seats")
         if dealer_seat is not None and not 0 <= dealer_seat < n_seats:
             raise ValueError(f"{game}: the dealer's seat {dealer_seat} is not a seat")
         if any(not name.isalpha() or not name.islower() for name in seat_keys) or len(set(seat_keys)) != len(seat_keys):
             raise ValueError(f"{game}: seat key names must be distinct lowercase words, got {seat_keys}")
-        self.game, self.n_seats, self.hands, self.board, self.deck = game, n_seats, tuple(hands), board, deck
-        self.dealer_seat = dealer_seat
+        self.game, self.n_seats, self.dealer_seat = game, n_seats, dealer_seat
         #: the seats that contribute entropy, in contributor order after the dealer
         self.entropy_seats = tuple(s for s in range(n_seats) if s != dealer_seat)
         #: the names of the extra keys each seat publishes on its entropy line, and their kind
@@ -242,32 +257,48 @@ class ProvenDeal(DealScheme):
         self.line_fields = {**ProvenDeal.line_fields,
                             SEAT_LINE: ProvenDeal.line_fields[SEAT_LINE] | {f"{name}Key" for name in self.seat_keys}}
         #: the default deal: hand i to seat i
-        self.shape = DealShape(deck, self.hands, board)
+        self.shape: DealStatement = deals
         self.statement = self.statement_of(self.shape)
+
+    @property
+    def entropies(self) -> int:
+        """How many contributors every deal proof takes: the dealer and each entropy seat."""
+        return 1 + len(self.entropy_seats)
 
     @property
     def statement_id(self) -> str:
         return self.statement.key_id
 
-    def statement_of(self, shape: DealShape) -> Statement:
-        """``card.deal.v2`` for ``shape`` with this table's entropy contributors."""
-        return deal_v2_statement(shape.deck, shape.hands, shape.board, entropies=1 + len(self.entropy_seats))
+    def statement_of(self, shape: DealStatement) -> Statement:
+        """``shape``'s statement (cards: ``card.deal.v2``) with this table's entropy contributors."""
+        return shape.statement(self.entropies)
 
-    def key_id(self, shape: Optional[DealShape] = None) -> str:
+    def key_id(self, shape: Optional[DealStatement] = None) -> str:
         """The statement key id of ``shape`` (the default deal's when None)."""
         return self.statement_id if shape is None else self.statement_of(shape).key_id
 
-    def _dealt_to(self, shape: DealShape, seats: Optional[Sequence[int]]) -> tuple[int, ...]:
-        """The seats hand ``k`` goes to (``seats``, by default hand k to seat k; none for a
-        public draw); raises :class:`MalformedInput` unless they are distinct seats, one a hand."""
+    def read_publics(self, publics: Mapping[str, int]) -> Optional[DealPublics]:
+        """A deal proof's publics read by position (:class:`DealLayout`), or None when
+        ``publics`` are not a deal proof's of this table (another proof of the line). Every
+        statement a table deals is of its default deal statement's kind (Bluffers' rounds and
+        table card: both ``card.deal.v2``), so one layout, sized by the share count, reads each."""
+        shares = len(publics) - (len(_layout(self.shape, self.entropies, 1).inputs.public) - 1)
+        if shares < 1:
+            return None
+        layout = _layout(self.shape, self.entropies, shares)
+        return layout.read(publics) if layout.fits(publics) else None
+
+    def _dealt_to(self, shape: DealStatement, seats: Optional[Sequence[int]]) -> tuple[int, ...]:
+        """The seats share ``k`` goes to (``seats``, by default share k to seat k; none for a
+        public draw); raises :class:`MalformedInput` unless they are distinct seats, one a share."""
         if not shape.sealed:
             if seats:
                 raise MalformedInput(f"deal: a public draw is dealt to no seat, got seats {seats!r:.80}")
             return ()
-        got = tuple(range(len(shape.hands))) if seats is None else seats
-        if not isinstance(got, tuple) or len(got) != len(shape.hands) or len(set(got)) != len(got) or \
+        got = tuple(range(shape.shares)) if seats is None else seats
+        if not isinstance(got, tuple) or len(got) != shape.shares or len(set(got)) != len(got) or \
                 any(isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.n_seats for s in got):
-            raise MalformedInput(f"deal: {len(shape.hands)} distinct seats of 0..{self.n_seats - 1} are dealt to "
+            raise MalformedInput(f"deal: {shape.shares} distinct seats of 0..{self.n_seats - 1} are dealt to "
                                  f"(one a hand), got {got!r:.80}")
         return got
 
@@ -294,10 +325,15 @@ class ProvenDeal(DealScheme):
 
     # ---------------------------------------------------------------- seat side
     def seat_secrets(self) -> dict[str, Any]:
+        """A seat's fresh :class:`SeatSecrets`, in their saved (JSON) form."""
         e = EntropySecret.fresh()
-        return {"entropy": str(e.entropy), "salt": str(e.salt), "handKey": fresh_hand_key().hex(),
-                "x25519": pysecrets.token_bytes(32).hex(),
-                **{f"{name}Secret": pysecrets.token_bytes(32).hex() for name in self.seat_keys}}
+        hand_key, x25519 = fresh_hand_key(), pysecrets.token_bytes(32).hex()
+        keys = {name: pysecrets.token_bytes(32).hex() for name in self.seat_keys}
+        return SeatSecrets(e, hand_key, x25519, keys).to_json()
+
+    def secrets_of(self, secrets: "SeatSecrets | Mapping[str, Any]") -> SeatSecrets:
+        """A seat's deal secrets, typed (read from their saved form when given as one)."""
+        return secrets if isinstance(secrets, SeatSecrets) else SeatSecrets.from_json(secrets, self.seat_keys)
 
     def seat_public(self, secrets: Mapping[str, Any]) -> dict[str, Any]:
         return {}  # everything public goes on the seat's own entropy line
@@ -305,11 +341,7 @@ class ProvenDeal(DealScheme):
     def seat_to_dealer(self, seat: int, secrets: Mapping[str, Any]) -> dict[str, Any]:
         return {}  # the entropy goes sealed on the seat's line, after the dealer's commitment
 
-    @staticmethod
-    def _own(secrets: Mapping[str, Any]) -> EntropySecret:
-        return EntropySecret(int(secrets["entropy"]), int(secrets["salt"]))
-
-    def seat_line(self, secrets: Mapping[str, Any], seat: int, ledger: Any, match_id: str,
+    def seat_line(self, secrets: "SeatSecrets | Mapping[str, Any]", seat: int, ledger: Any, match_id: str,
                   at: float) -> Optional[tuple[str, dict[str, Any]]]:
         """The seat's ``entropy.seat`` line (its commitments, no opening) once the dealer's
         commitment is recorded and before the seat sent one; its ``entropy.open`` line (the
@@ -318,39 +350,50 @@ class ProvenDeal(DealScheme):
         pub: DealPublic = ledger.deal
         if pub.dealer is None or pub.forfeited or pub.fault:
             return None
-        hand_key = bytes.fromhex(secrets["handKey"])
+        own = self.secrets_of(secrets)
         if seat not in pub.seats:
-            own = None if seat == self.dealer_seat else str(self._own(secrets).commitment)
-            data: dict[str, Any] = {"commitment": own, "handKeyCommitment": hand_key_commitment(hand_key),
-                                    "channelKey": x25519_public(secrets["x25519"])}
-            for name in self.seat_keys:
-                data[f"{name}Key"] = self.seat_key_kind.public(secrets[f"{name}Secret"])
-            return SEAT_LINE, data
+            return SEAT_LINE, self._commit_data(own, seat)
         if not self.committed(pub) or seat in pub.opened:
             return None  # commit, then open: nothing leaves this seat before the last commitment
-        d = pub.dealer
-        key = channel_key(x25519_from_seed(secrets["x25519"]), bytes.fromhex(d["channelKey"]), match_id, seat)
-        if seat == self.dealer_seat:  # the dealer's own seat: a hand key, no entropy
-            sealed = seal(key, match_id, d["line"], {"handKey": hand_key.hex()})
-        else:
-            commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
-            sealed = seat_entropy(seat, self._own(secrets), hand_key, key, match_id, commit_line, at).sealed
-        return OPEN_LINE, {"sealed": sealed}
+        return OPEN_LINE, {"sealed": self._sealed_opening(own, seat, pub.dealer, match_id, at)}
 
-    def seat_open(self, secrets: Mapping[str, Any], seat: int, match_id: str, line: int, sealed: str,
+    def _commit_data(self, own: SeatSecrets, seat: int) -> dict[str, Any]:
+        """The data of the seat's ``entropy.seat`` line: its commitments and public keys."""
+        commitment = None if seat == self.dealer_seat else str(own.entropy.commitment)
+        data: dict[str, Any] = {"commitment": commitment, "handKeyCommitment": hand_key_commitment(own.hand_key),
+                                "channelKey": x25519_public(own.x25519)}
+        for name in self.seat_keys:
+            data[f"{name}Key"] = self.seat_key_kind.public(own.keys[name])
+        return data
+
+    def _sealed_opening(self, own: SeatSecrets, seat: int, d: Mapping[str, Any], match_id: str, at: float) -> str:
+        """The seat's opening (its entropy and hand key; the dealer's own seat: its hand key
+        only) sealed to the dealer's channel key ``d["channelKey"]`` of the dealer's line ``d``."""
+        key = channel_key(x25519_from_seed(own.x25519), bytes.fromhex(d["channelKey"]), match_id, seat)
+        if seat == self.dealer_seat:  # the dealer's own seat: a hand key, no entropy
+            return seal(key, match_id, d["line"], {"handKey": own.hand_key.hex()})
+        commit_line = DealerCommit(d["commitment"], d["deadline"], d["at"], d["line"])
+        return seat_entropy(seat, own.entropy, own.hand_key, key, match_id, commit_line, at).sealed
+
+    def seat_open(self, secrets: "SeatSecrets | Mapping[str, Any]", seat: int, match_id: str, line: int, sealed: str,
                   publics: Mapping[str, int], hand: Optional[int] = None) -> tuple[int, int]:
         """A seat's checks of a deal line: its own entropy commitment is the proof's input
-        (:class:`IllegalMove` if not), and its sealed hand opens the commitment of the proof's
-        hand ``hand`` (by default hand ``seat``; :class:`CommitmentMismatch` if not: then it
-        complains, :meth:`complaint`). Returns ``(mask, salt)``."""
+        (:class:`IllegalMove` if not), and its sealed share opens the commitment of the proof's
+        share ``hand`` (by default share ``seat``; :class:`CommitmentMismatch` if not: then it
+        complains, :meth:`complaint`). Returns ``(value, salt)``: a hand's mask, a cup's dice."""
+        own = self.secrets_of(secrets)
+        got = self.read_publics(publics)
+        if got is None:
+            raise MalformedInput(f"deal: publics {sorted(publics)} are not a deal proof's of {self.statement.name}")
         if seat != self.dealer_seat:
             k = 1 + self.entropy_seats.index(seat)
-            if publics[f"entropy{k}_commitment"] != self._own(secrets).commitment:
+            if got.entropies[k] != own.entropy.commitment:
                 raise IllegalMove(f"seat {seat}: the deal proof's entropy{k}_commitment is not this seat's")
         slot = seat if hand is None else hand
-        return open_hand(bytes.fromhex(secrets["handKey"]), match_id, line, sealed, publics[f"hand{slot}_commitment"])
+        return open_hand(own.hand_key, match_id, line, sealed, got.shares[slot])
 
-    def complaint(self, secrets: Mapping[str, Any], seat: int, event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+    def complaint(self, secrets: "SeatSecrets | Mapping[str, Any]", seat: int,
+                  event: Mapping[str, Any]) -> Optional[dict[str, Any]]:
         """The ``complaint`` line's data for a deal line whose sealed hand for ``seat`` does
         not open; None for any other line (the seat's error stands)."""
         data = event.get("data")
@@ -360,72 +403,89 @@ class ProvenDeal(DealScheme):
         seats = self._line_seats(sealed, data.get("seats"))  # type: ignore[union-attr]
         if seat not in seats:
             return None
-        return {"line": event["n"], "sealed": sealed[seats.index(seat)], "handKey": secrets["handKey"]}
+        return {"line": event["n"], "sealed": sealed[seats.index(seat)],
+                "handKey": self.secrets_of(secrets).hand_key.hex()}
 
     # ---------------------------------------------------------------- dealer side
     def dealer_start(self, match_id: str, seat_public: list[dict[str, Any]],
                      seat_messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The dealer's fresh :class:`DealerState`, in its saved (JSON) form."""
         e = EntropySecret.fresh()
-        return {"matchId": match_id, "entropy": str(e.entropy), "salt": str(e.salt),
-                "x25519": pysecrets.token_bytes(32).hex(), "seats": {}}
+        return DealerState(match_id, e, pysecrets.token_bytes(32).hex()).to_json()
 
-    def dealer_line(self, dealer: Mapping[str, Any], ledger: Any, header: Mapping[str, Any],
+    @staticmethod
+    def state_of(dealer: "DealerState | Mapping[str, Any]") -> DealerState:
+        """The dealer's state, typed (read from its saved form when given as one)."""
+        return dealer if isinstance(dealer, DealerState) else DealerState.from_json(dealer)
+
+    def dealer_line(self, dealer: "DealerState | Mapping[str, Any]", ledger: Any, header: Mapping[str, Any],
                     at: float) -> Optional[tuple[str, dict[str, Any]]]:
         """The dealer's ``entropy.dealer`` line (its first), or None once written."""
         if ledger.deal.dealer is not None:
             return None
-        e = EntropySecret(int(dealer["entropy"]), int(dealer["salt"]))
-        return DEALER_LINE, {"commitment": str(e.commitment), "deadline": at + entropy_window(header),
-                             "channelKey": x25519_public(dealer["x25519"])}
+        state = self.state_of(dealer)
+        return DEALER_LINE, {"commitment": str(state.entropy.commitment), "deadline": at + entropy_window(header),
+                             "channelKey": x25519_public(state.x25519)}
 
-    def dealer_receive(self, dealer: dict[str, Any], ledger: Any, event: Mapping[str, Any]) -> dict[str, Any]:
+    def dealer_receive(self, dealer: "DealerState | Mapping[str, Any]", ledger: Any,
+                       event: Mapping[str, Any]) -> Any:
         """The dealer opens a seat's sealed entropy (and hand key) from its recorded
-        ``entropy.open`` line (the table records none before every commitment)."""
+        ``entropy.open`` line (the table records none before every commitment); the state
+        comes back in the form it was given in (typed, or saved)."""
         if event.get("action") != OPEN_LINE:
             return dealer
-        seat = event["seat"]
-        rec = {**ledger.deal.seats[seat], "sealed": ledger.deal.opened[seat]["sealed"]}
-        d = ledger.deal.dealer
-        key = channel_key(x25519_from_seed(dealer["x25519"]), bytes.fromhex(rec["channelKey"]), dealer["matchId"], seat)
+        state, seat = self.state_of(dealer), event["seat"]
+        after = state.opened(seat, self._open_seat(state, ledger.deal, seat))
+        return after if isinstance(dealer, DealerState) else after.to_json()
+
+    def _open_seat(self, state: DealerState, pub: DealPublic, seat: int) -> OpenedSeat:
+        """What ``seat``'s recorded opening holds (raises :class:`CommitmentMismatch` if it does
+        not open its commitments)."""
+        rec = {**pub.seats[seat], "sealed": pub.opened[seat]["sealed"]}
+        d = pub.dealer
+        assert d is not None
+        key = channel_key(x25519_from_seed(state.x25519), bytes.fromhex(rec["channelKey"]), state.match_id, seat)
         if seat == self.dealer_seat:
-            got = open_sealed(key, dealer["matchId"], d["line"], rec["sealed"])
+            got = open_sealed(key, state.match_id, d["line"], rec["sealed"])
             hand_key = bytes.fromhex(_hex(got, "handKey", "sealed hand key", HAND_KEY_BYTES))
             if hand_key_commitment(hand_key) != rec["handKeyCommitment"]:
                 raise CommitmentMismatch(f"seat {seat}: the sealed hand key does not match its commitment")
-            opened = {"handKey": hand_key.hex()}
-        else:
-            msg = SeatEntropy(seat, rec["commitment"], rec["handKeyCommitment"], rec["sealed"], rec["at"])
-            secret, hand_key = open_seat_entropy(key, dealer["matchId"], DealerCommit(
-                d["commitment"], d["deadline"], d["at"], d["line"]), msg)
-            opened = {"entropy": str(secret.entropy), "salt": str(secret.salt), "handKey": hand_key.hex()}
-        return {**dealer, "seats": {**dealer["seats"], str(seat): opened}}
+            return OpenedSeat(hand_key)
+        msg = SeatEntropy(seat, rec["commitment"], rec["handKeyCommitment"], rec["sealed"], rec["at"])
+        secret, hand_key = open_seat_entropy(key, state.match_id, DealerCommit(
+            d["commitment"], d["deadline"], d["at"], d["line"]), msg)
+        return OpenedSeat(hand_key, secret)
 
-    def contributors(self, dealer: Mapping[str, Any]) -> list[tuple[int, int]]:
+    def contributors(self, dealer: "DealerState | Mapping[str, Any]") -> list[tuple[int, int]]:
         """``(entropy, salt)`` in contributor order: the dealer, then the entropy seats."""
-        out = [(int(dealer["entropy"]), int(dealer["salt"]))]
+        state = self.state_of(dealer)
+        out = [(state.entropy.entropy, state.entropy.salt)]
         for s in self.entropy_seats:
-            o = dealer["seats"][str(s)]
-            out.append((int(o["entropy"]), int(o["salt"])))
+            e = state.seats[s].entropy
+            if e is None:  # pragma: no cover - an entropy seat's opening always holds its entropy
+                raise MalformedInput(f"dealer state: seat {s} opened no entropy")
+            out.append((e.entropy, e.salt))
         return out
 
-    def deal_round(self, dealer: Mapping[str, Any], round_no: int, line: int, shape: Optional[DealShape] = None,
-                   seats: Optional[tuple[int, ...]] = None) -> tuple[list[int], int, dict[str, int], tuple[str, ...]]:
-        """Round ``round_no``'s deal of ``shape`` (the default deal when None), hand ``k`` to
-        seat ``seats[k]`` (by default seat k): ``(hand masks, board mask, proof inputs, sealed
-        hands)``; each hand and a fresh salt sealed under its seat's hand key for ``line``
-        (none for a public draw)."""
+    def deal_round(self, dealer: "DealerState | Mapping[str, Any]", round_no: int, line: int,
+                   shape: Optional[DealStatement] = None, seats: Optional[tuple[int, ...]] = None
+                   ) -> tuple[list[int], int, dict[str, int], tuple[str, ...]]:
+        """Round ``round_no``'s deal of ``shape`` (the default deal when None), share ``k`` to
+        seat ``seats[k]`` (by default seat k): ``(share values, public draw, proof inputs,
+        sealed shares)`` (for cards: hand masks and the board mask); each share and a fresh salt
+        sealed under its seat's hand key for ``line`` (none for a public draw)."""
         from zkbluff.field import r
 
         shape = shape or self.shape
         to = self._dealt_to(shape, seats)
-        ents = self.contributors(dealer)
-        masks, board = deal_native([e for e, _ in ents], round_no, shape.hands, shape.board, shape.deck)
-        salts = [pysecrets.randbelow(r) for _ in shape.hands]
-        inputs = deal_v2_inputs(ents, salts, round_no)
-        del inputs["context"]  # the prover binds the line's own
-        sealed = tuple(seal_hand(bytes.fromhex(dealer["seats"][str(s)]["handKey"]), dealer["matchId"], line,
-                                 masks[k], salts[k]) for k, s in enumerate(to))
-        return masks, board, inputs, sealed
+        state = self.state_of(dealer)
+        ents = self.contributors(state)
+        drawn = shape.draw([e for e, _ in ents], round_no)
+        salts = [pysecrets.randbelow(r) for _ in range(shape.shares)]
+        inputs = shape.inputs(ents, salts, round_no)
+        sealed = tuple(seal_hand(state.seats[s].hand_key, state.match_id, line, drawn.shares[k], salts[k])
+                       for k, s in enumerate(to))
+        return list(drawn.shares), drawn.public, inputs, sealed
 
     # ---------------------------------------------------------------- the table (referee side)
     def committed(self, pub: DealPublic) -> bool:
@@ -445,10 +505,11 @@ class ProvenDeal(DealScheme):
         return self.committed(pub) and len(pub.opened) == self.n_seats and not pub.forfeited and not pub.fault
 
     def demand(self, ledger: Any, round_no: int, board: int, sealed_hands: tuple[str, ...],
-               shape: Optional[DealShape] = None, seats: Optional[tuple[int, ...]] = None) -> ProofDemand:
-        """The deal action's proof: ``card.deal.v2`` of ``shape`` (the default deal when None)
+               shape: Optional[DealStatement] = None, seats: Optional[tuple[int, ...]] = None) -> ProofDemand:
+        """The deal action's proof: the statement of ``shape`` (the default deal when None)
         pinning the recorded entropy commitments in contributor order, the round index and the
-        board; one sealed hand for each of ``seats`` (by default hand k to seat k)."""
+        public draw ``board`` (where the statement has one: a card deal's board, 0 without);
+        one sealed share for each of ``seats`` (by default share k to seat k)."""
         pub: DealPublic = ledger.deal
         shape = shape or self.shape
         if not self.ready(ledger):
@@ -460,132 +521,159 @@ class ProvenDeal(DealScheme):
         for i, text in enumerate(sealed_hands):
             _hex({"s": text}, "s", f"deal: sealed hand {i}")
         assert pub.dealer is not None
-        pinned = {"entropy0_commitment": pub.dealer["commitment"], "round": round_no, "board": board}
-        for k, s in enumerate(self.entropy_seats, start=1):
-            pinned[f"entropy{k}_commitment"] = pub.seats[s]["commitment"]
+        commitments = [pub.dealer["commitment"]] + [pub.seats[s]["commitment"] for s in self.entropy_seats]
+        pinned = _layout(shape, self.entropies, shape.shares).pin(commitments, round_no, board)
         return ProofDemand(self.key_id(shape), pinned)
 
     def observe(self, ledger: Any, line: int, action: Any, publics: list[dict[str, int]]) -> None:
         """After an accepted game line: a deal line (its ``sealed_hands``, its ``seats`` if
-        any, and its ``card.deal.v2`` publics) is recorded per seat, so a complaint can name it."""
+        any, and its deal proof's publics) is recorded per seat, so a complaint can name it."""
         sealed = getattr(action, "sealed_hands", None)
-        deal = next((p for p in publics if "entropy0_commitment" in p), None)
+        deal = next((got for got in map(self.read_publics, publics) if got is not None), None)
         if not sealed or deal is None:
             return
         by_seat: list[Optional[str]] = [None] * self.n_seats
         commitments: list[Optional[int]] = [None] * self.n_seats
         for k, s in enumerate(self._line_seats(sealed, getattr(action, "seats", None))):
-            by_seat[s], commitments[s] = sealed[k], deal[f"hand{k}_commitment"]
+            by_seat[s], commitments[s] = sealed[k], deal.shares[k]
         ledger.deal = replace(ledger.deal, deals=ledger.deal.deals + (
-            DealtHands(line, deal["round"], tuple(by_seat), tuple(commitments)),))
+            DealtHands(line, deal.round, tuple(by_seat), tuple(commitments)),))
 
+    # ---------------------------------------------------------------- the deal's own lines
     def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
-        """Check one of the deal's own lines against the recorded state and record it
-        (``ledger.deal`` replaced only when the line is accepted)."""
-        ledger, header = view.ledger, view.header
-        pub: DealPublic = ledger.deal
-        data, n = event.get("data"), event["n"]
+        """Check one of the deal's own lines against the recorded state and record it:
+        :attr:`checks` holds one checker per line kind, each returning the deal's public state
+        with the line recorded (``ledger.deal`` is replaced only when the line is accepted)."""
+        pub: DealPublic = view.ledger.deal
         if pub.forfeited or pub.fault:
             raise IllegalMove(f"{kind}: the match is over")
-        if kind == DEALER_LINE:
-            d = _fields(data, self.line_fields[DEALER_LINE], "entropy.dealer")
-            at = stamp(event, "entropy.dealer")
-            if pub.dealer is not None:
-                raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
-            window, own = entropy_window(header), float(event["at"])  # (a time: the referee checked it first)
-            if d["deadline"] != own + window:
-                raise MalformedInput(f"entropy.dealer: deadline {d['deadline']!r} is not its stamp {own} + the "
-                                     f"header's entropy window {window}")
-            # the window runs from the referee's receipt of the line (the dealer's own stamp, as it
-            # signed its deadline, when the line has none: a transcript from before dealer receipts)
-            rec = {"line": n, "at": at, "commitment": _field_str(d, "commitment", "entropy.dealer"),
-                   "deadline": at + window, "channelKey": _hex(d, "channelKey", "entropy.dealer", 32)}
-            ledger.deal = replace(pub, dealer=rec)
-        elif kind == SEAT_LINE:
-            assert seat is not None
-            d = _fields(data, self.line_fields[SEAT_LINE], "entropy.seat")
-            at = stamp(event, "entropy.seat")
-            if pub.dealer is None:
-                raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
-                                 "(the dealer must be bound first, or it could grind its own)")
-            if seat in pub.seats:
-                raise OutOfOrder(f"seat {seat}: its entropy is already recorded (line {pub.seats[seat]['line']})")
-            if at > pub.dealer["deadline"]:
-                raise LateEntropy(f"seat {seat}: entropy stamped {at}, after the deadline {pub.dealer['deadline']}")
-            commitment = _field_str(d, "commitment", "entropy.seat", nullable=True)
-            if (commitment is None) != (seat == self.dealer_seat):
-                raise IllegalMove(f"seat {seat}: " + ("the dealer's seat contributes no entropy"
-                                                      if seat == self.dealer_seat else "an entropy commitment is due"))
-            rec = {"line": n, "at": at, "commitment": commitment,
-                   "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
-                   "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
-            for name in self.seat_keys:
-                rec[f"{name}Key"] = self.seat_key_kind.check(d.get(f"{name}Key"), f"entropy.seat: {name}Key")
-            ledger.deal = replace(pub, seats={**pub.seats, seat: rec})
-        elif kind == OPEN_LINE:
-            assert seat is not None
-            d = _fields(data, self.line_fields[OPEN_LINE], "entropy.open")
-            at = stamp(event, "entropy.open")
-            sealed = _hex(d, "sealed", "entropy.open")
-            if seat not in pub.seats:
-                raise EarlyOpening(f"seat {seat}: an opening before its own commitment (entropy.seat) is refused")
-            if not self.committed(pub):
-                waiting = [s for s in range(self.n_seats) if s not in pub.seats]
-                raise EarlyOpening(f"seat {seat}: an opening before every commitment is refused (seats {waiting} "
-                                   "have not committed; whoever saw it could hand it to one of them)")
-            if seat in pub.opened:
-                raise OutOfOrder(f"seat {seat}: its opening is already recorded (line {pub.opened[seat]['line']})")
-            deadline = self.open_due(pub, header)[1]
-            if at > deadline:
-                raise LateEntropy(f"seat {seat}: opening stamped {at}, after the deadline {deadline}")
-            ledger.deal = replace(pub, opened={**pub.opened, seat: {"line": n, "at": at, "sealed": sealed}})
-        elif kind == FORFEIT_LINE:
-            d = _fields(data, self.line_fields[FORFEIT_LINE], "entropy.forfeit")
-            at = stamp(event, "entropy.forfeit")
-            if pub.dealer is None:
-                raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
-            since, deadline, missing = self._forfeit_due(pub, header)
-            if d["since"] != since or d["deadline"] != deadline:
-                raise MalformedInput(f"entropy.forfeit: it relies on line {d['since']!r} and deadline "
-                                     f"{d['deadline']!r}; the transcript gives line {since} with deadline {deadline}")
-            if at <= deadline:
-                raise EarlyTimeout(f"entropy.forfeit: declared at {at}, not after the deadline {deadline}")
-            if not missing or d["seats"] != missing:
-                raise IllegalMove(f"entropy.forfeit: names seats {d['seats']!r}; the seats without an entropy line "
-                                  f"(or, once all committed, an opening) are {missing}")
-            ledger.deal = replace(pub, forfeited=tuple(missing))
-        elif kind == COMPLAINT_LINE:
-            assert seat is not None
-            d = _fields(data, self.line_fields[COMPLAINT_LINE], "complaint")
-            dealt = next((x for x in pub.deals if x.line == d["line"]), None)
-            if dealt is None:
-                raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
-            if seat not in pub.seats:
-                raise IllegalMove(f"complaint: seat {seat} has no recorded hand key")
-            sealed_on_line, hand_commitment = dealt.sealed[seat], dealt.commitments[seat]
-            if sealed_on_line is None or hand_commitment is None:
-                raise IllegalMove(f"complaint: line {d['line']} dealt seat {seat} no hand")
-            fault = check_wrong_hand_complaint(
-                {"type": "complaint.wrongHand", "seat": seat, "line": d["line"], "sealed": d["sealed"],
-                 "handKey": d["handKey"]},
-                match_id=header["matchId"], hand_key_commitment_recorded=pub.seats[seat]["handKeyCommitment"],
-                sealed_on_line=sealed_on_line, hand_commitment=hand_commitment)
-            ledger.deal = replace(pub, fault=fault.reason, fault_line=n)
-        elif kind == DEAL_TIMEOUT_LINE:
-            d = _fields(data, self.line_fields[DEAL_TIMEOUT_LINE], "deal.timeout")
-            at = stamp(event, "deal.timeout")
-            due = self.dealer_due(view)
-            if due is None:
-                raise IllegalMove("deal.timeout: the table does not wait for the dealer's deal")
-            if d != {"since": due[0], "deadline": due[1]}:
-                raise MalformedInput(f"deal.timeout: it relies on line {d['since']!r} and deadline {d['deadline']!r}; "
-                                     f"the transcript gives line {due[0]} and {due[1]}")
-            if at <= due[1]:
-                raise EarlyTimeout(f"deal.timeout: declared at {at}, not after the deadline {due[1]}")
-            what = "no entropy commitment" if pub.dealer is None else "no deal (no hand sent)"
-            ledger.deal = replace(pub, fault=f"{what} by the deadline {due[1]}", fault_line=n)
-        else:  # pragma: no cover - the referee only routes this scheme's kinds here
+        check = self.checks.get(kind)
+        if check is None:  # pragma: no cover - the referee only routes this scheme's kinds here
             raise MalformedInput(f"unknown deal line {kind!r}")
+        view.ledger.deal = check(self, view, pub, seat, event)
+
+    def _check_dealer(self, view: Any, pub: DealPublic, seat: Optional[int], event: Mapping[str, Any]) -> DealPublic:
+        """``entropy.dealer``: the dealer's commitment, once, its deadline its own stamp plus
+        the header's entropy window; the window runs from the line's referee stamp."""
+        d = _fields(event.get("data"), self.line_fields[DEALER_LINE], "entropy.dealer")
+        at = stamp(event, "entropy.dealer")
+        if pub.dealer is not None:
+            raise OutOfOrder(f"entropy.dealer: the dealer's commitment is already recorded (line {pub.dealer['line']})")
+        window, own = entropy_window(view.header), float(event["at"])  # (a time: the referee checked it first)
+        if d["deadline"] != own + window:
+            raise MalformedInput(f"entropy.dealer: deadline {d['deadline']!r} is not its stamp {own} + the "
+                                 f"header's entropy window {window}")
+        # the window runs from the referee's receipt of the line (the dealer's own stamp, as it
+        # signed its deadline, when the line has none: a transcript from before dealer receipts)
+        rec = {"line": event["n"], "at": at, "commitment": _field_str(d, "commitment", "entropy.dealer"),
+               "deadline": at + window, "channelKey": _hex(d, "channelKey", "entropy.dealer", 32)}
+        return replace(pub, dealer=rec)
+
+    def _check_seat(self, view: Any, pub: DealPublic, seat: Optional[int], event: Mapping[str, Any]) -> DealPublic:
+        """``entropy.seat``: a seat's commitments, once, after the dealer's and by its deadline;
+        a commitment from every seat but the dealer's own (which contributes no entropy)."""
+        assert seat is not None
+        d = _fields(event.get("data"), self.line_fields[SEAT_LINE], "entropy.seat")
+        at = stamp(event, "entropy.seat")
+        if pub.dealer is None:
+            raise OutOfOrder(f"seat {seat}: an entropy before the dealer's commitment is refused "
+                             "(the dealer must be bound first, or it could grind its own)")
+        if seat in pub.seats:
+            raise OutOfOrder(f"seat {seat}: its entropy is already recorded (line {pub.seats[seat]['line']})")
+        if at > pub.dealer["deadline"]:
+            raise LateEntropy(f"seat {seat}: entropy stamped {at}, after the deadline {pub.dealer['deadline']}")
+        commitment = _field_str(d, "commitment", "entropy.seat", nullable=True)
+        if (commitment is None) != (seat == self.dealer_seat):
+            raise IllegalMove(f"seat {seat}: " + ("the dealer's seat contributes no entropy"
+                                                  if seat == self.dealer_seat else "an entropy commitment is due"))
+        rec = {"line": event["n"], "at": at, "commitment": commitment,
+               "handKeyCommitment": _hex(d, "handKeyCommitment", "entropy.seat", 32),
+               "channelKey": _hex(d, "channelKey", "entropy.seat", 32)}
+        for name in self.seat_keys:
+            rec[f"{name}Key"] = self.seat_key_kind.check(d.get(f"{name}Key"), f"entropy.seat: {name}Key")
+        return replace(pub, seats={**pub.seats, seat: rec})
+
+    def _check_open(self, view: Any, pub: DealPublic, seat: Optional[int], event: Mapping[str, Any]) -> DealPublic:
+        """``entropy.open``: a seat's sealed opening, once, only after *every* commitment
+        (:class:`EarlyOpening` before) and by the open deadline."""
+        assert seat is not None
+        d = _fields(event.get("data"), self.line_fields[OPEN_LINE], "entropy.open")
+        at = stamp(event, "entropy.open")
+        sealed = _hex(d, "sealed", "entropy.open")
+        if seat not in pub.seats:
+            raise EarlyOpening(f"seat {seat}: an opening before its own commitment (entropy.seat) is refused")
+        if not self.committed(pub):
+            waiting = [s for s in range(self.n_seats) if s not in pub.seats]
+            raise EarlyOpening(f"seat {seat}: an opening before every commitment is refused (seats {waiting} "
+                               "have not committed; whoever saw it could hand it to one of them)")
+        if seat in pub.opened:
+            raise OutOfOrder(f"seat {seat}: its opening is already recorded (line {pub.opened[seat]['line']})")
+        deadline = self.open_due(pub, view.header)[1]
+        if at > deadline:
+            raise LateEntropy(f"seat {seat}: opening stamped {at}, after the deadline {deadline}")
+        return replace(pub, opened={**pub.opened, seat: {"line": event["n"], "at": at, "sealed": sealed}})
+
+    def _check_forfeit(self, view: Any, pub: DealPublic, seat: Optional[int], event: Mapping[str, Any]) -> DealPublic:
+        """``entropy.forfeit`` (the referee's): after the phase's deadline, naming exactly the
+        seats without a commitment (or, once all committed, an opening)."""
+        d = _fields(event.get("data"), self.line_fields[FORFEIT_LINE], "entropy.forfeit")
+        at = stamp(event, "entropy.forfeit")
+        if pub.dealer is None:
+            raise OutOfOrder("entropy.forfeit: no dealer's commitment, so no seat's deadline")
+        since, deadline, missing = self._forfeit_due(pub, view.header)
+        if d["since"] != since or d["deadline"] != deadline:
+            raise MalformedInput(f"entropy.forfeit: it relies on line {d['since']!r} and deadline "
+                                 f"{d['deadline']!r}; the transcript gives line {since} with deadline {deadline}")
+        if at <= deadline:
+            raise EarlyTimeout(f"entropy.forfeit: declared at {at}, not after the deadline {deadline}")
+        if not missing or d["seats"] != missing:
+            raise IllegalMove(f"entropy.forfeit: names seats {d['seats']!r}; the seats without an entropy line "
+                              f"(or, once all committed, an opening) are {missing}")
+        return replace(pub, forfeited=tuple(missing))
+
+    def _check_complaint(self, view: Any, pub: DealPublic, seat: Optional[int],
+                         event: Mapping[str, Any]) -> DealPublic:
+        """``complaint``: a seat's sealed share of a recorded deal line and its hand key; the
+        dealer is at fault if the key is the committed one and the share does not open
+        (:class:`UnfoundedComplaint` otherwise)."""
+        assert seat is not None
+        d = _fields(event.get("data"), self.line_fields[COMPLAINT_LINE], "complaint")
+        dealt = next((x for x in pub.deals if x.line == d["line"]), None)
+        if dealt is None:
+            raise MalformedInput(f"complaint: line {d['line']!r} is not a deal line")
+        if seat not in pub.seats:
+            raise IllegalMove(f"complaint: seat {seat} has no recorded hand key")
+        sealed_on_line, hand_commitment = dealt.sealed[seat], dealt.commitments[seat]
+        if sealed_on_line is None or hand_commitment is None:
+            raise IllegalMove(f"complaint: line {d['line']} dealt seat {seat} no hand")
+        fault = check_wrong_hand_complaint(
+            {"type": "complaint.wrongHand", "seat": seat, "line": d["line"], "sealed": d["sealed"],
+             "handKey": d["handKey"]},
+            match_id=view.header["matchId"], hand_key_commitment_recorded=pub.seats[seat]["handKeyCommitment"],
+            sealed_on_line=sealed_on_line, hand_commitment=hand_commitment)
+        return replace(pub, fault=fault.reason, fault_line=event["n"])
+
+    def _check_timeout(self, view: Any, pub: DealPublic, seat: Optional[int], event: Mapping[str, Any]) -> DealPublic:
+        """``deal.timeout`` (the referee's): the dealer let its deadline (its commitment or its
+        deal, ``limits.deal`` from the last line) pass: the dealer is at fault."""
+        d = _fields(event.get("data"), self.line_fields[DEAL_TIMEOUT_LINE], "deal.timeout")
+        at = stamp(event, "deal.timeout")
+        due = self.dealer_due(view)
+        if due is None:
+            raise IllegalMove("deal.timeout: the table does not wait for the dealer's deal")
+        if d != {"since": due[0], "deadline": due[1]}:
+            raise MalformedInput(f"deal.timeout: it relies on line {d['since']!r} and deadline {d['deadline']!r}; "
+                                 f"the transcript gives line {due[0]} and {due[1]}")
+        if at <= due[1]:
+            raise EarlyTimeout(f"deal.timeout: declared at {at}, not after the deadline {due[1]}")
+        what = "no entropy commitment" if pub.dealer is None else "no deal (no hand sent)"
+        return replace(pub, fault=f"{what} by the deadline {due[1]}", fault_line=event["n"])
+
+    #: one checker per deal line kind (:meth:`check_line`)
+    checks: ClassVar[Mapping[str, Callable[["ProvenDeal", Any, DealPublic, Optional[int], Mapping[str, Any]],
+                                           DealPublic]]] = {
+        DEALER_LINE: _check_dealer, SEAT_LINE: _check_seat, OPEN_LINE: _check_open, FORFEIT_LINE: _check_forfeit,
+        COMPLAINT_LINE: _check_complaint, DEAL_TIMEOUT_LINE: _check_timeout}
 
     def _forfeit_due(self, pub: DealPublic, header: Mapping[str, Any]) -> tuple[int, float, list[int]]:
         """``(since, deadline, seats)`` of the entropy phase's forfeit: the dealer's line and
@@ -701,6 +789,7 @@ def starting_draw(ledger: Any, modulus: int) -> int:
     return int.from_bytes(digest, "big") % modulus
 
 
-__all__ = ["ProvenDeal", "DealPublic", "DealShape", "DealtHands", "SCHEME", "OPEN_LINE", "TRUST", "starting_draw", "entropy_window",
+__all__ = ["ProvenDeal", "DealPublic", "DealShape", "DealtHands", "CardDeal", "DealStatement", "DealerState",
+           "SeatSecrets", "SCHEME", "OPEN_LINE", "TRUST", "starting_draw", "entropy_window",
            "describe_line", "x25519_from_seed", "x25519_public",
            "UnfoundedComplaint"]
