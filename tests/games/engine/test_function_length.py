@@ -33,11 +33,6 @@ def test_referee_longest_function_is_short() -> None:
     assert lines < LIMIT, f"referee.py: {name} is {lines} lines (limit {LIMIT})"
 
 
-def _proven_deal_is_short() -> bool:
-    return longest_function(ENGINE / "proven_deal.py")[0] < LIMIT
-
-
-@pytest.mark.xfail(not _proven_deal_is_short(), reason="branch dicedeal rewrites it", strict=False)
 def test_proven_deal_longest_function_is_short() -> None:
     lines, name = longest_function(ENGINE / "proven_deal.py")
     assert lines < LIMIT, f"proven_deal.py: {name} is {lines} lines (limit {LIMIT})"
