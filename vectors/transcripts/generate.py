@@ -57,6 +57,28 @@ BASES: list[tuple[str, str, dict[str, str], int]] = [
 ]
 
 
+def game_bases() -> list[tuple[str, str, dict[str, str], int]]:
+    """The bases a game folder names itself, after the list above: ``TRANSCRIPT_BASES`` (the
+    same tuples) in the module of each registered game's spec, in registry order. A new
+    game adds its bases in its own folder; this file does not change."""
+    from zkbluff.games.registry import game_names, spec_class
+
+    out: list[tuple[str, str, dict[str, str], int]] = []
+    for game in game_names():
+        module = sys.modules[spec_class(game).__module__]
+        for base in getattr(module, "TRANSCRIPT_BASES", ()):
+            name, named_game, options, seed = base
+            if named_game != game or name in {b[0] for b in BASES + LEGACY + out}:
+                raise ValueError(f"{module.__name__}.TRANSCRIPT_BASES: {name!r} must be a new base of {game!r}")
+            out.append((name, named_game, dict(options), seed))
+    return out
+
+
+def all_bases() -> list[tuple[str, str, dict[str, str], int]]:
+    """Every base match: the list above, then the game folders' own."""
+    return BASES + game_bases()
+
+
 # ---------------------------------------------------------------------------- the matches
 
 class Clock:
@@ -876,7 +898,7 @@ def build(folder: Path = HERE) -> dict[str, Any]:
 
     groups = []
     tc = 0
-    for name, game, options, seed in BASES + LEGACY:
+    for name, game, options, seed in BASES + LEGACY + game_bases():  # a game folder's after: no tcId moves
         if not (folder / f"{name}.jsonl").exists():
             continue
         base = Base(name, folder)
@@ -923,11 +945,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="derive vectors.json again and fail on any difference")
     args = ap.parse_args(argv)
     if args.matches is not None:
-        names = args.matches or [b[0] for b in BASES]
-        unknown = sorted(set(names) - {b[0] for b in BASES})
+        bases = all_bases()
+        names = args.matches or [b[0] for b in bases]
+        unknown = sorted(set(names) - {b[0] for b in bases})
         if unknown:
-            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in BASES]}")
-        for name, game, options, seed in BASES:
+            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in bases]}")
+        for name, game, options, seed in bases:
             if name in names:
                 play_match(name, game, options, seed, HERE)
     text = dump(build())
