@@ -24,6 +24,10 @@ def _name(names: Sequence[str], seat: Any) -> str:
     return names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
 
 
+def dice_words(n: int) -> str:
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
 def bid_words(quantity: int, face: int) -> str:
     return f"{quantity} x {FACE_WORDS[face] if 1 <= face <= FACES else face}"
 
@@ -72,13 +76,13 @@ class _Text:
                 out.append(f"{_name(names, e.loser)} is out of the match; the round is void")
             else:
                 out.append(f"{e.total} counted for {bid_words(e.quantity, e.face)}: "
-                           f"{_name(names, e.loser)} loses a die ({after.dice[e.loser]} left)")
+                           f"{_name(names, e.loser)} loses a die ({dice_words(after.dice[e.loser])} left)")
                 if after.dice[e.loser] == 0:
                     out.append(f"{_name(names, e.loser)} is out")
         if after.phase is Phase.OVER and after.standing:
-            out.append(f"{_name(names, after.standing[0])} wins with {after.dice[after.standing[0]]} dice left")
+            out.append(f"{_name(names, after.standing[0])} wins with {dice_words(after.dice[after.standing[0]])} left")
         elif after.phase is Phase.BID and before.phase is not Phase.BID and after.to_move is not None:
-            out.append(f"{_name(names, after.to_move)} starts the bidding ({after.in_play} dice in play)")
+            out.append(f"{_name(names, after.to_move)} starts the bidding ({dice_words(after.in_play)} in play)")
         return out
 
     @staticmethod
