@@ -155,3 +155,24 @@ def test_a_seat_that_withholds_its_opening_is_timed_out_and_places_last(tmp_path
     result = tab.view.result()
     assert result.placements == (1, 1, 2) and "seat 2 sent no roll.open" in result.reason
     assert verify_transcript(path)["over"]
+
+
+def test_a_dealer_that_holds_back_the_round_is_timed_out_and_the_match_settled_on_the_dice_held(tmp_path):
+    from zkbluff.errors import TranscriptError
+
+    path = tmp_path / "dealer.jsonl"
+    tab, clock = mh.seeded_match("liars-dice", {"players": "2", "dice": "2"}, 4, path)
+    mh.play_to_end(tab, clock, until=lambda t: t.rules.s.phase.value == "count")
+    tab.dealer.act = lambda: None  # type: ignore[method-assign]  # every roll proven, no round started
+    mh.play_to_end(tab, clock, until=lambda t: (tab.spec.deal.owed(t.view) or ("",))[0] == "roll")
+    assert tab.spec.deal.owed(tab.view)[1] == [None]
+    clock.now = tab.referee.deadline + 1
+    line = tab.poll()
+    assert line["action"] == TIMEOUT and line["data"]["seat"] is None and tab.over
+    dice = tab.rules.s.dice
+    result = tab.view.result()
+    assert "settled on the dice held" in result.reason
+    assert result.placements == tuple(1 + sum(d > x for d in dice) for x in dice)
+    with pytest.raises(TranscriptError) as exc:  # the house's fault, shown by its own transcript
+        verify_transcript(path)
+    assert exc.value.line == line["n"]
