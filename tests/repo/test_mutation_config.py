@@ -56,7 +56,10 @@ def test_a_game_folders_own_targets_are_read(tmp_path):
     _, targets = tool.load_config()
     assert "rules.cheat" in {t.name for t in targets}
     assert "rules.cheat" not in (ROOT / "mutation" / "targets.toml").read_text()
-    assert {t.name for t in tool.load_config(games=None)[1]} == {t.name for t in targets} - {"rules.cheat"}
+    folders = {e["name"] for f in sorted((ROOT / "src/zkbluff/games").glob("*/mutation.toml"))
+               for e in tool._toml(f.read_text())["target"]}  # every game folder's own (Cheat's, Liar's Dice's)
+    assert {"rules.cheat", "rules.liars_dice"} <= folders
+    assert {t.name for t in tool.load_config(games=None)[1]} == {t.name for t in targets} - folders
     game = tmp_path / "toy"
     game.mkdir()
     entry = '[[target]]\nname = "NAME"\nmodule = "src/zkbluff/games/cheat/rules.py"\n' \

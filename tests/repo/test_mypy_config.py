@@ -34,9 +34,10 @@ def test_the_engine_and_every_game_folder_are_strict() -> None:
     assert config["tool"]["mypy"]["check_untyped_defs"] and config["tool"]["mypy"]["warn_unused_ignores"]
     strict = strict_modules(config)
     assert "engine" in game_folders()
-    missing = [f"zkbluff.games.{name}.*" for name in game_folders() if f"zkbluff.games.{name}.*" not in strict]
+    covers = lambda module: module in strict or "zkbluff.games.*" in strict  # noqa: E731
+    missing = [f"zkbluff.games.{name}.*" for name in game_folders() if not covers(f"zkbluff.games.{name}.*")]
     assert missing == []
-    assert {"zkbluff.games.registry", "zkbluff.games.decks"} <= strict
+    assert covers("zkbluff.games.registry") and covers("zkbluff.games.decks")
     ignored = {m for s in config["tool"]["mypy"]["overrides"] if s.get("ignore_errors") for m in s["module"]}
     assert not any(m.startswith("zkbluff.games") for m in ignored)
 

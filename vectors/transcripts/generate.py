@@ -66,6 +66,28 @@ RULES_1: list[tuple[str, str, dict[str, str], int]] = [
 ]
 
 
+def game_bases() -> list[tuple[str, str, dict[str, str], int]]:
+    """The bases a game folder names itself, after the list above: ``TRANSCRIPT_BASES`` (the
+    same tuples) in the module of each registered game's spec, in registry order. A new
+    game adds its bases in its own folder; this file does not change."""
+    from zkbluff.games.registry import game_names, spec_class
+
+    out: list[tuple[str, str, dict[str, str], int]] = []
+    for game in game_names():
+        module = sys.modules[spec_class(game).__module__]
+        for base in getattr(module, "TRANSCRIPT_BASES", ()):
+            name, named_game, options, seed = base
+            if named_game != game or name in {b[0] for b in BASES + LEGACY + RULES_1 + out}:
+                raise ValueError(f"{module.__name__}.TRANSCRIPT_BASES: {name!r} must be a new base of {game!r}")
+            out.append((name, named_game, dict(options), seed))
+    return out
+
+
+def all_bases() -> list[tuple[str, str, dict[str, str], int]]:
+    """Every base match that is played again: the lists above (not the legacy one), then the game folders' own."""
+    return BASES + RULES_1 + game_bases()
+
+
 # ---------------------------------------------------------------------------- the matches
 
 class Clock:
@@ -945,7 +967,7 @@ def build(folder: Path = HERE) -> dict[str, Any]:
 
     groups = []
     tc = 0
-    for name, game, options, seed in BASES + LEGACY + RULES_1:
+    for name, game, options, seed in BASES + LEGACY + RULES_1 + game_bases():  # a game folder's after: no tcId moves
         if not (folder / f"{name}.jsonl").exists():
             continue
         base = Base(name, folder)
@@ -993,12 +1015,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="derive vectors.json again and fail on any difference")
     args = ap.parse_args(argv)
     if args.matches is not None:
-        playable = BASES + RULES_1
-        names = args.matches or [b[0] for b in playable]
-        unknown = sorted(set(names) - {b[0] for b in playable})
+        bases = all_bases()
+        names = args.matches or [b[0] for b in bases]
+        unknown = sorted(set(names) - {b[0] for b in bases})
         if unknown:
-            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in playable]}")
-        for name, game, options, seed in playable:
+            ap.error(f"unknown base(s) {unknown}; known: {[b[0] for b in bases]}")
+        for name, game, options, seed in bases:
             if name in names:
                 play_match(name, game, options, seed, HERE)
     text = dump(build())

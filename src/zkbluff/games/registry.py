@@ -14,6 +14,7 @@ register_lazy("five-up-two-down", "zkbluff.games.proof_or_bluff.spec:FiveUpSpec"
 register_lazy("cheat", "zkbluff.games.cheat.spec:CheatSpec")
 register_lazy("mind-bluff", "zkbluff.games.mind_bluff.spec:MindBluffSpec")
 register_lazy("bluffers", "zkbluff.games.bluffers.spec:BluffersSpec")
+register_lazy("liars-dice", "zkbluff.games.liars_dice.spec:LiarsDiceSpec")
 
 
 def __getattr__(name: str) -> Any:

@@ -4,8 +4,6 @@ tree (a decorator and a docstring count; nested functions count on their own too
 import ast
 from pathlib import Path
 
-import pytest
-
 from repo_root import REPO_ROOT
 
 ENGINE = REPO_ROOT / "src" / "zkbluff" / "games" / "engine"

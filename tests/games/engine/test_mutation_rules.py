@@ -394,6 +394,7 @@ SCHEMA = {
               "pick_up": "seat", "play": "seat", "reveal": "seat"},
     "five-up-two-down": {"accept": "seat", "challenge": "seat", "claim": "seat", "deal": "dealer", "prove": "seat",
                          "timeout": "referee"},
+    "liars-dice": {"bid": "seat", "count": "seat", "dudo": "seat", "roll": "dealer", "timeout": "referee"},
     "mind-bluff": {"all_done": "seat", "all_done_verdict": "referee", "believe": "seat", "claim": "seat",
                    "consent": "seat", "doubt": "seat", "doubt_verdict": "referee", "eat": "seat",
                    "eat_verdict": "referee", "referee_timeout": "seat", "reveal": "referee", "reveal_entropy": "seat",
