@@ -53,7 +53,7 @@ from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import (
     CommitmentMismatch, EarlyTimeout, IllegalMove, InvalidProof, InvalidShare, InvalidShuffle, MalformedInput,
-    OutOfOrder, UnfoundedComplaint,
+    OutOfOrder, TranscriptError, UnfoundedComplaint,
 )
 from zkbluff.field import r
 from zkbluff.games.engine.rules import Result
@@ -95,6 +95,7 @@ class Round:
 
     round: int
     layout: DealLayout
+    match_id: str = ""
     keys: tuple[tuple[KeyAnnouncement, str, int], ...] = ()
     shuffles: tuple[tuple[Deck, ShuffleProof, str, int], ...] = ()
     shares: tuple[tuple[tuple[Share, ...], str, int], ...] = ()
@@ -309,8 +310,8 @@ class HouseBlindDeal(DealScheme):
         if step is None:
             raise IllegalMove(f"{kind}: no house-blind deal line is due now", code="deal.order")
         want, want_seat, w = step
-        allowed = {want, COMPLAINT} if want == HAND else {want}
-        if kind not in allowed or seat != want_seat:
+        complaint = kind == COMPLAINT and want == HAND and seat is not None and seat >= want_seat
+        if not complaint and (kind != want or seat != want_seat):
             raise OutOfOrder(f"{kind} from seat {seat}: the deal waits for {want} from seat {want_seat} (round {w})")
         assert seat is not None
         if not isinstance(data, dict) or data.get("round") != w or type(data.get("round")) is not int:
@@ -319,7 +320,7 @@ class HouseBlindDeal(DealScheme):
         want_layout = self._wanted(view)
         assert want_layout is not None
         layout = want_layout[1]
-        x = self._round(view, w) or Round(w, layout)
+        x = self._round(view, w) or Round(w, layout, view.match_id)
         ctx = step_context(view.match_id, w, seat, _STEP.get(kind, "hand"), prev)
         if kind == KEY:
             extra = self.seat_keys if w == 1 else ()
@@ -336,7 +337,9 @@ class HouseBlindDeal(DealScheme):
             return
         if kind == SHUFFLE:
             _fields(data, {"round", "deck", "proof"}, SHUFFLE)
-            deck = Deck.from_json(data["deck"], layout.deck)
+            got = data["deck"].get("A") if isinstance(data["deck"], dict) else None
+            size = len(got) if isinstance(got, list) and 0 < len(got) <= layout.deck else layout.deck
+            deck = Deck.from_json(data["deck"], size)  # a deck short of a card: refused by shuffle.shape below
             proof = ShuffleProof.from_json(data["proof"], layout.deck)
             verify_shuffle(x.deck_before(seat), deck, proof, x.joint_key(), ctx)
             view.ledger.deal = replace(pub, current=replace(x, shuffles=x.shuffles + ((deck, proof, prev, n),)))
@@ -459,8 +462,17 @@ class HouseBlindDeal(DealScheme):
                       f"the deal ended the match: {pub.fault}")
 
     def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
-        """A fault the transcript proves: an upheld complaint, the dealer's silence."""
+        """A fault the transcript proves: an upheld complaint, the dealer's silence; or (the
+        offline verifier, at the end of a transcript whose last round's shares were not yet
+        needed) a share line that does not verify is :class:`TranscriptError` naming its line."""
         pub: HouseBlindPublic = ledger.deal
+        x = pub.current
+        if pub.fault is None and x is not None and x.shares and not x.shares_checked:
+            try:
+                self._verify_shares(x.match_id, x, range(len(x.shares)))
+            except InvalidShare as exc:  # the transcript fails at the share line, as a check at that line would
+                raise TranscriptError(f"transcript line {getattr(exc, 'line')}: {exc}", line=getattr(exc, "line"),
+                                      code=exc.check) from None
         if pub.fault is None or pub.fault_line is None or not pub.proven:
             return None
         return pub.fault_line, pub.fault
@@ -502,13 +514,17 @@ class HouseBlindDeal(DealScheme):
     def _seat_line(self, secrets: dict[str, Any], seat: int, view: Any,
                    prover: Any) -> Optional[tuple[str, dict[str, Any]]]:
         step = self.due(view)
-        if step is None or step[1] != seat:
+        if step is None:
             return None
-        kind, _, w = step
+        kind, due_seat, w = step
+        if kind == HAND and due_seat < seat:  # not its turn to bind yet: a wrong share of its cards is its complaint now
+            return self._early_complaint(secrets, seat, view)
+        if due_seat != seat:
+            return None
         want = self._wanted(view)
         assert want is not None
         layout, match_id, prev = want[1], view.match_id, view.head
-        x = self._round(view, w) or Round(w, layout)
+        x = self._round(view, w) or Round(w, layout, match_id)
         p = self.party(secrets, seat, layout, match_id, w, _STEP[kind], prev)
         if kind == KEY:
             data: dict[str, Any] = {"round": w, "key": p.key_message(prev).to_json()}
@@ -544,6 +560,27 @@ class HouseBlindDeal(DealScheme):
         mask = sum(1 << c for c in cards.values())
         secrets.setdefault("hands", {})[str(w)] = [str(mask), str(salt)]
         return HAND, {"round": w, "hand": msg.to_json()}
+
+    def _early_complaint(self, secrets: dict[str, Any], seat: int, view: Any) -> Optional[tuple[str, dict[str, Any]]]:
+        """Once every share is in, a seat checks the shares of its own cards (once a round): a
+        wrong one is its complaint, sent before any seat binds a hand on them."""
+        want = self._wanted(view)
+        assert want is not None
+        w, layout = want
+        tag = f"{view.match_id}:{w}"
+        if secrets.get("checked") == tag:
+            return None
+        x = self._round(view, w)
+        assert x is not None
+        p = self.party(secrets, seat, layout, view.match_id, w, "check", view.head)
+        try:
+            p.open_hand(x.final, x.record(view.match_id).shares, [k.h for k, _, _ in x.keys])
+        except InvalidShare as exc:
+            if exc.seat is None or exc.card is None:
+                raise
+            return COMPLAINT, {"round": w, "sender": exc.seat, "position": exc.card}
+        secrets["checked"] = tag
+        return None
 
     def seat_hand(self, secrets: Mapping[str, Any], seat: int, round_no: int) -> tuple[int, int]:
         """A seat's own hand of ``round_no`` as ``(mask, salt)``: the one it bound on its hand line."""
