@@ -299,6 +299,17 @@ class HouseBlindDeal(DealScheme):
     def board(self, ledger: Any, round_no: int) -> int:
         return self.board_mask(self.exchange(ledger, round_no))
 
+    def starting_draw(self, ledger: Any, modulus: int) -> int:
+        """A public draw fixed by round 1's key lines: SHA-256 of every seat's key, mod
+        ``modulus``. The last seat to announce could re-draw its key to steer it, but it then
+        knows no card at all (the deck is not yet shuffled), so it has nothing to steer towards."""
+        x = self.exchange(ledger, 1)
+        from zkbluff.protocol.elgamal import point_hex
+
+        parts = [point_hex(k.h) for k, _, _ in x.keys]
+        digest = hashlib.sha256(("zkbluff:house-blind-start-draw:v1:" + ":".join(parts)).encode()).digest()
+        return int.from_bytes(digest, "big") % modulus
+
     # ---------------------------------------------------------------- the table (referee side)
     def check_line(self, view: Any, kind: str, seat: Optional[int], event: Mapping[str, Any]) -> None:
         pub: HouseBlindPublic = view.ledger.deal
