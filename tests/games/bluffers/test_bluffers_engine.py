@@ -433,7 +433,7 @@ def test_cli_play_against_house_bots(tmp_path, monkeypatch):
         assert asked == [0, 0, 0] and not report["over"] and "transcript" in res.output
     else:  # two knock-outs came first: the match ended
         assert res.exit_code == 0 and report["complete"], res.output
-    assert report["game"] == "bluffers" and report["options"] == {"players": "3"}
+    assert report["game"] == "bluffers" and report["options"] == {"players": "3", "deal": "dealer"}
     header = json.loads(out.read_text().splitlines()[0])["data"]
     assert header["seats"] == ["you", "house", "bot 2"]
 

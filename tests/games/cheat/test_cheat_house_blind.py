@@ -12,6 +12,7 @@ import random
 import pytest
 
 from cheat_engine_helpers import Clock, conservation, forge, step, transcript_with, watch
+from house_blind_helpers import coalition_view, fixed_shuffles, rotation
 from zkbluff.curve import get_backend
 from zkbluff.errors import (
     InvalidShare, InvalidShuffle, MalformedInput, TranscriptError, UnfoundedComplaint, ZkbluffError,
@@ -23,7 +24,7 @@ from zkbluff.games.engine.house_blind_deal import (
 )
 from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import verify_transcript
-from zkbluff.protocol.elgamal import G, Deck, card_lookup, reencrypt
+from zkbluff.protocol.elgamal import G, Deck, reencrypt
 from zkbluff.protocol.hand_binding import hand_message
 from zkbluff.protocol.house_blind import step_context
 from zkbluff.protocol.oblivious_deal import DealRandom
@@ -130,57 +131,16 @@ SIGMA = {0: 7, 2: 11}  # the coalition's own (fixed) shuffles: rotations by thes
 
 
 def _rotation(k, n=DECK.size):
-    return [(i + k) % n for i in range(n)]
+    return rotation(k, n)
 
 
-def coalition_world(monkeypatch, honest_order, tmp_path, name):
+def coalition_world(honest_order, tmp_path, name):
     """A 4-seat table where seats 0 and 2 (with the house: it holds no deal secret) shuffle by
     fixed permutations and honest seat 1 by ``honest_order``; seat 3 (honest too) by a fixed
     one, so the worlds differ only in seat 1's step. Every shuffle still carries its proof."""
-    orders = {0: _rotation(SIGMA[0]), 2: _rotation(SIGMA[2]), 3: _rotation(5), 1: honest_order}
-    real = hbd.HouseBlindSeat.shuffle_message
-
-    def fixed(self, deck, H, prev):
-        out, proof, _ = shuffle_with(deck, H, self.ctx("shuffle", prev), orders[self.seat], self.rng, self.be)
-        return out, proof
-    monkeypatch.setattr(hbd.HouseBlindSeat, "shuffle_message", fixed)
-    try:
+    with fixed_shuffles({0: _rotation(SIGMA[0]), 2: _rotation(SIGMA[2]), 3: _rotation(5), 1: honest_order}):
         tab, _ = house_blind_table(4, tmp_path / f"{name}.jsonl", match_id="coalition-match")
-    finally:
-        monkeypatch.setattr(hbd.HouseBlindSeat, "shuffle_message", real)
     return tab
-
-
-def coalition_view(tab, coalition=(0, 2)):
-    """Everything the coalition can compute about cards from the transcript and its pooled
-    secrets: every ciphertext of every deck with its keys taken off and every published
-    share of that position taken off too, looked up among the cards; and which outputs of
-    the honest steps it can link to their inputs (a ciphertext or a partial decryption that
-    reappears)."""
-    be = get_backend()
-    x = tab.view.ledger.deal.current
-    keys = [tab.spec.deal.party(tab.seats[k].deal_secrets, k, x.layout, tab.view.match_id, 1, "key", "").key.x
-            for k in coalition]
-    xs = sum(keys)
-    lookup = card_lookup(DECK.size)
-    decks = [x.deck_before(0)] + [d for d, _, _, _ in x.shuffles]
-    others = {}
-    for k, (shares, _, _) in enumerate(x.shares):
-        if k not in coalition:
-            for s in shares:
-                others.setdefault(s.card, []).append(s.D)
-    known, partial = [], []
-    for k, deck in enumerate(decks):
-        row = [be.g1_add(B, be.g1_neg(be.g1_mul(A, xs))) for A, B in zip(deck.A, deck.B)]
-        partial.append(row)
-        for i, P in enumerate(row):
-            if k == len(decks) - 1:
-                for D in others.get(i, []):
-                    P = be.g1_add(P, be.g1_neg(D))
-            known.append((k, i, lookup.get(P)))
-    links = {(k, i, j) for k in (1, 3) for i in range(DECK.size) for j in range(DECK.size)
-             if decks[k + 1].A[i] == decks[k].A[j] or partial[k + 1][i] == partial[k][j]}
-    return known, links
 
 
 def test_a_coalition_of_the_house_and_two_seats_cannot_tell_two_deals_of_the_honest_seats_apart(
@@ -200,12 +160,12 @@ def test_a_coalition_of_the_house_and_two_seats_cannot_tell_two_deals_of_the_hon
     a, b = s2[s3[p]], s2[s3[q]]
     pi2 = list(pi1)
     pi2[a], pi2[b] = pi2[b], pi2[a]
-    one = coalition_world(monkeypatch, pi1, tmp_path, "one")
-    two = coalition_world(monkeypatch, pi2, tmp_path, "two")
+    one = coalition_world(pi1, tmp_path, "one")
+    two = coalition_world(pi2, tmp_path, "two")
     hands = [[t.seats[i].private["hand"] for i in range(4)] for t in (one, two)]
     assert hands[0][1] != hands[1][1] and hands[0][3] != hands[1][3]  # the honest hands differ
     assert hands[0][0] == hands[1][0] and hands[0][2] == hands[1][2]  # the coalition's are the same
-    view_one, view_two = coalition_view(one), coalition_view(two)
+    view_one, view_two = coalition_view(one, (0, 2)), coalition_view(two, (0, 2))
     assert view_one == view_two
     assert view_one[1] == set()  # no link through an honest step
     final = 4

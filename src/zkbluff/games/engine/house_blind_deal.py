@@ -101,7 +101,8 @@ class Round:
     shares: tuple[tuple[tuple[Share, ...], str, int], ...] = ()
     #: whether every share was verified (live: at its line; offline: in one batch, once all were in)
     shares_checked: bool = False
-    hands: tuple[tuple[HandMessage, str, int], ...] = ()
+    #: ``(seat, message, prev, line)`` of each seat that holds cards, in seat order
+    hands: tuple[tuple[int, HandMessage, str, int], ...] = ()
     board: Mapping[int, int] = field(default_factory=dict)
 
     @property
@@ -110,7 +111,13 @@ class Round:
 
     @property
     def complete(self) -> bool:
-        return len(self.hands) == self.n
+        return len(self.hands) == len(self.binders)
+
+    @property
+    def binders(self) -> list[int]:
+        """The seats that hold cards this round (a public draw has none; a knocked-out seat
+        shuffles and shares but holds none), in the order they bind their hands."""
+        return [s for s in range(self.n) if self.layout.positions_of(s)]
 
     def record(self, match_id: str) -> DealRecord:
         return DealRecord(match_id, self.round, self.layout, [(k, prev) for k, prev, _ in self.keys],
@@ -131,7 +138,14 @@ class Round:
         return self.shuffles[-1][0]
 
     def hand_commitment(self, seat: int) -> int:
-        return self.hands[seat][0].hand_commitment
+        return next(msg.hand_commitment for s, msg, _, _ in self.hands if s == seat)
+
+    def hand_context(self, seat: int) -> int:
+        """The ``context`` public input of ``seat``'s binding proof (what made its hand commitment)."""
+        from zkbluff.protocol.hand_binding import context_scalar
+
+        prev = next(p for s, _, p, _ in self.hands if s == seat)
+        return context_scalar(step_context(self.match_id, self.round, seat, "hand", prev))
 
 
 @dataclass(frozen=True)
@@ -244,9 +258,11 @@ class HouseBlindDeal(DealScheme):
         x = self._round(view, w)
         if x is None:
             return KEY, 0, w
-        for kind, got in ((KEY, x.keys), (SHUFFLE, x.shuffles), (SHARES, x.shares), (HAND, x.hands)):
+        for kind, got in ((KEY, x.keys), (SHUFFLE, x.shuffles), (SHARES, x.shares)):
             if len(got) < x.n:
                 return kind, len(got), w
+        if not x.complete:
+            return HAND, x.binders[len(x.hands)], w
         return None
 
     def owed(self, view: Any) -> Optional[tuple[str, Optional[int], int]]:
@@ -292,6 +308,11 @@ class HouseBlindDeal(DealScheme):
         x = self.exchange(ledger, round_no)
         return [x.hand_commitment(s) if x.layout.positions_of(s) else None for s in range(self.n_seats)]
 
+    def hand_contexts(self, ledger: Any, round_no: int) -> list[Optional[int]]:
+        """Each seat's binding proof's ``context`` (None for a seat dealt nothing)."""
+        x = self.exchange(ledger, round_no)
+        return [x.hand_context(s) if x.layout.positions_of(s) else None for s in range(self.n_seats)]
+
     @staticmethod
     def board_mask(x: Round) -> int:
         return sum(1 << c for c in x.board.values())
@@ -321,7 +342,8 @@ class HouseBlindDeal(DealScheme):
         if step is None:
             raise IllegalMove(f"{kind}: no house-blind deal line is due now", code="deal.order")
         want, want_seat, w = step
-        complaint = kind == COMPLAINT and want == HAND and seat is not None and seat >= want_seat
+        complaint = kind == COMPLAINT and want == HAND and seat is not None and seat >= want_seat \
+            and bool(layout_now(self, view).positions_of(seat))
         if not complaint and (kind != want or seat != want_seat):
             raise OutOfOrder(f"{kind} from seat {seat}: the deal waits for {want} from seat {want_seat} (round {w})")
         assert seat is not None
@@ -366,7 +388,9 @@ class HouseBlindDeal(DealScheme):
             if getattr(view, "verify_now", True):  # live: a wrong share is refused at its line
                 self._verify_shares(view.match_id, x, [seat])
             if len(x.shares) == x.n:
-                if getattr(view, "verify_now", True):
+                if not getattr(view, "verify_now", True) and not x.binders:  # a public draw: nobody to complain
+                    self._verify_shares(view.match_id, x, range(x.n))
+                if getattr(view, "verify_now", True) or not x.binders:
                     x = replace(x, shares_checked=True)
                 x = replace(x, board=self._open_board(view.match_id, x) if x.shares_checked else {})
             view.ledger.deal = replace(pub, current=x)
@@ -387,7 +411,7 @@ class HouseBlindDeal(DealScheme):
                                check="hand.binding")
         verify_hands(x.record(view.match_id), x.final, {seat: (msg, prev)}, view.vks[key_id], m + 1)
         view.n_proofs += 1
-        view.ledger.deal = replace(pub, current=replace(x, hands=x.hands + ((msg, prev, n),)))
+        view.ledger.deal = replace(pub, current=replace(x, hands=x.hands + ((seat, msg, prev, n),)))
 
     def _verify_shares(self, match_id: str, x: Round, seats: Any) -> None:
         keys = [k.h for k, _, _ in x.keys]
@@ -528,7 +552,8 @@ class HouseBlindDeal(DealScheme):
         if step is None:
             return None
         kind, due_seat, w = step
-        if kind == HAND and due_seat < seat:  # not its turn to bind yet: a wrong share of its cards is its complaint now
+        if kind == HAND and due_seat < seat and layout_now(self, view).positions_of(seat):
+            # not its turn to bind yet: a wrong share of its own cards is its complaint now
             return self._early_complaint(secrets, seat, view)
         if due_seat != seat:
             return None
@@ -599,6 +624,12 @@ class HouseBlindDeal(DealScheme):
         if got is None:
             raise CommitmentMismatch(f"seat {seat}: it bound no hand in round {round_no}")
         return int(got[0]), int(got[1])
+
+
+def layout_now(deal: HouseBlindDeal, view: Any) -> DealLayout:
+    want = deal._wanted(view)
+    assert want is not None
+    return want[1]
 
 
 def _public(p: HouseBlindSeat) -> Any:
