@@ -68,6 +68,8 @@ def test_a_round_opens_each_hand_to_its_seat_and_no_share_of_an_undealt_card(tmp
     hands = [tab.seats[i].private["hand"] for i in range(4)]
     assert all(bin(h).count("1") == 5 for h in hands) and sum(hands) == (1 << DECK.size) - 1
     assert verify_transcript(path)["lines"] == len(tab.writer.events)
+    said = [tab.spec.text.describe(e, ["a", "b", "c", "d"]) for e in tab.writer.events]
+    assert any("complains" not in x and "shuffles and re-encrypts" in x for x in said)
 
 
 def test_a_coalition_of_the_house_and_every_seat_but_one_sees_the_same_for_two_hands_of_the_honest_seat(

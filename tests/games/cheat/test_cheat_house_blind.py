@@ -113,6 +113,9 @@ def test_a_hand_at_four_and_six_seats_every_seat_holds_its_own_cards(n, tmp_path
         step(tab, clock, bots, rng)
     report = verify_transcript(path)
     assert report["lines"] == len(tab.writer.events) and report["proofs"] >= n
+    names = [f"s{i}" for i in range(n)]  # the terminal text says every line (a server narrates each)
+    said = [tab.spec.text.describe(e, names) for e in tab.writer.events]
+    assert "s0 shuffles and re-encrypts the deck" in said[1 + n] and "deals the whole deck" in said[4 * n + 1]
 
 
 def test_the_dealer_option_is_unchanged_and_an_unknown_deal_is_refused():

@@ -14,7 +14,6 @@ from zkbluff.games.engine import house_blind_deal as hbd
 from zkbluff.games.engine.table import open_match
 from zkbluff.games.engine.verifier import verify_transcript
 from zkbluff.games.proof_or_bluff.rules import DECK, FIVE_UP_BOARD
-from zkbluff.games.proof_or_bluff.rules import FiveUpDeal
 
 
 def kinds(tab):
@@ -42,6 +41,8 @@ def test_a_whole_match_at_a_house_blind_table_verifies_offline(game, mode, hand,
         assert bin(seat.private["hand"]).count("1") <= hand
     if game == "five-up-two-down":
         assert boards and all(bin(b).count("1") == FIVE_UP_BOARD for b in boards)
+    said = [tab.spec.text.describe(e, ["ann", "house"]) for e in tab.writer.events]
+    assert said[3].startswith("ann shuffles")
     report = verify_transcript(path)
     assert report["complete"] and report["proofs"] >= 2 * kinds(tab).count("deal")
 
@@ -60,4 +61,3 @@ def test_the_board_is_the_one_the_shares_open_not_the_houses_choice(tmp_path):
     with pytest.raises(IllegalMove):
         tab.spec.deal.demand(tab.view.ledger, 1, opened & ~(1 << lower) | 1 << other, ())
     tab.spec.deal.demand(tab.view.ledger, 1, opened, ())  # its twin: the opened board passes
-    assert FiveUpDeal  # the deal action carries the board (checked by demand above)

@@ -9,7 +9,7 @@ from zkbluff.games.bluffers.rules import (
     CHAMBERS, DECK, JOKERS, POINTS, Action, AutoMove, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
-from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.house_blind_deal import describe_line
 
 RANK_PLURALS = ("Kings", "Queens", "Aces")
 NUMBER_WORDS = ("No", "One", "Two", "Three", "Four", "Five")

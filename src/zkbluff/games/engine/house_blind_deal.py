@@ -626,6 +626,30 @@ class HouseBlindDeal(DealScheme):
         return int(got[0]), int(got[1])
 
 
+def describe_line(kind: str, data: Mapping[str, Any], who: str, names: Sequence[str]) -> Optional[str]:
+    """One sentence for a person about one of the house-blind deal's lines (``who`` names the
+    line's seat) or one of the zk dealer's (:func:`~zkbluff.games.engine.proven_deal.describe_line`),
+    or None for any other line: the games' terminal text says these the same way."""
+    if kind == KEY:
+        return f"{who} announces its deal key for round {data.get('round')}, with a proof it knows the secret."
+    if kind == SHUFFLE:
+        return f"{who} shuffles and re-encrypts the deck, and proves it is the same cards."
+    if kind == SHARES:
+        n = len(data.get("shares") or [])
+        return f"{who} sends its proven decryption shares of the {n} cards that are not its own."
+    if kind == HAND:
+        return f"{who} opens its own cards alone and commits to them, with a proof they are the cards opened to it."
+    if kind == COMPLAINT:
+        return (f"{who} complains: {names[data['sender']]}'s share of one of its cards (position "
+                f"{data['position']}) does not verify.")
+    if kind == TIMEOUT:
+        late = "the dealer" if data.get("seat") is None else names[data["seat"]]
+        return f"{late} sent no {data.get('line')} line by the deadline: at fault."
+    from zkbluff.games.engine.proven_deal import describe_line as proven
+
+    return proven(kind, data, who, names)
+
+
 def layout_now(deal: HouseBlindDeal, view: Any) -> DealLayout:
     want = deal._wanted(view)
     assert want is not None
@@ -658,5 +682,5 @@ def hands_then(n_hands: Sequence[int], hand: int, deck: int, board: int = 0) -> 
 
 
 __all__ = ["HouseBlindDeal", "HouseBlindPublic", "Round", "SCHEME", "TRUST", "KEY", "SHUFFLE", "SHARES", "HAND",
-           "COMPLAINT", "TIMEOUT", "binding_of", "binding_key_id", "full_deal", "hands_then", "InvalidProof",
+           "COMPLAINT", "TIMEOUT", "binding_of", "describe_line", "binding_key_id", "full_deal", "hands_then", "InvalidProof",
            "InvalidShuffle"]
