@@ -391,7 +391,7 @@ def test_cli_demo_rules_and_verify(tmp_path):
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output
     res = CliRunner().invoke(main, ["transcript", "verify", str(out)])
-    assert res.exit_code == 0 and "OK: bluffers (players 2)" in res.output
+    assert res.exit_code == 0 and "OK: bluffers (players 2, deal dealer)" in res.output
     lines = out.read_text().splitlines()
     bad = json.loads(lines[6])
     assert bad["action"] == "commit_seed"  # after the dealer's and both seats' entropy lines and openings
