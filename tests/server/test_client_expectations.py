@@ -175,9 +175,10 @@ def test_check_table_names_every_difference():
     spec = spec_for("cheat", {"players": "3"})
     check_table(parse_expectations(["game=cheat", "players=3", "seats=3"]), spec)
     with pytest.raises(TableMismatch) as caught:
-        check_table(parse_expectations(["game=cheat", "players=4", "deal=oblivious"]), spec)
+        check_table(parse_expectations(["game=cheat", "players=4", "deal=oblivious", "mode=casual"]), spec)
     assert "players=4: the table's players is 3" in str(caught.value)
-    assert "cheat has no option deal" in str(caught.value) and "game=cheat" not in str(caught.value)
+    assert "deal=oblivious: the table's deal is dealer" in str(caught.value)  # cheat: dealer or house-blind
+    assert "cheat has no option mode" in str(caught.value) and "game=cheat" not in str(caught.value)
 
 
 @pytest.mark.parametrize("cmd", ["join", "host"])

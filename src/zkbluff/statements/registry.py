@@ -137,9 +137,20 @@ def shared_statements() -> tuple[Statement, ...]:
         deal_v2_statement(3, (1,), board=1, entropies=4),
         deal_v2_statement(3, (1,), board=1, entropies=5),
         # house-blind deal: a seat's hand commitment bound to the cards opened to it (committed
-        # cards; docs/house-blind-deal.md). Not used by a game yet: 17 cards (Cheat at 3 seats), 26 (two seats)
+        # cards; docs/house-blind-deal.md): Cheat's hands at 3..6 seats (18/17, 13, 11/10, 9/8), 26 (two
+        # seats), Bluffers' 5 of 20, Proof or Bluff's 7, 5 and 2 (games/engine/house_blind_deal.py)
         hand_binding_statement(52, 17),
         hand_binding_statement(52, 26),
+        hand_binding_statement(52, 18),
+        hand_binding_statement(52, 13),
+        hand_binding_statement(52, 11),
+        hand_binding_statement(52, 10),
+        hand_binding_statement(52, 9),
+        hand_binding_statement(52, 8),
+        hand_binding_statement(52, 7),
+        hand_binding_statement(52, 5),
+        hand_binding_statement(52, 2),
+        hand_binding_statement(BLUFFERS_DECK, 5),
     )
 
 

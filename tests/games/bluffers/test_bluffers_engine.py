@@ -391,7 +391,7 @@ def test_cli_demo_rules_and_verify(tmp_path):
     assert res.exit_code == 0, res.output
     assert "transcript verified offline" in res.output
     res = CliRunner().invoke(main, ["transcript", "verify", str(out)])
-    assert res.exit_code == 0 and "OK: bluffers (players 2)" in res.output
+    assert res.exit_code == 0 and "OK: bluffers (players 2, deal dealer)" in res.output
     lines = out.read_text().splitlines()
     bad = json.loads(lines[6])
     assert bad["action"] == "commit_seed"  # after the dealer's and both seats' entropy lines and openings
@@ -433,7 +433,7 @@ def test_cli_play_against_house_bots(tmp_path, monkeypatch):
         assert asked == [0, 0, 0] and not report["over"] and "transcript" in res.output
     else:  # two knock-outs came first: the match ended
         assert res.exit_code == 0 and report["complete"], res.output
-    assert report["game"] == "bluffers" and report["options"] == {"players": "3"}
+    assert report["game"] == "bluffers" and report["options"] == {"players": "3", "deal": "dealer"}
     header = json.loads(out.read_text().splitlines()[0])["data"]
     assert header["seats"] == ["you", "house", "bot 2"]
 

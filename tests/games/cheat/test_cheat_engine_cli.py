@@ -36,7 +36,7 @@ def test_play_cheat_with_bots_then_verify_and_resume(tmp_path):
     assert "not allowed" in res.output and "commits to its entropy" in res.output
     assert re.search(r"deals? the whole deck", res.output)  # ("you deal": the narration's second person)
     header = json.loads(out.read_text().splitlines()[0])["data"]
-    assert header["options"] == {"players": "3", "hands": "3", "window": "1"} and len(header["seats"]) == 3
+    assert header["options"] == {"players": "3", "hands": "3", "window": "1", "deal": "dealer"} and len(header["seats"]) == 3
     res = CliRunner().invoke(main, ["transcript", "verify", str(out)])
     assert res.exit_code == 0 and "cheat" in res.output
     n = len(out.read_text().splitlines())

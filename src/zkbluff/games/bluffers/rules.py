@@ -766,8 +766,10 @@ class TableRules(BluffersRules):
     player even while a ``ShedCard`` is due); :meth:`extras` has the rest.
     """
 
-    def __init__(self, n_seats: int):
+    def __init__(self, n_seats: int, seats_deal: bool = False):
         super().__init__(n_seats)
+        #: a house-blind table: the seats dealt and bound their own hands (the deal seals none)
+        self.seats_deal = seats_deal
         self.drawn: Optional[int] = None
         self.timed_out: Optional[int] = None
         self.shed_due: Optional[int] = None
@@ -855,6 +857,8 @@ class TableRules(BluffersRules):
             standing = tuple(self.standing())
             if action.seats != standing:
                 raise IllegalMove(f"deal: the standing seats are {list(standing)}, the deal names {list(action.seats)}")
+            if action.sealed_hands == () and self.seats_deal:
+                return  # a house-blind deal: every standing seat bound its own hand on the deal's lines
             if len(action.sealed_hands) != len(standing) or not all(_is_hex(h) for h in action.sealed_hands):
                 raise IllegalMove(f"deal: one sealed hand (hex) for each of the {len(standing)} standing seats, "
                                   f"got {len(action.sealed_hands)}")

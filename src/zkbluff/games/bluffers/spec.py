@@ -46,7 +46,9 @@ from zkbluff.games.bluffers.rules import (
     Timeout,
 )
 from zkbluff.games.bluffers import sealed
+from zkbluff.games.engine.house_blind_deal import HouseBlindDeal, hands_then
 from zkbluff.games.engine.proven_deal import DealPublic, DealShape, ProvenDeal
+from zkbluff.protocol.house_blind import BOARD, UNDEALT
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand
 from zkbluff.gadgets.native import commit
@@ -58,6 +60,29 @@ MOVE_SECONDS = 30.0
 #: the table card's draw: one card of King, Queen, Ace as the public board (the hand is a
 #: filler nobody is dealt)
 DRAW = DealShape(len(TABLE_CARDS), (1,), board=1, sealed=False)
+
+
+#: the deal modes (the ``deal`` option): ``dealer`` (the zk dealer's deal in proof: the house
+#: could see every hand) or ``house-blind`` (the seats deal between themselves; the undealt
+#: cards stay hidden from everyone; games/engine/house_blind_deal.py)
+DEALS = ("dealer", "house-blind")
+DEFAULT_DEAL = "dealer"
+#: at a house-blind table, the round's table card: a 3-card deck (King, Queen, Ace) shuffled by
+#: every seat, its top card opened to all, the other two to nobody
+DRAW_OWNERS = (BOARD, UNDEALT, UNDEALT)
+
+
+def _wanted(view: Any) -> Optional[tuple[int, tuple[int, ...]]]:
+    """The house-blind round the rules wait for: the table card's draw (on its own round
+    number, ``DRAW_ROUND_TAG + round``), then the deal of five cards to each standing seat
+    (the rest undealt)."""
+    rules = view.rules
+    if rules.over or rules.s.phase != Phase.DEAL or rules.to_move is not None:
+        return None
+    round_no = rules.s.round + 1
+    if rules.drawn is None:
+        return DRAW_ROUND_TAG + round_no, DRAW_OWNERS
+    return round_no, hands_then(tuple(rules.standing()), HAND_SIZE, DECK.size)
 
 
 def round_deal(standing: int) -> DealShape:
@@ -73,7 +98,7 @@ class Ledger:
     hands: list[Optional[int]] = field(default_factory=list)
     plays: list[Optional[int]] = field(default_factory=list)
     rounds: list[list[Optional[int]]] = field(default_factory=list)
-    deal: DealPublic = field(default_factory=DealPublic)
+    deal: Any = field(default_factory=DealPublic)  # DealPublic or HouseBlindPublic (the referee sets it)
     #: per seat, the context of the proof that made its hand commitment (a sealed move's
     #: is :func:`~zkbluff.games.bluffers.sealed.sealed_context` of it)
     hand_contexts: list[Optional[int]] = field(default_factory=list)
@@ -118,19 +143,22 @@ class BluffersSpec(GameSpec):
     end_codes = END_CODES
     actions = TABLE_ACTIONS
     option_values: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1))}
-    default_options: ClassVar[Mapping[str, str]] = {"players": "2"}
+        "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)), "deal": DEALS}
+    default_options: ClassVar[Mapping[str, str]] = {"players": "2", "deal": DEFAULT_DEAL}
     time_limits: ClassVar[Mapping[str, float]] = {"move": MOVE_SECONDS}
     house_bot = HouseSeat
     random_bot = RandomSeat
     text = TableText
-    deal: ProvenDeal
+    deal: Any  # ProvenDeal or HouseBlindDeal
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
         self.n_seats = int(self.options["players"])
-        # the house deals from no seat: every seat contributes entropy (knocked out or not)
-        self.deal = ProvenDeal(self.game, self.n_seats, (HAND_SIZE,) * self.n_seats, deck=DECK.size)
+        self.house_blind = self.options["deal"] == "house-blind"
+        if self.house_blind:  # every seat shuffles and shares (knocked out or not); the standing ones bind hands
+            self.deal = HouseBlindDeal(self.game, self.n_seats, DECK.size, _wanted, (HAND_SIZE,))
+        else:  # the house deals from no seat: every seat contributes entropy (knocked out or not)
+            self.deal = ProvenDeal(self.game, self.n_seats, (HAND_SIZE,) * self.n_seats, deck=DECK.size)
 
     @property
     def min_seats(self) -> int:
@@ -149,16 +177,20 @@ class BluffersSpec(GameSpec):
 
     @property
     def contributors(self) -> int:
+        if self.house_blind:
+            return self.n_seats
         return 1 + len(self.deal.entropy_seats)
 
     def statements(self) -> list[str]:
         """The plays, picks and shares; the table card's draw; a deal for every number of
         standing seats (knock-outs leave fewer; one standing seat is the end)."""
+        if self.house_blind:
+            return [PLAY_ID, PICK_ID, SHARE_ID, *self.deal.statement_ids]
         return [PLAY_ID, PICK_ID, SHARE_ID, self.deal.key_id(DRAW)] + \
             [self.deal.key_id(round_deal(k)) for k in range(self.n_seats, 1, -1)]
 
     def new_rules(self) -> TableRules:
-        return TableRules(self.n_seats)
+        return TableRules(self.n_seats, seats_deal=self.house_blind)
 
     def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger([None] * self.n_seats, [None] * self.n_seats, hand_contexts=[None] * self.n_seats,
@@ -201,11 +233,22 @@ class BluffersSpec(GameSpec):
     def _demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
         assert isinstance(rules, TableRules)
         s = rules.s
+        if self.house_blind and isinstance(action, DrawTableCard):  # the card the seats' shares opened
+            drawn = self.deal.board(ledger, DRAW_ROUND_TAG + s.round + 1)
+            if 1 << action.table_card != drawn:
+                raise IllegalMove(f"draw: the table card the seats opened is {drawn.bit_length() - 1}, not "
+                                  f"{action.table_card!r}")
+            return None
+        if self.house_blind and isinstance(action, DealHands):
+            self.deal.demand(ledger, s.round + 1, 0, action.sealed_hands)
+            return None
         if isinstance(action, DrawTableCard):
-            return self.deal.demand(ledger, DRAW_ROUND_TAG + s.round + 1, 1 << action.table_card, (), DRAW)
+            proven: ProvenDeal = self.deal
+            return proven.demand(ledger, DRAW_ROUND_TAG + s.round + 1, 1 << action.table_card, (), DRAW)
         if isinstance(action, DealHands):
-            return self.deal.demand(ledger, s.round + 1, 0, action.sealed_hands, round_deal(len(action.seats)),
-                                    action.seats)
+            dealer: ProvenDeal = self.deal
+            return dealer.demand(ledger, s.round + 1, 0, action.sealed_hands, round_deal(len(action.seats)),
+                                 action.seats)
         if isinstance(action, Play):
             assert seat is not None
             return ProofDemand(PLAY_ID, {"old_hand_commitment": _committed(ledger.hands[seat], "the hand"), "count": action.count})
@@ -238,7 +281,12 @@ class BluffersSpec(GameSpec):
         self._record(ledger, seat, action, publics[0] if publics else {})
 
     def _record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
-        if isinstance(action, DealHands):
+        if isinstance(action, DealHands) and self.house_blind:
+            round_no = ledger.deal.current.round
+            ledger.hands, ledger.plays = self.deal.hand_commitments(ledger, round_no), [None] * self.n_seats
+            ledger.hand_contexts = self.deal.hand_contexts(ledger, round_no)
+            ledger.rounds.append(list(ledger.hands))
+        elif isinstance(action, DealHands):
             hands: list[Optional[int]] = [None] * self.n_seats
             for k, i in enumerate(action.seats):  # hand k of the proof is seats[k]'s
                 hands[i] = publics[f"hand{k}_commitment"]
@@ -391,6 +439,10 @@ class BluffersSpec(GameSpec):
         if isinstance(action, DealHands):
             if seat not in action.seats:
                 out.update(hand=0, handSalt=0)
+            elif self.house_blind:  # the hand it bound on its own line (the latest round's: draws bind none)
+                rounds = [int(k) for k in deal_secrets.get("hands", {})]
+                hand, salt = self.deal.seat_hand(deal_secrets, seat, max(rounds, default=0))
+                out.update(hand=hand, handSalt=salt)
             else:
                 k = action.seats.index(seat)
                 hand, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[k],
@@ -413,10 +465,19 @@ class BluffersSpec(GameSpec):
         return out
 
     # ---- the dealer side
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str,
+                    line: int) -> Optional[Move]:
         """The round's table card (a public draw), then its deal to the standing seats."""
         assert isinstance(rules, TableRules)
         round_no = rules.s.round + 1
+        if self.house_blind:  # the seats dealt; the dealer writes what their lines opened and bound
+            if rules.drawn is None:
+                if not self.deal.complete(ledger, DRAW_ROUND_TAG + round_no):
+                    return None
+                return _move(DrawTableCard(self.deal.board(ledger, DRAW_ROUND_TAG + round_no).bit_length() - 1))
+            if not self.deal.complete(ledger, round_no):
+                return None
+            return _move(DealHands(rules.drawn, tuple(i for i in range(self.n_seats) if rules.s.alive[i]), ()))
         if rules.drawn is None:
             _, board, inputs, _ = self.deal.deal_round(dealer, DRAW_ROUND_TAG + round_no, line, DRAW)
             return _move(DrawTableCard(board.bit_length() - 1), inputs)

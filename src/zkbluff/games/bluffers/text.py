@@ -9,7 +9,7 @@ from zkbluff.games.bluffers.rules import (
     CHAMBERS, DECK, JOKERS, POINTS, AutoMove, BluffersRules, CallBluff, CommitSeed, Deal, Disconnect, LeaveTable,
     Phase, Play, Reconnect, Reveal, Share, Snapshot,
 )
-from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.house_blind_deal import describe_line
 from zkbluff.games.engine.rules import Action
 from zkbluff.games.engine.text import plural, seat_name
 

@@ -123,9 +123,12 @@ class TablePublic:
 class CheatTable(Rules):
     """:class:`CheatRules` plus the table's sealed deal, sealed openings and pick-up parts."""
 
-    def __init__(self, n_seats: int, hands: int = 3, window: int = 3, first_dealer: int = 0):
+    def __init__(self, n_seats: int, hands: int = 3, window: int = 3, first_dealer: int = 0, sealed: bool = True):
         self.game = CheatRules(n_seats, hands, window, first_dealer)
         self.n_seats = n_seats
+        #: whether the deal seals each hand to its seat (the zk dealer's); False: a house-blind
+        #: deal, whose seats opened their own hands on the deal's lines (the deal carries none)
+        self.sealed = sealed
         self.stage = Stage.RULES
         self.pile_plays: list[int] = []
         self.owing: list[int] = []
@@ -208,8 +211,9 @@ class CheatTable(Rules):
             order = deal_order(self.n_seats, self.game.dealer)
             if action.seats != order:
                 raise IllegalMove(f"deal: the deal order is seats {list(order)}, got {list(action.seats)!r:.80}")
-            if len(action.sealed_hands) != self.n_seats:
-                raise IllegalMove(f"deal: {self.n_seats} sealed hands expected, got {len(action.sealed_hands)}")
+            want = self.n_seats if self.sealed else 0
+            if len(action.sealed_hands) != want:
+                raise IllegalMove(f"deal: {want} sealed hands expected, got {len(action.sealed_hands)}")
 
     @staticmethod
     def _inner(action: Action) -> Action:

@@ -54,6 +54,7 @@ from zkbluff.games.cheat.rules import (
     DECK, END_CODES, HAND_COUNTS, MAX_SEATS, MIN_SEATS, WINDOW_SECONDS, Call, CloseWindow, Forfeit, Pass, Phase, Play,
     deal_order, deal_sizes,
 )
+from zkbluff.games.engine.house_blind_deal import KEY as HB_KEY, HouseBlindDeal, HouseBlindPublic, binding_of, full_deal
 from zkbluff.games.engine.proven_deal import DEALER_LINE, SEAT_LINE, DealPublic, ProvenDeal, SeatKeyKind
 from zkbluff.games.engine.rules import NO_SEAT, Action, Rules
 from zkbluff.games.engine.spec import GameSpec, Move, ProofDemand
@@ -77,6 +78,31 @@ def cheat_deal(n_seats: int) -> ProvenDeal:
     slots = tuple(sorted(deal_sizes(n_seats, n_seats - 1), reverse=True))
     return ProvenDeal(CheatSpec.game, n_seats, slots, deck=DECK.size, dealer_seat=None, seat_keys=(PILE,),
                       seat_key_kind=PILE_KEY)
+
+
+#: the deal modes (the ``deal`` option): ``dealer`` (the zk dealer's deal in proof: the house could
+#: see every hand) or ``house-blind`` (the seats deal between themselves: nobody sees a hand it
+#: was not dealt; games/engine/house_blind_deal.py)
+DEALS = ("dealer", "house-blind")
+DEFAULT_DEAL = "dealer"
+
+
+def _wanted(view: Any) -> Optional[tuple[int, tuple[int, ...]]]:
+    """The house-blind round the rules wait for: the hand's number and who gets each position
+    (the whole deck, from the seat next to the hand's dealer), or None."""
+    rules = view.rules
+    if rules.over or rules.stage != Stage.RULES or rules.game.phase != Phase.DEAL:
+        return None
+    n = rules.n_seats
+    return rules.s.hand_no + 1, full_deal(n, DECK.size, deal_order(n, rules.s.dealer))
+
+
+def cheat_house_blind_deal(n_seats: int) -> HouseBlindDeal:
+    """Cheat's house-blind deal for ``n_seats``: the whole deck, the pile key on each seat's
+    first key line."""
+    base, extra = divmod(DECK.size, n_seats)
+    return HouseBlindDeal(CheatSpec.game, n_seats, DECK.size, _wanted, (base, base + 1) if extra else (base,),
+                          seat_keys=(PILE,))
 
 
 def deal_key(n_seats: int) -> str:
@@ -160,15 +186,21 @@ class Ledger:
     plays: dict[int, int] = field(default_factory=dict)  # play number -> play commitment
     hand_overs: dict[int, HandOver] = field(default_factory=dict)  # seat -> its hand-over (this pick-up)
     next_play: int = 0
-    deal: DealPublic = field(default_factory=DealPublic)
+    deal: Any = field(default_factory=DealPublic)  # DealPublic or HouseBlindPublic (the referee sets it)
 
     def pile_key(self, seat: int) -> str:
-        """``seat``'s pile key from its entropy line."""
+        """``seat``'s pile key from its entropy line (a house-blind deal: its first key line)."""
+        if isinstance(self.deal, HouseBlindPublic):
+            return str(self.deal.seat_keys[seat][f"{PILE}Key"])
         return str(self.deal.seats[seat][f"{PILE}Key"])
 
     @property
     def dealer_commitment(self) -> int:
-        """The dealer's entropy commitment (what the hand-overs are bound to)."""
+        """What the hand-overs are bound to: the dealer's entropy commitment (a house-blind
+        deal: :func:`~zkbluff.games.engine.house_blind_deal.binding_of` the header)."""
+        if isinstance(self.deal, HouseBlindPublic):
+            assert self.deal.binding is not None
+            return self.deal.binding
         assert self.deal.dealer is not None
         return int(self.deal.dealer["commitment"])
 
@@ -183,28 +215,31 @@ class CheatSpec(GameSpec):
         "players": tuple(str(n) for n in range(MIN_SEATS, MAX_SEATS + 1)),
         "hands": tuple(str(n) for n in HAND_COUNTS),
         "window": tuple(str(n) for n in WINDOW_SECONDS),
+        "deal": DEALS,
     }
-    default_options: ClassVar[Mapping[str, str]] = {"players": "4", "hands": "3", "window": "3"}
+    default_options: ClassVar[Mapping[str, str]] = {"players": "4", "hands": "3", "window": "3", "deal": DEFAULT_DEAL}
     house_bot = CheatEngineBot
     random_bot = RandomEngineBot
     text = text.CheatText
-    deal: ProvenDeal
+    deal: Any  # ProvenDeal or HouseBlindDeal
 
     def __init__(self, options: Optional[Mapping[str, Any]] = None):
         super().__init__(options)
         self.n_seats = int(self.options["players"])
         self.hands = int(self.options["hands"])
         self.window = int(self.options["window"])
-        self.deal = cheat_deal(self.n_seats)
+        self.house_blind = self.options["deal"] == "house-blind"
+        self.deal = cheat_house_blind_deal(self.n_seats) if self.house_blind else cheat_deal(self.n_seats)
         # an instance per match: it follows the lines it describes (the class has RULES for `zkbluff rules`)
         self.text = text.CheatText(self.n_seats, self.hands, self.window)  # type: ignore[assignment,misc]
 
     # ---- the public side
     def statements(self) -> list[str]:
-        return [self.deal.statement_id, PLAY_KEY, ABSORB_KEY]
+        deal = self.deal.statement_ids if self.house_blind else [self.deal.statement_id]
+        return [*deal, PLAY_KEY, ABSORB_KEY]
 
     def new_rules(self) -> CheatTable:
-        return CheatTable(self.n_seats, self.hands, self.window, FIRST_DEALER)
+        return CheatTable(self.n_seats, self.hands, self.window, FIRST_DEALER, sealed=not self.house_blind)
 
     def new_ledger(self, header: Mapping[str, Any]) -> Ledger:
         return Ledger(self.n_seats, hands=[None] * self.n_seats)
@@ -217,7 +252,11 @@ class CheatSpec(GameSpec):
     def _demand(self, rules: Rules, ledger: Ledger, seat: Optional[int], action: Action) -> Optional[ProofDemand]:
         assert isinstance(rules, CheatTable)
         if isinstance(action, SealedDeal):
-            return self.deal.demand(ledger, rules.s.hand_no + 1, 0, action.sealed_hands, seats=action.seats)
+            if self.house_blind:  # the hands were bound on the deal's own lines: no proof here
+                self.deal.demand(ledger, rules.s.hand_no + 1, 0, action.sealed_hands)
+                return None
+            proven: ProvenDeal = self.deal
+            return proven.demand(ledger, rules.s.hand_no + 1, 0, action.sealed_hands, seats=action.seats)
         if isinstance(action, Play):
             assert seat is not None and ledger.hands[seat] is not None
             return ProofDemand(PLAY_KEY, {"old_hand_commitment": ledger.hands[seat],  # type: ignore[dict-item]
@@ -281,6 +320,9 @@ class CheatSpec(GameSpec):
 
     def _record(self, ledger: Ledger, seat: Optional[int], action: Action, publics: Mapping[str, int]) -> None:
         if isinstance(action, SealedDeal):
+            if self.house_blind:
+                ledger.hands = list(self.deal.hand_commitments(ledger, ledger.deal.current.round))
+                return
             for k, s in enumerate(action.seats):
                 ledger.hands[s] = publics[f"hand{k}_commitment"]
         elif isinstance(action, Play):
@@ -326,6 +368,13 @@ class CheatSpec(GameSpec):
         """What the deal's lines give the hand-overs: the dealer's commitment (they are bound
         to it), each seat's pile key, and this seat's own pile key from its deal secrets."""
         kind, data = event["action"], event["data"]
+        if kind == HB_KEY and data.get("round") == 1:  # a house-blind deal: the pile keys ride on the first key lines
+            out = {**private, "peers": {**private["peers"], str(event["seat"]): data[f"{PILE}Key"]}}
+            if event["seat"] == 0:
+                out["dealerCommitment"] = str(binding_of(event["prev"]))
+            if event["seat"] == seat:
+                out["pileSecret"] = deal_secrets[f"{PILE}Secret"]
+            return out
         if kind == DEALER_LINE:
             return {**private, "dealerCommitment": data["commitment"]}
         if kind == SEAT_LINE:
@@ -450,6 +499,11 @@ class CheatSpec(GameSpec):
                       event: Mapping[str, Any], action: Action, publics: Mapping[str, int]) -> dict[str, Any]:
         out = dict(private)
         if isinstance(action, SealedDeal):
+            if self.house_blind:  # the hand this seat bound on its own hand line, the latest round's
+                rounds = [int(k) for k in deal_secrets.get("hands", {})]
+                mask, salt = self.deal.seat_hand(deal_secrets, seat, max(rounds, default=0))
+                out.update(hand=mask, salt=salt, plays={}, received={}, commitments={}, handOvers={})
+                return out
             k = action.seats.index(seat)
             mask, salt = self.deal.seat_open(deal_secrets, seat, match_id, event["n"], action.sealed_hands[k], publics,
                                              hand=k)
@@ -470,11 +524,16 @@ class CheatSpec(GameSpec):
                                 tuple(rules.legal_actions(seat)), tuple(rules.history))
 
     # ---- the dealer side
-    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str, line: int) -> Move:
+    def dealer_move(self, dealer: Mapping[str, Any], rules: Rules, ledger: Ledger, match_id: str,
+                    line: int) -> Optional[Move]:
         """The hand's deal: every seat's cards in proof, dealt in order from the seat next to
         the hand's dealer, each sealed to its seat."""
         assert isinstance(rules, CheatTable)
         hand_dealer = rules.s.dealer
         order = deal_order(self.n_seats, hand_dealer)
+        if self.house_blind:  # the seats dealt; the dealer starts the hand once every seat bound its own
+            if not self.deal.complete(ledger, rules.s.hand_no + 1):
+                return None
+            return Move(SealedDeal(deal_sizes(self.n_seats, hand_dealer), order, ()))
         _, _, inputs, sealed = self.deal.deal_round(dealer, rules.s.hand_no + 1, line, seats=order)
         return Move(SealedDeal(deal_sizes(self.n_seats, hand_dealer), order, sealed), (inputs,))

@@ -14,7 +14,7 @@ from zkbluff.games.cheat.rules import (
     DECK, N_RANKS, Call, CheatState, CloseWindow, Deal, Forfeit, Pass, Phase, PickUp, Play, Reveal, rank_of,
 )
 from zkbluff.games.cheat.match import ACTIONS as TABLE_ACTIONS, CheatTable, Stage
-from zkbluff.games.engine.proven_deal import describe_line
+from zkbluff.games.engine.house_blind_deal import describe_line
 from zkbluff.games.engine.rules import NO_SEAT, Action
 from zkbluff.games.engine.text import join_words, plural
 
@@ -161,7 +161,7 @@ class CheatText:
         if self._table is None or line["n"] != self._next:
             if line["n"] != 2:  # joined in the middle: no state to describe against
                 return said or f"{who}: {kind}."
-            self._table = CheatTable(self.n_seats, self.hands, self.window)
+            self._table = CheatTable(self.n_seats, self.hands, self.window, sealed=not kind.startswith("house-blind."))
         self._next = line["n"] + 1
         if said is not None:
             return said

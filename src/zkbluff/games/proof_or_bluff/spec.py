@@ -37,7 +37,7 @@ FIVE_UP_DEAL_ID = deal_v2_statement(DECK.size, (FIVE_UP_HAND, FIVE_UP_HAND), FIV
 
 
 #: the deal modes (the ``deal`` option) and the default
-DEALS = ("oblivious", "dealer")
+DEALS = ("oblivious", "dealer", "house-blind")
 #: oblivious: its whole first deal (7+7, four exchange lines, every party checking) costs
 #: 1.5 s of CPU on this machine class (benchmarks/results.md), under the 2 s bar
 DEFAULT_DEAL = "oblivious"
@@ -76,13 +76,25 @@ class _ProofOrBluffSpec(GameSpec):
     def _make_deal(self, hand: int, board: int = 0) -> Any:
         if self.options["deal"] == "oblivious":  # the house's seat holds the deck, player one chooses
             return ObliviousDeal(self.game, hand, board, deck_seat=HOUSE_SEAT, chooser_seat=1 - HOUSE_SEAT)
+        if self.options["deal"] == "house-blind":  # both seats shuffle; each card opens to its seat alone
+            from zkbluff.games.engine.house_blind_deal import HouseBlindDeal, hands_then
+
+            owners = hands_then((0, 1), hand, DECK.size, board)
+
+            def wanted(view: Any) -> Optional[tuple[int, tuple[int, ...]]]:
+                if view.rules.to_move is not None:
+                    return None
+                return int(view.rules.public_state().round) + 1, owners
+            return HouseBlindDeal(self.game, self.n_seats, DECK.size, wanted, (hand,))
         from zkbluff.games.engine.proven_deal import ProvenDeal
 
         return ProvenDeal(self.game, self.n_seats, (hand, hand), board, dealer_seat=HOUSE_SEAT)
 
     @property
     def oblivious(self) -> bool:
-        return isinstance(self.deal, ObliviousDeal)
+        """Whether the seats deal between themselves (the oblivious or the house-blind deal: the
+        same interface), not the house's dealer."""
+        return self.options["deal"] != "dealer"
 
     def _deal_ids(self) -> list[str]:
         return self.deal.statement_ids if self.oblivious else [self.deal.statement_id]

@@ -174,6 +174,10 @@ class _Text:
             return f"{verb(who, 'complains')}: the hand sealed on line {d['line']} does not open its commitment"
         if kind.startswith("oblivious."):
             return _oblivious(kind, d, who, names)
+        if kind.startswith("house-blind."):
+            from zkbluff.games.engine.house_blind_deal import describe_line
+
+            return str(describe_line(kind, d, who, names))
         if kind == "accept":
             return verb(who, "accepts")
         if kind == "challenge":
