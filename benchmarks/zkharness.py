@@ -18,7 +18,7 @@ time column ``time(ms)``), then this project's: cpu(ms), the prove's CPU time su
 child's threads (getrusage / process.cpuUsage around the prove calls only); threads, the
 cores the prover may use (each of the three starts a thread or worker per core); machine;
 load, the 1-minute load average when the row's child started (the machine is shared). ram is
-the child's peak resident set (its key in memory included), as zk-Harness's gnark rows count it.
+the child's peak resident set (its key in memory included; VmHWM, the child's own memory).
 """
 from __future__ import annotations
 
@@ -54,7 +54,10 @@ const [zkey, wtns, reps] = [process.argv[3], process.argv[4], +process.argv[5]];
     if (!res.proof) throw new Error("no proof");
     if (i > 0) { wall.push(dt / 1000); cpu.push((dc.user + dc.system) / 1e6); }  // the first warms up
   }
-  console.log(JSON.stringify({wall, cpu}));
+  // the peak resident set of this process's own memory (VmHWM: not the forking parent's, which
+  // getrusage's maxrss includes on Linux)
+  const m = /VmHWM:\s*(\d+) kB/.exec(require("fs").readFileSync("/proc/self/status", "utf8"));
+  console.log(JSON.stringify({wall, cpu, hwm: m ? +m[1] * 1024 : null}));
   process.exit(0);
 })();
 """
@@ -92,12 +95,25 @@ def _child(framework: str, d: Path, reps: int) -> None:
         if i:
             wall.append(time.perf_counter() - t)
             cpu.append(time.process_time() - c)
-    print(json.dumps({"wall": wall, "cpu": cpu}), flush=True)
+    print(json.dumps({"wall": wall, "cpu": cpu, "hwm": _vm_hwm()}), flush=True)
+
+
+def _vm_hwm() -> int | None:
+    """This process's peak resident set in bytes (VmHWM of /proc/self/status): its own memory
+    since its exec. getrusage's / wait4's maxrss on Linux also counts the parent's resident set
+    at the fork, which the parent here (holding the circuit) can exceed a small prover's."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
 
 
 def _run_child_rss(cmd: list[str], env: dict) -> tuple[dict, int]:
-    """The child's JSON line and its peak resident set in bytes (reaped with wait4, so the
-    peak is that child's alone)."""
+    """The child's JSON line and wait4's maxrss in bytes (on Linux at least the parent's
+    resident set at the fork: the child's own VmHWM, in its JSON, is the figure used)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, text=True)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -163,6 +179,7 @@ def main() -> None:
                     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", fw, str(d), str(reps)]
                 load = os.getloadavg()[0]
                 res, rss = _run_child_rss(cmd, env)
+                rss = res.get("hwm") or rss  # wait4's maxrss only where /proc is missing
                 row = {
                     "framework": fw, "category": "circuit", "backend": "groth16", "curve": "bn254",
                     "circuit": "chain", "input": f"2^{lg}", "operation": "prove",
