@@ -60,32 +60,39 @@ static inline void sub_mod_once(u64 a[4]) {
     }
 }
 
-/* out = a + b mod r (a, b < r < 2^254, so a + b fits in 256 bits) */
+/* out = a + b mod r (a, b < r < 2^254, so a + b fits in 256 bits). Branch-free: the
+ * NTT's butterflies take either side of a data-dependent branch half the time. */
 static inline void fe_add(fe *out, const fe *a, const fe *b) {
-    u64 carry = 0;
+    u64 s[4], t[4], carry = 0, borrow = 0;
     for (int i = 0; i < 4; i++) {
-        u128 s = (u128)a->v[i] + b->v[i] + carry;
-        out->v[i] = (u64)s;
-        carry = (u64)(s >> 64);
+        u128 x = (u128)a->v[i] + b->v[i] + carry;
+        s[i] = (u64)x;
+        carry = (u64)(x >> 64);
     }
-    if (geq_mod(out->v)) sub_mod_once(out->v);
-}
-
-/* out = a - b mod r */
-static inline void fe_sub(fe *out, const fe *a, const fe *b) {
-    u64 borrow = 0;
     for (int i = 0; i < 4; i++) {
-        u128 d = (u128)a->v[i] - b->v[i] - borrow;
-        out->v[i] = (u64)d;
+        u128 d = (u128)s[i] - R_MOD.v[i] - borrow;
+        t[i] = (u64)d;
         borrow = (u64)(d >> 64) & 1;
     }
-    if (borrow) {  /* went below zero: add r back */
-        u64 carry = 0;
-        for (int i = 0; i < 4; i++) {
-            u128 s = (u128)out->v[i] + R_MOD.v[i] + carry;
-            out->v[i] = (u64)s;
-            carry = (u64)(s >> 64);
-        }
+    /* s < r exactly when s - r borrowed: keep s then, else s - r */
+    const u64 keep = (u64)0 - borrow;
+    for (int i = 0; i < 4; i++) out->v[i] = (s[i] & keep) | (t[i] & ~keep);
+}
+
+/* out = a - b mod r (branch-free, as fe_add) */
+static inline void fe_sub(fe *out, const fe *a, const fe *b) {
+    u64 d[4], borrow = 0, carry = 0;
+    for (int i = 0; i < 4; i++) {
+        u128 x = (u128)a->v[i] - b->v[i] - borrow;
+        d[i] = (u64)x;
+        borrow = (u64)(x >> 64) & 1;
+    }
+    /* went below zero: add r back (r masked to 0 otherwise) */
+    const u64 mask = (u64)0 - borrow;
+    for (int i = 0; i < 4; i++) {
+        u128 x = (u128)d[i] + (R_MOD.v[i] & mask) + carry;
+        out->v[i] = (u64)x;
+        carry = (u64)(x >> 64);
     }
 }
 
@@ -117,6 +124,32 @@ static inline void fe_mul(fe *out, const fe *a, const fe *b) {
     /* t < 2r: one conditional subtraction */
     if (geq_mod(t)) sub_mod_once(t);
     memcpy(out->v, t, 32);
+}
+
+/* fe_mul in MULX/ADX assembly (x86-64 with BMI2 and ADX, checked at import into
+ * cpu_has_adx): mont_adx.h's product, the one bn254_fp.h uses for p, here with r (the
+ * same CIOS steps, r's top limb below 2^62 as p's), then fe_mul's final subtraction. The
+ * Poseidon kernel, the NTTs, the h step, the element-wise products and the sparse matrix
+ * product use it (about a third of the portable product's instructions); each takes the
+ * portable one where the CPU lacks BMI2/ADX, and the NTT and h step on request
+ * (portable=True, for the tests that compare the two). */
+static int cpu_has_adx = 0;
+#if ZKBLUFF_HAVE_MONT_ADX
+#define FR_HAVE_ADX_ASM 1
+static inline __attribute__((always_inline)) void fe_mul_adx(fe *out, const fe *fa, const fe *fb) {
+    u64 t[4];
+    mont_mul_adx_unreduced(t, fa->v, fb->v, R_MOD.v, &R_INV_NEG);
+    if (geq_mod(t)) sub_mod_once(t);
+    memcpy(out->v, t, 32);
+}
+#else
+#define FR_HAVE_ADX_ASM 0
+#define fe_mul_adx fe_mul
+#endif
+
+/* the product a vector kernel's loop uses (the branch is the same every time) */
+static inline __attribute__((always_inline)) void fe_mul_fast(fe *out, const fe *a, const fe *b) {
+    if (cpu_has_adx) fe_mul_adx(out, a, b); else fe_mul(out, a, b);
 }
 
 /* out = a^e (Montgomery form in and out), e given as 4 plain limbs */
@@ -152,8 +185,8 @@ static inline int fe_is_zero(const fe *a) {
 static void scale_powers(fe *a, size_t n, const fe *c, const fe *g) {
     fe acc = *c;
     for (size_t i = 0; i < n; i++) {
-        fe_mul(&a[i], &a[i], &acc);
-        fe_mul(&acc, &acc, g);
+        fe_mul_fast(&a[i], &a[i], &acc);
+        fe_mul_fast(&acc, &acc, g);
     }
 }
 
@@ -174,31 +207,104 @@ static fe *twiddles(int log_n, const fe *omega) {
     return tw;
 }
 
-/* In place: a becomes its discrete Fourier transform over the powers of omega,
- * a'[i] = sum_j a[j] omega^(i j), for n = 2^log_n and tw = twiddles(log_n, omega).
- * Iterative radix-2 decimation in time: bit-reversal permutation, then log_n
- * stages of butterflies (lo, hi) -> (lo + w hi, lo - w hi). */
-static void ntt_inplace(fe *a, int log_n, const fe *tw) {
-    size_t n = (size_t)1 << log_n;
-    for (size_t i = 1, j = 0; i < n; i++) {  /* bit-reversal permutation */
+/* The butterflies, once per product (S: c portable, adx MULX/ADX), on tw = twiddles(log_n,
+ * omega), n = 2^log_n:
+ *   ntt_dit_S: decimation in time, input in bit-reversed order, output in natural order:
+ *              stages m = 1, 2, ..., n/2 of (lo, hi) -> (lo + w hi, lo - w hi);
+ *   ntt_dif_S: decimation in frequency, input in natural order, output bit-reversed:
+ *              stages m = n/2, ..., 1 of (lo, hi) -> (lo + hi, (lo - hi) w).
+ * Either computes a'[i] = sum_j a[j] omega^(i j), in its own order. The h step runs the
+ * inverse transforms as DIF and the forward ones as DIT, so no permutation is ever done. */
+#define DEFINE_NTT(S, MUL) \
+static void ntt_dit_##S(fe *a, int log_n, const fe *tw) { \
+    size_t n = (size_t)1 << log_n; \
+    for (size_t m = 1; m < n; m <<= 1) { \
+        const fe *w = tw + m; \
+        for (size_t k = 0; k < n; k += 2 * m) { \
+            fe *lo = a + k, *hi = a + k + m; \
+            for (size_t j = 0; j < m; j++) { \
+                fe t; \
+                if (j == 0) t = hi[0]; else MUL(&t, &hi[j], &w[j]); \
+                fe_sub(&hi[j], &lo[j], &t); \
+                fe_add(&lo[j], &lo[j], &t); \
+            } \
+        } \
+    } \
+} \
+static void ntt_dif_##S(fe *a, int log_n, const fe *tw) { \
+    size_t n = (size_t)1 << log_n; \
+    for (size_t m = n >> 1; m >= 1; m >>= 1) { \
+        const fe *w = tw + m; \
+        for (size_t k = 0; k < n; k += 2 * m) { \
+            fe *lo = a + k, *hi = a + k + m; \
+            for (size_t j = 0; j < m; j++) { \
+                fe t; \
+                fe_sub(&t, &lo[j], &hi[j]); \
+                fe_add(&lo[j], &lo[j], &hi[j]); \
+                if (j == 0) hi[0] = t; else MUL(&hi[j], &t, &w[j]); \
+            } \
+        } \
+    } \
+} \
+static void scale_by_##S(fe *a, size_t n, const fe *s) { \
+    for (size_t i = 0; i < n; i++) MUL(&a[i], &a[i], &s[i]); \
+} \
+static void pointwise_mul_##S(fe *o, const fe *a, const fe *b, size_t n) { \
+    for (size_t i = 0; i < n; i++) MUL(&o[i], &a[i], &b[i]); \
+}
+DEFINE_NTT(c, fe_mul)
+#if FR_HAVE_ADX_ASM
+DEFINE_NTT(adx, fe_mul_adx)
+#endif
+
+/* a[i] <-> a[rev(i)], rev reversing log_n bits */
+static void bit_reverse(fe *a, size_t n) {
+    for (size_t i = 1, j = 0; i < n; i++) {
         size_t bit = n >> 1;
         for (; j & bit; bit >>= 1) j ^= bit;
         j ^= bit;
         if (i < j) { fe t = a[i]; a[i] = a[j]; a[j] = t; }
     }
-    for (size_t m = 1; m < n; m <<= 1) {
-        const fe *w = tw + m;
-        for (size_t k = 0; k < n; k += 2 * m) {
-            fe *lo = a + k, *hi = a + k + m;
-            for (size_t j = 0; j < m; j++) {
-                fe t;
-                fe_mul(&t, &hi[j], &w[j]);
-                fe_sub(&hi[j], &lo[j], &t);
-                fe_add(&lo[j], &lo[j], &t);
-            }
-        }
-    }
 }
+
+/* In place: a becomes its discrete Fourier transform over the powers of omega,
+ * a'[i] = sum_j a[j] omega^(i j), for n = 2^log_n and tw = twiddles(log_n, omega):
+ * the bit-reversal permutation, then the DIT butterflies. */
+static void ntt_inplace(fe *a, int log_n, const fe *tw, int adx) {
+    bit_reverse(a, (size_t)1 << log_n);
+#if FR_HAVE_ADX_ASM
+    if (adx) { ntt_dit_adx(a, log_n, tw); return; }
+#endif
+    (void)adx;
+    ntt_dit_c(a, log_n, tw);
+}
+
+/* The h step's arithmetic on A, B (evaluations on the domain; overwritten) into C: with
+ * C = A B pointwise, each of the three interpolated (DIF with omega^-1, coefficients in
+ * bit-reversed order), coefficient i times n^-1 shift^i (scale, in the same bit-reversed
+ * order), evaluated (DIT with omega, natural order); then C = A B - C. */
+#define DEFINE_H_CORE(S) \
+static void h_core_##S(fe *A, fe *B, fe *C, int log_n, const fe *tw, const fe *tw_inv, const fe *scale) { \
+    size_t n = (size_t)1 << log_n; \
+    pointwise_mul_##S(C, A, B, n); \
+    fe *polys[3] = {A, B, C}; \
+    for (int k = 0; k < 3; k++) { \
+        ntt_dif_##S(polys[k], log_n, tw_inv); \
+        scale_by_##S(polys[k], n, scale); \
+        ntt_dit_##S(polys[k], log_n, tw); \
+    } \
+    for (size_t i = 0; i < n; i++) { \
+        fe t; \
+        fe_mul_##S##_any(&t, &A[i], &B[i]); \
+        fe_sub(&C[i], &t, &C[i]); \
+    } \
+}
+#define fe_mul_c_any fe_mul
+#define fe_mul_adx_any fe_mul_adx
+DEFINE_H_CORE(c)
+#if FR_HAVE_ADX_ASM
+DEFINE_H_CORE(adx)
+#endif
 
 /* ------------------------------------------------------------------ Python glue */
 
@@ -350,12 +456,13 @@ static PyObject *py_to_ints(PyObject *self, PyObject *arg) {
 /* Parse a Python int argument into Montgomery form. */
 static int fe_arg(PyObject *x, fe *out) { return fe_from_pyobj(out, x) < 0 ? -1 : 0; }
 
-PyDoc_STRVAR(ntt_doc, "ntt(vec, log_n, omega) -> bytes\n\n"
-    "out[i] = sum_j vec[j] * omega^(i*j) for a vector of 2^log_n elements (omega of order 2^log_n).");
+PyDoc_STRVAR(ntt_doc, "ntt(vec, log_n, omega, portable=False) -> bytes\n\n"
+    "out[i] = sum_j vec[j] * omega^(i*j) for a vector of 2^log_n elements (omega of order 2^log_n).\n"
+    "portable: the C product even where the MULX/ADX one runs (ADX says whether it does).");
 static PyObject *py_ntt(PyObject *self, PyObject *args) {
     PyObject *obj, *omega_obj;
-    int log_n;
-    if (!PyArg_ParseTuple(args, "OiO", &obj, &log_n, &omega_obj)) return NULL;
+    int log_n, portable = 0;
+    if (!PyArg_ParseTuple(args, "OiO|p", &obj, &log_n, &omega_obj, &portable)) return NULL;
     fe omega, *data;
     size_t n;
     if (fe_arg(omega_obj, &omega) < 0) return NULL;
@@ -365,7 +472,7 @@ static PyObject *py_ntt(PyObject *self, PyObject *args) {
     fe *tw;
     Py_BEGIN_ALLOW_THREADS
     tw = twiddles(log_n, &omega);
-    if (tw) ntt_inplace(data, log_n, tw);
+    if (tw) ntt_inplace(data, log_n, tw, cpu_has_adx && !portable);
     Py_END_ALLOW_THREADS
     if (!tw) { Py_DECREF(out); return PyErr_NoMemory(); }
     free(tw);
@@ -407,7 +514,7 @@ static PyObject *elementwise(PyObject *args, int op, const char *what) {
             memcpy(&y, pb + 32 * i, 32);
             if (op == 0) fe_add(&data[i], &x, &y);
             else if (op == 1) fe_sub(&data[i], &x, &y);
-            else fe_mul(&data[i], &x, &y);
+            else fe_mul_fast(&data[i], &x, &y);
         }
         Py_END_ALLOW_THREADS
     }
@@ -494,7 +601,7 @@ static PyObject *py_sparse_matvec(PyObject *self, PyObject *args) {
             fe v, x, t;
             memcpy(&v, pv + 32 * k, 32);
             memcpy(&x, pw + 32 * (size_t)col, 32);
-            fe_mul(&t, &v, &x);
+            fe_mul_fast(&t, &v, &x);
             fe_add(&data[row], &data[row], &t);
         }
         Py_END_ALLOW_THREADS
@@ -515,12 +622,13 @@ PyDoc_STRVAR(h_step_doc, "h_step(a, b, log_n, omega, omega_inv, n_inv, shift) ->
     "A, B, C the polynomials interpolating them, returns A(x)B(x) - C(x) at x = shift * omega^i.\n"
     "No division by Z(x) = x^n - 1: with shift a primitive 2n-th root of unity these are the odd\n"
     "points of the doubled domain, and the key's h query holds L_{2i+1}(tau)/delta there, so the MSM\n"
-    "gives (AB - C)(tau)/delta = h(tau) Z(tau)/delta directly (snarkjs's layout).");
+    "gives (AB - C)(tau)/delta = h(tau) Z(tau)/delta directly (snarkjs's layout).\n"
+    "portable: the C product even where the MULX/ADX one runs.");
 static PyObject *py_h_step(PyObject *self, PyObject *args) {
     PyObject *a_obj, *b_obj, *omega_obj, *omega_inv_obj, *n_inv_obj, *shift_obj;
-    int log_n;
-    if (!PyArg_ParseTuple(args, "OOiOOOO", &a_obj, &b_obj, &log_n, &omega_obj, &omega_inv_obj,
-                          &n_inv_obj, &shift_obj)) return NULL;
+    int log_n, portable = 0;
+    if (!PyArg_ParseTuple(args, "OOiOOOO|p", &a_obj, &b_obj, &log_n, &omega_obj, &omega_inv_obj,
+                          &n_inv_obj, &shift_obj, &portable)) return NULL;
     fe omega, omega_inv, n_inv, shift;
     if (fe_arg(omega_obj, &omega) < 0 || fe_arg(omega_inv_obj, &omega_inv) < 0 ||
         fe_arg(n_inv_obj, &n_inv) < 0 || fe_arg(shift_obj, &shift) < 0) return NULL;
@@ -529,33 +637,34 @@ static PyObject *py_h_step(PyObject *self, PyObject *args) {
     if (vec_get(b_obj, &b, "h_step") < 0) { PyBuffer_Release(&a.view); return NULL; }
     PyObject *out = NULL;
     fe *data;
+    const int adx = cpu_has_adx && !portable;
     if (check_log_n(log_n, a.n, "h_step") == 0 && check_log_n(log_n, b.n, "h_step") == 0 &&
         (out = vec_new(a.n, &data)) != NULL) {
         size_t n = a.n;
-        fe *buf = (fe *)malloc(2 * n * sizeof(fe));
+        fe *buf = (fe *)malloc(3 * n * sizeof(fe));
         fe *tw = NULL, *tw_inv = NULL;
         if (buf) {
-            fe *A = buf, *B = buf + n, *C = data;
+            fe *A = buf, *B = buf + n, *scale = buf + 2 * n, *C = data;
             memcpy(A, a.view.buf, n * 32);
             memcpy(B, b.view.buf, n * 32);
             Py_BEGIN_ALLOW_THREADS
             tw = twiddles(log_n, &omega);
             tw_inv = twiddles(log_n, &omega_inv);
             if (tw && tw_inv) {
-                for (size_t i = 0; i < n; i++) fe_mul(&C[i], &A[i], &B[i]);
-                /* each: coefficients (inverse NTT, scaled by 1/n), then evaluations on
-                 * the coset shift * omega^i (coefficient i times shift^i, then NTT) */
-                fe *polys[3] = {A, B, C};
-                for (int k = 0; k < 3; k++) {
-                    ntt_inplace(polys[k], log_n, tw_inv);
-                    scale_powers(polys[k], n, &n_inv, &shift);
-                    ntt_inplace(polys[k], log_n, tw);
-                }
+                /* scale[rev(i)] = n^-1 shift^i: the coefficients come out of the DIF
+                 * transform in bit-reversed order */
+                fe p = n_inv;
                 for (size_t i = 0; i < n; i++) {
-                    fe t;
-                    fe_mul(&t, &A[i], &B[i]);
-                    fe_sub(&C[i], &t, &C[i]);
+                    size_t rev = 0;
+                    for (int bit = 0; bit < log_n; bit++) rev |= ((i >> bit) & 1) << (log_n - 1 - bit);
+                    scale[rev] = p;
+                    fe_mul_fast(&p, &p, &shift);
                 }
+#if FR_HAVE_ADX_ASM
+                if (adx) h_core_adx(A, B, C, log_n, tw, tw_inv, scale);
+                else
+#endif
+                h_core_c(A, B, C, log_n, tw, tw_inv, scale);
             }
             Py_END_ALLOW_THREADS
         }
@@ -564,6 +673,7 @@ static PyObject *py_h_step(PyObject *self, PyObject *args) {
         free(tw);
         free(tw_inv);
     }
+    (void)adx;
     PyBuffer_Release(&a.view);
     PyBuffer_Release(&b.view);
     return out;
@@ -1005,23 +1115,6 @@ static inline void fe_pow5(fe *x) {
     fe_mul(x, &x4, x);
 }
 
-/* fe_mul in MULX/ADX assembly (x86-64 with BMI2 and ADX, checked at import into
- * cpu_has_adx): mont_adx.h's product, the one bn254_fp.h uses for p, here with r (the
- * same CIOS steps, r's top limb below 2^62 as p's), then fe_mul's final subtraction. Only
- * the Poseidon kernel uses it: about a third of the portable product's instructions. */
-static int cpu_has_adx = 0;
-#if ZKBLUFF_HAVE_MONT_ADX
-#define FR_HAVE_ADX_ASM 1
-static inline __attribute__((always_inline)) void fe_mul_adx(fe *out, const fe *fa, const fe *fb) {
-    u64 t[4];
-    mont_mul_adx_unreduced(t, fa->v, fb->v, R_MOD.v, &R_INV_NEG);
-    if (geq_mod(t)) sub_mod_once(t);
-    memcpy(out->v, t, 32);
-}
-#else
-#define FR_HAVE_ADX_ASM 0
-#define fe_mul_adx fe_mul
-#endif
 
 /* circomlib's Poseidon permutation on state[0..t): per round the round constants, the
  * S-box x^5 (on every element in the first and last RF/2 rounds, on the first only in
@@ -1296,7 +1389,8 @@ PyMODINIT_FUNC PyInit__fr_native(void) {
         PyModule_AddObject(m, "MONTGOMERY_R", limbs_to_pyobj(&R_ONE)) < 0 ||
         PyModule_AddObject(m, "MONTGOMERY_R2", limbs_to_pyobj(&R_SQUARED)) < 0 ||
         PyModule_AddObject(m, "MONTGOMERY_INV", PyLong_FromUnsignedLongLong(R_INV_NEG)) < 0 ||
-        PyModule_AddIntConstant(m, "POSEIDON_ADX", cpu_has_adx) < 0) {
+        PyModule_AddIntConstant(m, "POSEIDON_ADX", cpu_has_adx) < 0 ||
+        PyModule_AddIntConstant(m, "ADX", cpu_has_adx) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -5,7 +5,9 @@ constraints, naming the constraint (when the key carries its constraint system: 
 checks ``(A w)(B w) = C w`` on every row as vectors; a bare snarkjs ``.zkey`` has no C
 matrix, so then the prover verifies its own proof and refuses if that fails). No proof
 leaves it before the check has passed. All group work is MSMs through the backend,
-on two threads; the polynomial work is six NTTs (the h step).
+on two threads; the polynomial work is six NTTs (the h step). Three MSMs, not four: B's
+G1 points go into C's MSM with the scalars r w_i (C needs r B1 and nothing else does; see
+``_prepared_locked``), so a proof is the same group elements with one MSM's overhead less.
 
 The witness is converted once into a field-kernel vector; ``A w``, ``B w``, ``C w`` and
 the h step stay in the kernel (:mod:`zkbluff.field`: C when built). A backend that offers
@@ -36,22 +38,26 @@ def _prepared(pk: ProvingKey, backend: Backend) -> dict:
         return _prepared_locked(pk, backend)
 
 
-#: an MSM over at least this many points is split in two halves, one per core (at 1024+
-#: points the halves cost ~15% more CPU and finish ~40% sooner on two idle cores: a play proof)
+#: from this many points on, C's MSM runs in two parts on the two threads: the B and L part
+#: (its scalars known at once, so it starts beside A's and B's MSMs) and the H part (after
+#: the h step); below, one MSM after the h step (a thread start costs more than it saves)
 SPLIT_MSM_AT = 1 << 10
 
 
 def _prepared_locked(pk: ProvingKey, backend: Backend) -> dict:
     per_key = _PREPARED.setdefault(pk, {})
     if backend.name not in per_key:
-        c_points = [*pk.l_query, *pk.h_query, pk.delta_g1]
-        half = len(c_points) // 2 if len(c_points) >= SPLIT_MSM_AT else len(c_points)
+        # C = sum_priv w_i L_i + sum_j h_j H_j + s A + r B1 - r s delta, and B1 (in G1) is
+        # needed for nothing else: with B1 = beta + sum_i w_i B1_i + s delta, the r s delta
+        # terms cancel and C = [sum_i (r w_i) B1_i + r beta + sum_priv w_i L_i] + sum_j h_j H_j
+        # + s A: B's G1 points join C's MSM and no G1 MSM of B is made on its own
+        bl_points = [*pk.b_g1_query, pk.beta_g1, *pk.l_query]
+        split = len(bl_points) + len(pk.h_query) >= SPLIT_MSM_AT
         per_key[backend.name] = {
             "a": backend.g1_prepare([*pk.a_query, pk.vk.alpha_g1, pk.delta_g1]),
-            "b1": backend.g1_prepare([*pk.b_g1_query, pk.beta_g1, pk.delta_g1]),
             "b2": backend.g2_prepare([*pk.b_g2_query, pk.vk.beta_g2, pk.vk.delta_g2]),
-            # C's MSM is the largest: its points are kept in two parts for two threads
-            "c": [backend.g1_prepare(part) for part in (c_points[:half], c_points[half:]) if part],
+            "c": [backend.g1_prepare(bl_points), backend.g1_prepare(list(pk.h_query))] if split
+            else [backend.g1_prepare([*bl_points, *pk.h_query])],
         }
     if "matrix" not in per_key:
         per_key["matrix"] = CoefficientMatrix(pk.coefficients, pk.domain_size)
@@ -146,7 +152,7 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     prep = _prepared(pk, be)
     rr, ss = _random_nonzero(), _random_nonzero()
     sc = _Scalars(k, be, w, witness)
-    wr, ws = sc.w + sc.ints(1, rr), sc.w + sc.ints(1, ss)
+    wr, ws = sc.w + sc.ints(1, rr), sc.w + sc.ints(1, ss)  # A's and B's, with alpha / beta and delta
 
     t1 = clock()
 
@@ -158,12 +164,16 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
     # for an unsatisfied witness.
     pool = _pool()
     futures: list = []
+    # C's scalars for B's G1 points and L's: r w_i for every wire, r for beta, w_i for the
+    # private wires (no h: this part starts at once when C's MSM is in two parts)
+    bl_scalars = sc.vec(k.scale_powers(w, rr, 1)) + sc.ints(rr) + sc.witness_from(pk.n_public + 1)
     with prep["lock"]:
         try:
-            for fn, points, scalars in ((sc.g2_msm, prep["b2"], ws), (sc.g1_msm, prep["a"], wr),
-                                        (sc.g1_msm, prep["b1"], ws)):
+            for fn, points, scalars in ((sc.g2_msm, prep["b2"], ws), (sc.g1_msm, prep["a"], wr)):
                 futures.append(pool.submit(fn, points, scalars))
-            b2, a1, b1 = futures
+            if len(prep["c"]) == 2:
+                futures.append(pool.submit(sc.g1_msm, prep["c"][0], bl_scalars))
+            b2, a1 = futures[:2]
             a, b = prep["matrix"].evaluate(k, w)
             if prep["c_matrix"] is not None:
                 # the constraint check as vectors: (A w) * (B w) = C w on every row
@@ -173,22 +183,17 @@ def prove(pk: ProvingKey, witness: Sequence[int], backend: Optional[Backend] = N
                         check(pk.system, witness)  # names the first failing constraint
                     raise UnsatisfiedConstraint("the witness does not satisfy the key's A and B matrices "
                                                 "(the key's coefficients and its constraint system disagree)")
-            h = h_vector(k, prep["domain"], a, b)
-            c_scalars = sc.witness_from(pk.n_public + 1) + sc.vec(h) + sc.ints((-rr * ss) % r)
+            h = sc.vec(h_vector(k, prep["domain"], a, b))
             t2 = clock()
-            start_i = 0
-            for part in prep["c"]:
-                stop_i = start_i + len(part)
-                futures.append(pool.submit(sc.g1_msm, part, sc.slice(c_scalars, start_i, stop_i)))
-                start_i = stop_i
-            A, B2, B1 = a1.result(), b2.result(), b1.result()
-            Cs = [f.result() for f in futures[3:]]
+            futures.append(pool.submit(sc.g1_msm, prep["c"][-1], h if len(prep["c"]) == 2 else bl_scalars + h))
+            A, B2 = a1.result(), b2.result()
+            Cs = [f.result() for f in futures[2:]]
         finally:
             # on any failure: no MSM still reads the key's prepared points once its lock is let go
             for f in futures:
                 f.cancel()
             wait(futures)
-    C = be.g1_msm([*Cs, A, B1], [1] * len(Cs) + [ss, rr])
+    C = be.g1_msm([*Cs, A], [1] * len(Cs) + [ss])
     t3 = clock()
     proof = Proof(A, B2, C)
     if pk.system is None:
