@@ -1,0 +1,153 @@
+"""The pages around the table, served by the local process on the same terms as the table
+(:class:`~zkbluff.server.web_table.PageServer`: loopback only, the one-time token, a
+loopback ``Host``): :class:`SitePages` is that server with these routes added.
+
+- ``GET /verify``: the drop-a-transcript verifier page (``zkbluff transcript verify --web``,
+  ``zkbluff fair verify --web``, and beside every ``--web`` table). The file dropped on it
+  (or chosen) is posted to this process (``POST /verify``, the file's bytes as they are, at
+  most :data:`MAX_FILE`), verified with the offline verifier
+  (:func:`zkbluff.games.engine.verifier.verify_transcript`; a seed-002 fairness record, a
+  JSON object with a ``scheme``, with :func:`zkbluff.fair.verify_record`, as ``zkbluff fair
+  verify`` does), and the verdict (:func:`check_file`) is said on the page: valid, the game,
+  the seats and the result; invalid, the line and the reason code and words. Nothing leaves
+  the machine: the page's script talks only to this process.
+- ``GET /rules/GAME``: the rules of GAME, from the same text as ``zkbluff rules GAME``.
+"""
+from __future__ import annotations
+
+import html
+import json
+import tempfile
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from zkbluff.errors import MalformedInput, ZkbluffError
+from zkbluff.server.web_table import PageServer, _static
+
+#: the largest file the verifier page may post (a long match's transcript is well below it)
+MAX_FILE = 32 * 1024 * 1024
+#: the pages' own files (package data in ``web/``)
+PAGES = {"/verify": ("verify.html", "text/html; charset=utf-8"),
+         "/verify.js": ("verify.js", "text/javascript; charset=utf-8"),
+         "/rules.css": ("style.css", "text/css; charset=utf-8")}
+
+
+def _fair_record(body: bytes) -> Any:
+    """The body as a seed-002 record (a JSON object with a ``scheme``), or None."""
+    try:
+        rec = json.loads(body)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) and "scheme" in rec else None
+
+
+def check_file(body: bytes, name: str = "dropped.jsonl") -> dict[str, Any]:
+    """The verdict on a dropped file, as the page says it: ``valid``; for a transcript the
+    ``game`` (its title), ``seats``, ``result`` and the counts; for a fairness record its
+    ``scheme`` and ``game``; when invalid, ``line`` (None when the file has no such line),
+    ``code`` (the stable reason, docs/writing-your-own-verifier.md) and ``message``."""
+    rec = _fair_record(body)
+    if rec is not None:
+        from zkbluff.fair import verify_record
+
+        try:
+            verify_record(rec)
+        except ZkbluffError as exc:
+            return {"kind": "fair", "valid": False, "line": None, "code": exc.code, "message": str(exc),
+                    "scheme": str(rec.get("scheme")), "name": name}
+        return {"kind": "fair", "valid": True, "scheme": str(rec.get("scheme")), "game": str(rec.get("game", "")),
+                "message": "the commitment opens and every recorded outcome recomputes", "name": name}
+    from zkbluff.games.engine.registry import spec_class
+    from zkbluff.games.engine.verifier import verify_transcript
+
+    with tempfile.TemporaryDirectory(prefix="zkbluff-verify-") as tmp:
+        path = Path(tmp) / "transcript.jsonl"
+        path.write_bytes(body)
+        try:
+            report = verify_transcript(path)
+        except ZkbluffError as exc:
+            return {"kind": "transcript", "valid": False, "line": getattr(exc, "line", None), "code": exc.code,
+                    "message": str(exc), "name": name}
+        except (OSError, UnicodeDecodeError) as exc:
+            return {"kind": "transcript", "valid": False, "line": None, "code": "transcript.malformed",
+                    "message": f"not a transcript file ({exc})", "name": name}
+    header = json.loads(body.split(b"\n", 1)[0])["data"]  # verified above: line 1 is the signed header
+    return {"kind": "transcript", "valid": True, "game": spec_class(report["game"]).title, "id": report["game"],
+            "options": report["options"], "seats": [str(s) for s in header.get("seats", [])],
+            "result": report["summary"], "lines": report["lines"], "proofs": report["proofs"],
+            "complete": report["complete"], "name": name}
+
+
+def rules_page(game: str, token: str) -> bytes:
+    """The rules page of ``game``: the text ``zkbluff rules GAME`` prints, and its options."""
+    from zkbluff.games.engine.registry import spec_class
+    from zkbluff.games.registry import GAMES  # noqa: F401  (every game registered)
+
+    cls = spec_class(game)
+    options = "".join(f"<li><code>--{html.escape(k)}</code>: {html.escape(', '.join(v))} (default "
+                      f"{html.escape(str(cls.default_options.get(k, '-')))})</li>"
+                      for k, v in cls.option_values.items())
+    t = html.escape(token)
+    return (f"<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<meta name=\"referrer\" content=\"no-referrer\"><title>{html.escape(cls.title)}: rules</title>"
+            f"<link rel=\"stylesheet\" href=\"../rules.css?t={t}\"></head><body>"
+            f"<header><h1>{html.escape(cls.title)}: how to play</h1></header><main>"
+            f"<section id=\"rules\" data-game=\"{html.escape(game)}\"><pre id=\"rules-text\">"
+            f"{html.escape(cls.text.RULES)}</pre>"
+            + (f"<h2>Options</h2><ul id=\"options\">{options}</ul>" if options else "")
+            + f"<p>The same text as <code>zkbluff rules {html.escape(game)}</code>.</p></section></main>"
+            f"</body></html>").encode()
+
+
+class SitePages(PageServer):
+    """The table's server with the verifier page and the rules pages (see the module)."""
+
+    def _get(self, req: BaseHTTPRequestHandler) -> None:
+        parts = urlsplit(req.path)
+        if not self._allowed(req) or not (parts.path in PAGES or parts.path.startswith("/rules/")):
+            return super()._get(req)  # the table's routes, and the refusals
+        if parts.path.startswith("/rules/"):
+            try:
+                body = rules_page(parts.path[len("/rules/"):], self.token)
+            except MalformedInput as exc:
+                return self._refuse(req, 404, str(exc))
+            return self._send(req, 200, body, "text/html; charset=utf-8")
+        name, kind = PAGES[parts.path]
+        body = _static(name)
+        if name.endswith(".html"):
+            body = body.replace(b"{{TOKEN}}", self.token.encode())
+        return self._send(req, 200, body, kind)
+
+    def _post(self, req: BaseHTTPRequestHandler) -> None:
+        if urlsplit(req.path).path != "/verify" or not self._allowed(req):
+            return super()._post(req)
+        try:
+            length = int(req.headers.get("Content-Length") or "0")
+        except ValueError:
+            length = -1
+        if not 0 < length <= MAX_FILE:
+            return self._refuse(req, 400, f"a file to verify is 1 to {MAX_FILE} bytes")
+        body = req.rfile.read(length)
+        name = unquote(req.headers.get("X-Zkbluff-File") or "dropped file")[:200]
+        self._send(req, 200, json.dumps(check_file(body, name)).encode(), "application/json")
+
+    @property
+    def verify_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/verify?t={self.token}"
+
+
+def serve_verifier(say: Any = print) -> None:
+    """``zkbluff transcript verify --web`` / ``zkbluff fair verify --web``: serve the verifier
+    page until interrupted (Ctrl-C)."""
+    server = SitePages()
+    server.start()
+    say(f"the verifier: {server.verify_url}  (this process's page, on this machine only; "
+        f"drop a transcript or a fairness record on it; Ctrl-C stops it)")
+    try:
+        while not server.stop.wait(0.5):
+            pass
+    finally:
+        server.close()

@@ -1,0 +1,168 @@
+"""The pages around the web table (src/zkbluff/server/web_pages.py): the drop-a-transcript
+verifier (a valid transcript accepted; one byte of a line changed, rejected with the line
+named; seed 002's fairness records likewise), the rules page of each game from the text of
+``zkbluff rules``; served on the table's terms (loopback, the one-time token)."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from test_web_table import _get, chromium  # noqa: F401  (the fixture)
+from zkbluff.server.web_pages import SitePages, check_file
+
+ROOT = Path(__file__).resolve().parents[2]
+VECTOR = ROOT / "vectors" / "transcripts" / "proof-or-bluff-casual.jsonl"
+FAIR = ROOT / "vectors" / "fair" / "cases.json"
+
+
+def tampered(body: bytes, line: int) -> bytes:
+    """``body`` with one byte of line ``line`` (1-based) changed: a digit of its data."""
+    lines = body.split(b"\n")
+    text = lines[line - 1]
+    start = text.index(b'"data"')
+    at = start + re.search(rb"[0-9]", text[start:]).start()  # type: ignore[union-attr]
+    lines[line - 1] = text[:at] + bytes([ord("0") + (text[at] - ord("0") + 1) % 10]) + text[at + 1:]
+    return b"\n".join(lines)
+
+
+def fair_records() -> tuple[dict, dict]:
+    cases = json.loads(FAIR.read_text())["tests"]
+    return (next(c["record"] for c in cases if c["result"] == "valid"),
+            next(c["record"] for c in cases if c["result"] == "invalid"))
+
+
+@pytest.fixture
+def server() -> Iterator[SitePages]:
+    s = SitePages().start()
+    yield s
+    s.close()
+
+
+def test_a_valid_transcript_is_said_valid_with_its_game_seats_and_result() -> None:
+    v = check_file(VECTOR.read_bytes())
+    assert v["valid"] and v["game"] == "Proof or Bluff" and v["seats"] == ["seat 0", "seat 1"]
+    assert "won" in v["result"] and v["lines"] == 33 and v["proofs"] == 19
+
+
+@pytest.mark.parametrize("line", [1, 5, 20, 33])
+def test_one_byte_changed_is_rejected_with_its_line_named(line: int) -> None:
+    v = check_file(tampered(VECTOR.read_bytes(), line))
+    assert not v["valid"] and v["line"] == line and v["code"], v
+
+
+def test_a_fairness_record_is_verified_as_zkbluff_fair_verify_does() -> None:
+    good, bad = fair_records()
+    assert check_file(json.dumps(good).encode())["valid"]
+    v = check_file(json.dumps(bad).encode())
+    assert not v["valid"] and v["kind"] == "fair" and v["code"] in ("commitment.mismatch", "outcome.mismatch")
+
+
+def test_a_file_that_is_no_transcript_is_refused_in_words() -> None:
+    v = check_file(b"hello\n")
+    assert not v["valid"] and v["line"] == 1
+
+
+def test_the_verifier_and_rules_pages_need_the_token(server: SitePages) -> None:
+    base = f"http://127.0.0.1:{server.port}"
+    for path in ("/verify", "/verify.js", "/rules/cheat", "/rules.css"):
+        assert _get(base + path)[0] == 403
+        assert _get(base + path, {"X-Zkbluff-Token": server.token[:-1]})[0] == 403
+        assert _get(f"{base}{path}?t={server.token}", {"Host": "evil.example"})[0] == 403
+        assert _get(f"{base}{path}?t={server.token}")[0] == 200
+    assert _get(f"{base}/verify", {}, VECTOR.read_bytes())[0] == 403
+    code, body = _get(f"{base}/verify", {"X-Zkbluff-Token": server.token}, VECTOR.read_bytes())
+    assert code == 200 and json.loads(body)["valid"]
+    assert _get(f"{base}/verify", {"X-Zkbluff-Token": server.token}, b"")[0] == 400
+    # the table's own routes are still the table's
+    assert _get(f"{base}/app.js?t={server.token}")[0] == 200 and _get(f"{base}/nothing?t={server.token}")[0] == 404
+
+
+def test_the_rules_page_is_the_text_of_zkbluff_rules(server: SitePages) -> None:
+    import html
+
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+    from zkbluff.games.registry import game_names
+
+    for game in game_names():
+        code, body = _get(f"http://127.0.0.1:{server.port}/rules/{game}?t={server.token}")
+        page = html.unescape(body.decode())
+        printed = CliRunner().invoke(main, ["rules", game]).output
+        rules = printed.split("\noptions: ")[0].strip()
+        assert code == 200 and rules and rules in page, game
+    assert _get(f"http://127.0.0.1:{server.port}/rules/chess?t={server.token}")[0] == 404
+
+
+def test_the_table_page_links_its_rules() -> None:
+    from zkbluff.server.web_table import _static
+
+    assert b"rules/" in _static("app.js") and b'id="rules-link"' in _static("index.html")
+
+
+def _start(args: list[str], tmp_path: Path, prefix: str) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONUNBUFFERED": "1", "HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "zkbluff", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        try:
+            line = lines.get(timeout=1)
+        except queue.Empty:
+            assert proc.poll() is None, proc.stderr.read()  # type: ignore[union-attr]
+            continue
+        if line.startswith(prefix):
+            return proc, line.split()[len(prefix.split())]
+    proc.kill()
+    raise AssertionError(f"no {prefix!r} line")
+
+
+@pytest.mark.slow
+@pytest.mark.interop
+def test_the_verifier_page_in_a_browser(chromium: str, node_modules: Path, tmp_path: Path) -> None:  # noqa: F811
+    """``zkbluff transcript verify --web``: a transcript dropped on the page is accepted; the
+    same with one byte of line 7 changed (chosen with the file input) is rejected with line 7
+    named; a fairness record, valid and tampered, the same way."""
+    good = tmp_path / "match.jsonl"
+    good.write_bytes(VECTOR.read_bytes())
+    bad = tmp_path / "tampered.jsonl"
+    bad.write_bytes(tampered(VECTOR.read_bytes(), 7))
+    fair_good, fair_bad = fair_records()
+    (tmp_path / "record.json").write_text(json.dumps(fair_good))
+    (tmp_path / "record-bad.json").write_text(json.dumps(fair_bad))
+    proc, url = _start(["transcript", "verify", "--web"], tmp_path, "the verifier: ")
+    try:
+        assert url.startswith("http://127.0.0.1:") and "/verify?t=" in url
+        shot = ROOT / "docs" / "web-verify.png" if os.environ.get("ZKBLUFF_DOC_SHOTS") else tmp_path / "verify.png"
+        out = tmp_path / "result.json"
+        run = subprocess.run(["node", str(ROOT / "tools" / "browser_verify.cjs"), str(node_modules), chromium, url,
+                              str(out), str(good), f"pick:{tmp_path / 'record.json'}",
+                              str(tmp_path / "record-bad.json"), f"pick:{bad}", str(shot)],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+    finally:
+        proc.kill()
+        proc.wait()
+    result = json.loads(out.read_text())
+    assert result["errors"] == []
+    ok, rec, rec_bad, tamper = result["verdicts"]
+    assert ok["how"] == "drop" and ok["state"] == "valid", ok
+    assert ok["words"].startswith("✓ Valid: Proof or Bluff, seat 0 vs seat 1; seat 0 won"), ok["words"]
+    assert tamper["state"] == "invalid" and tamper["line"] == "7" and tamper["code"], tamper
+    assert "line 7" in tamper["words"] and tamper["code"] in tamper["words"], tamper["words"]
+    assert rec["state"] == "valid" and "fairness record" in rec["words"], rec
+    assert rec_bad["state"] == "invalid" and "mismatch" in rec_bad["code"], rec_bad
+    # the page talked to this process only
+    assert all(u.startswith(url.split("/verify")[0] + "/") for u in result["requests"]), result["requests"]
