@@ -166,3 +166,96 @@ def test_the_verifier_page_in_a_browser(chromium: str, node_modules: Path, tmp_p
     assert rec_bad["state"] == "invalid" and "mismatch" in rec_bad["code"], rec_bad
     # the page talked to this process only
     assert all(u.startswith(url.split("/verify")[0] + "/") for u in result["requests"]), result["requests"]
+
+
+# ---------------------------------------------------------------- the spectator's page
+
+def _secret_values(root: Path, public: str) -> set[str]:
+    """Every value (12 characters or more) of every secrets file under ``root`` (the seats'
+    homes, the server's data) that the public transcript does not itself carry."""
+    from test_web_table import _leaves
+
+    out: set[str] = set()
+    for file in root.rglob("*secrets*.json"):
+        for v in _leaves(json.loads(file.read_text()), ("signed", "pending", "seat", "name")):
+            if len(v) >= 12 and v not in public:
+                out.add(v)
+    return out
+
+
+async def _watched_match(tmp_path: Path, chromium: str, node_modules: Path) -> dict:  # noqa: F811
+    import asyncio
+
+    from serving import serving
+    from zkbluff.server.app import Server
+    from zkbluff.server.client import SeatClient, bot_policy
+    from zkbluff.server.web_pages import PageSpectator
+
+    server = Server(tmp_path / "data")
+    task, url = await serving(server)
+    client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(5), lambda m: None, add_bots=("house 1",))
+    page = SitePages()
+    page.keep_sent = True
+    page.start()
+    said: list[str] = []
+    shot = ROOT / "docs" / "web-watch.png" if os.environ.get("ZKBLUFF_DOC_SHOTS") else tmp_path / "watch.png"
+    out = tmp_path / "watch.json"
+    try:
+        browser = await asyncio.create_subprocess_exec(
+            "node", str(ROOT / "tools" / "browser_watch.cjs"), str(node_modules), chromium, page.watch_url, str(out),
+            str(shot), stderr=asyncio.subprocess.PIPE)
+        await asyncio.sleep(2.0)  # the browser starts; the room is made and watched meanwhile
+        hosting = asyncio.ensure_future(client.host("proof-or-bluff", {"mode": "casual"}))
+        for _ in range(600):
+            if client.code is not None and client.code in server.rooms:
+                break
+            await asyncio.sleep(0.05)
+        watcher = PageSpectator(url, page, said.append)
+        watching = asyncio.ensure_future(watcher.watch(client.code, linger=60))
+        report = await asyncio.wait_for(hosting, 240)
+        watched = await asyncio.wait_for(watching, 120)
+        _, err = await asyncio.wait_for(browser.communicate(), 120)
+        assert browser.returncode == 0, err.decode()
+    finally:
+        page.close()
+        task.cancel()
+    return {"page": json.loads(out.read_text()), "said": said, "watched": watched, "sent": page.sent,
+            "transcript": server.rooms[report["code"]].transcript, "code": report["code"]}
+
+
+@pytest.mark.slow
+@pytest.mark.interop
+def test_the_spectator_page_shows_a_live_match_and_no_secret(chromium: str, node_modules: Path,  # noqa: F811
+                                                             tmp_path: Path) -> None:
+    """``zkbluff watch URL CODE --web``'s page, in a real browser, while a match is played over
+    loopback (a bot client hosting, a house bot, real proofs): the lines appear as they are
+    played, in the terminal spectator's words, then the result; nothing the page received
+    carries a value of any party's secrets files (the check bites on a secrets file's text)."""
+    import asyncio
+
+    got = asyncio.run(asyncio.wait_for(_watched_match(tmp_path, chromium, node_modules), 400))
+    page, transcript = got["page"], Path(got["transcript"])
+    lines = [json.loads(x) for x in transcript.read_text().splitlines() if x.strip()]
+    assert page["errors"] == []
+    assert [e["n"] for e in page["log"]] == [line["n"] for line in lines][:len(page["log"])]
+    assert len(page["log"]) >= len(lines) - 1 and got["watched"]["lines"] == len(page["log"])
+    # live: the page showed the match partly played before it showed it whole
+    assert any(0 < n < len(page["log"]) for n in page["seen"]), page["seen"]
+    # the terminal spectator's words, line by line
+    said = "\n".join(got["said"])
+    shown = [w for entry in page["log"] for w in entry["text"].rsplit(" ✓ checked", 1)[0].split("\n")]
+    assert sum(w.startswith("line ") for w in shown) <= 2, shown  # a line with no words of its own
+    assert [w for w in shown if w and w.strip() not in said and not w.startswith("line ")] == [], (shown, said)
+    assert page["result"] and page["result"] in said
+    assert all(u.startswith(got_url_base(page)) for u in page["requests"])
+    public = transcript.read_text()
+    hidden = _secret_values(tmp_path, public)
+    assert len(hidden) >= 4, hidden  # the seats' signing keys and salts, the dealer's and referee's
+    bodies = [b.decode() for b in got["sent"]] + [b["body"] for b in page["bodies"]]
+    assert not {v for v in hidden for b in bodies if v in b}
+    some = next(tmp_path.rglob("*secrets*.json")).read_text()
+    assert {v for v in hidden for b in bodies + [some] if v in b}  # the check bites
+
+
+def got_url_base(page: dict) -> str:
+    return page["requests"][0].split("/watch")[0] + "/"

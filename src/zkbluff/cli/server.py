@@ -253,10 +253,23 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
 @click.command("watch")
 @click.argument("url")
 @click.argument("code")
+@click.option("--web", is_flag=True, help="watch on a page this process serves on 127.0.0.1 (the URL it prints, "
+                                          "with its one-time token)")
 @typed_errors
-def watch_cmd(url: str, code: str) -> None:
+def watch_cmd(url: str, code: str, web: bool = False) -> None:
     """Watch room CODE: public lines only, each checked here as it comes."""
     from zkbluff.server.client import Spectator, run
+
+    if web:  # the same spectator, its narration also on a page (server/web_pages.py)
+        from zkbluff.server.web_pages import watch_on_page
+
+        try:
+            out = watch_on_page(url, code, click.echo)
+        except KeyboardInterrupt:
+            click.echo(f"\nstopped; `zkbluff watch {url} {code} --web` watches again")
+            sys.exit(2)
+        click.echo(f"{out['lines']} lines watched and verified")
+        return
 
     spectator = Spectator(url, click.echo)
     try:

@@ -12,6 +12,12 @@ loopback ``Host``): :class:`SitePages` is that server with these routes added.
   the seats and the result; invalid, the line and the reason code and words. Nothing leaves
   the machine: the page's script talks only to this process.
 - ``GET /rules/GAME``: the rules of GAME, from the same text as ``zkbluff rules GAME``.
+- ``GET /watch``: the spectator's page (``zkbluff watch URL CODE --web``,
+  :func:`watch_on_page`): the public lines of the room's match, each checked by this
+  process's own referee as it comes (:class:`PageSpectator`, the terminal's
+  :class:`~zkbluff.server.client.Spectator`), in the terminal's words, and the result. A
+  spectator holds no seat's secrets, so the page cannot show one: it gets the public lines'
+  narration and nothing else (``GET /state``, long-polled as the table's).
 """
 from __future__ import annotations
 
@@ -20,7 +26,7 @@ import json
 import tempfile
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 from urllib.parse import unquote, urlsplit
 
 from zkbluff.errors import MalformedInput, ZkbluffError
@@ -30,6 +36,8 @@ from zkbluff.server.web_table import PageServer, _static
 MAX_FILE = 32 * 1024 * 1024
 #: the pages' own files (package data in ``web/``)
 PAGES = {"/verify": ("verify.html", "text/html; charset=utf-8"),
+         "/watch": ("watch.html", "text/html; charset=utf-8"),
+         "/watch.js": ("watch.js", "text/javascript; charset=utf-8"),
          "/verify.js": ("verify.js", "text/javascript; charset=utf-8"),
          "/rules.css": ("style.css", "text/css; charset=utf-8")}
 
@@ -135,6 +143,10 @@ class SitePages(PageServer):
         self._send(req, 200, json.dumps(check_file(body, name)).encode(), "application/json")
 
     @property
+    def watch_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/watch?t={self.token}"
+
+    @property
     def verify_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/verify?t={self.token}"
 
@@ -149,5 +161,81 @@ def serve_verifier(say: Any = print) -> None:
     try:
         while not server.stop.wait(0.5):
             pass
+    finally:
+        server.close()
+
+
+class PageSpectator:
+    """The terminal's spectator (every public line checked by this process's own referee,
+    narrated in the terminal's words) whose narration is also published to ``server``'s page:
+    each line as one entry (its number, action, seat and words), the room's state, the result."""
+
+    def __init__(self, url: str, server: PageServer, say: Callable[[str], None] = print):
+        from zkbluff.server.client import Spectator
+
+        self.server, self.echo = server, say
+        self.log: list[dict[str, Any]] = []
+        self.room = ""
+        self.result: Optional[str] = None
+        self.code = ""
+        self._said: list[str] = []
+        page = self
+
+        class _Watching(Spectator):
+            def _on_line(self, line: Any, match_id: Any = None) -> None:
+                page._said = []
+                before = self.match_id
+                super()._on_line(line, match_id)
+                if not self.events or self.events[-1] is not line:
+                    return  # a line it does not follow (an old one again)
+                if len(self.events) == 1 and (before != self.match_id or page.log):
+                    page.log = []  # a new match of the room: follow that one
+                game = self.view.spec.title if self.view is not None else ""
+                page.log.append({"n": line.get("n"), "action": line.get("action"), "seat": line.get("seat"),
+                                 "words": [w.strip() for w in page._said]})
+                page.publish(game)
+
+        self.spectator = _Watching(url, self._say)
+
+    def _say(self, text: str) -> None:
+        self._said.append(text)
+        self.echo(text)
+        if text.startswith("room "):
+            self.room = text.split(": ", 1)[-1]
+            self.publish()
+
+    def publish(self, game: Optional[str] = None, over: bool = False) -> int:
+        view = self.spectator.view
+        title = game or (view.spec.title if view is not None else "")
+        return self.server.publish({"kind": "watch", "game": title, "id": view.spec.game if view is not None else "", "code": self.code, "room": self.room,
+                                    "match": self.spectator.match_id, "log": self.log, "over": over,
+                                    "result": self.result, "verified": len(self.spectator.events)})
+
+    async def watch(self, code: str, linger: float = 30.0) -> dict[str, Any]:
+        """Watch room ``code`` until its result; then wait (up to ``linger`` s) for the page to
+        fetch the last state."""
+        import asyncio
+
+        self.code = code
+        self.publish()
+        out: dict[str, Any] = await self.spectator.watch(code)
+        result = self.spectator.result or {}
+        self.result = str(result.get("summary") or "the match is over")
+        last = self.publish(over=True)
+        await asyncio.get_running_loop().run_in_executor(None, self.server.wait_delivered, last, linger)
+        return out
+
+
+def watch_on_page(url: str, code: str, say: Callable[[str], None] = print, linger: float = 30.0) -> dict[str, Any]:
+    """``zkbluff watch URL CODE --web``: watch as the terminal does, on a page served here."""
+    from zkbluff.server.client import run
+
+    server = SitePages()
+    server.start()
+    say(f"the match: {server.watch_url}  (this process's page, on this machine only)")
+    watcher = PageSpectator(url, server, say)
+    try:
+        out: dict[str, Any] = run(watcher.watch(code, linger))
+        return out
     finally:
         server.close()
