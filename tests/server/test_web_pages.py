@@ -259,3 +259,48 @@ def test_the_spectator_page_shows_a_live_match_and_no_secret(chromium: str, node
 
 def got_url_base(page: dict) -> str:
     return page["requests"][0].split("/watch")[0] + "/"
+
+
+def test_verify_web_takes_no_file_and_verify_without_web_needs_one() -> None:
+    from click.testing import CliRunner
+
+    from zkbluff.cli import main
+
+    for args in (["transcript", "verify", "--web", str(VECTOR)], ["transcript", "verify", "--web", "--json"],
+                 ["transcript", "verify"], ["fair", "verify"], ["fair", "verify", "--web", str(FAIR)]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 2 and ("--web" in res.output), (args, res.output)
+    assert CliRunner().invoke(main, ["transcript", "verify", str(VECTOR)]).exit_code == 0
+
+
+@pytest.mark.slow
+def test_watch_on_page_follows_a_match_to_its_result(tmp_path: Path) -> None:
+    """``zkbluff watch URL CODE --web``'s body (:func:`watch_on_page`): it prints the page's
+    URL, follows every line of a match hosted over loopback, and ends with the result."""
+    import asyncio
+
+    from serving import serving
+    from zkbluff.server.app import Server
+    from zkbluff.server.client import SeatClient, bot_policy
+    from zkbluff.server.web_pages import watch_on_page
+
+    async def go() -> tuple[dict, list[str], Path]:
+        server = Server(tmp_path / "data")
+        task, url = await serving(server)
+        client = SeatClient(url, tmp_path / "ann", "ann", bot_policy(3), lambda m: None, add_bots=("house 1",))
+        hosting = asyncio.ensure_future(client.host("proof-or-bluff", {"mode": "casual"}))
+        for _ in range(600):
+            if client.code is not None and client.code in server.rooms:
+                break
+            await asyncio.sleep(0.05)
+        said: list[str] = []
+        watching = asyncio.get_running_loop().run_in_executor(None, watch_on_page, url, client.code, said.append, 0.5)
+        report = await asyncio.wait_for(hosting, 240)
+        out = await asyncio.wait_for(watching, 120)
+        task.cancel()
+        return out, said, Path(server.rooms[report["code"]].transcript)
+
+    out, said, transcript = asyncio.run(asyncio.wait_for(go(), 300))
+    assert said[0].startswith("the match: http://127.0.0.1:") and "/watch?t=" in said[0]
+    assert out["lines"] == len(transcript.read_text().splitlines()) and out["result"]
+    assert any(s.startswith("result: ") for s in said)
