@@ -304,3 +304,59 @@ def test_watch_on_page_follows_a_match_to_its_result(tmp_path: Path) -> None:
     assert said[0].startswith("the match: http://127.0.0.1:") and "/watch?t=" in said[0]
     assert out["lines"] == len(transcript.read_text().splitlines()) and out["result"]
     assert any(s.startswith("result: ") for s in said)
+
+
+# ---------------------------------------------------------------- the lobby
+
+async def _lobby_match(tmp_path: Path, chromium: str, node_modules: Path) -> dict:  # noqa: F811
+    import asyncio
+
+    from serving import serving
+    from zkbluff.server.app import Server
+    from zkbluff.server.client import bot_policy
+    from zkbluff.server.web_pages import lobby_client
+
+    server = Server(tmp_path / "data")
+    task, url = await serving(server)
+    page = SitePages()
+    page.keep_sent = True
+    page.start()
+    said: list[str] = []
+    client = lobby_client(url, tmp_path / "ann", "ann", bot_policy(4), page, said.append)
+    shot = ROOT / "docs" / "web-lobby.png" if os.environ.get("ZKBLUFF_DOC_SHOTS") else tmp_path / "lobby.png"
+    out = tmp_path / "lobby.json"
+    try:
+        hosting = asyncio.ensure_future(client.host("proof-or-bluff", {"mode": "casual"}))
+        browser = await asyncio.create_subprocess_exec(
+            "node", str(ROOT / "tools" / "browser_lobby.cjs"), str(node_modules), chromium, page.lobby_url, str(out),
+            str(shot), stderr=asyncio.subprocess.PIPE)
+        report = await asyncio.wait_for(hosting, 300)
+        _, err = await asyncio.wait_for(browser.communicate(), 60)
+        assert browser.returncode == 0, err.decode()
+    finally:
+        page.close()
+        task.cancel()
+    return {"page": json.loads(out.read_text()), "said": said, "report": report, "url": url}
+
+
+@pytest.mark.slow
+@pytest.mark.interop
+def test_the_lobby_page_adds_removes_a_bot_and_starts(chromium: str, node_modules: Path,  # noqa: F811
+                                                      tmp_path: Path) -> None:
+    """``zkbluff host GAME --web``'s lobby in a real browser: the room code big with a copy
+    button (the clipboard holds it), the invite, Start refused until every seat is filled,
+    Add bot, Remove, Add bot again, Start; the match is played to its result (the seat's moves
+    by its bot policy here) and the host's transcript verifies."""
+    import asyncio
+
+    got = asyncio.run(asyncio.wait_for(_lobby_match(tmp_path, chromium, node_modules), 420))
+    page, report = got["page"], got["report"]
+    assert page["errors"] == []
+    assert page["code"] == report["code"] and page["invite"] == f"zkbluff join {got['url']} {report['code']}"
+    assert page["startBefore"] is True
+    assert page["copied"] == "true" and page["clipboard"] == report["code"]
+    assert any("house 1 (bot)" in x for x in page["afterAdd"]) and page["afterRemove"] == 0
+    assert page["started"] != "lobby" and page["result"]
+    from zkbluff.games.engine.verifier import verify_transcript
+
+    assert verify_transcript(report["transcript"])["complete"]

@@ -204,10 +204,12 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 @bot_option
 @expect_option
 @json_option
+@click.option("--web", is_flag=True, help="the room's lobby on a page this process serves on 127.0.0.1 (the URL it "
+                                          "prints): its code with a copy button, the invite, Add bot / Remove, Start")
 @typed_errors
 def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...],
              start_with: Optional[int], home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
-             as_json: bool) -> None:
+             as_json: bool, web: bool = False) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
     from zkbluff.server.client import SeatClient
@@ -221,6 +223,19 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
         extra += [f"--{key}={value}"]
     expected = parse_expectations(expect)
     chosen = _options(game, None, extra, spelt=lambda key: f"-o {key}")
+    if web:  # the same seat; the lobby's Add bot / Remove / Start from a page (server/web_pages.py)
+        from zkbluff.server.web_pages import SitePages, lobby_client
+
+        page = SitePages()
+        page.start()
+        click.echo(f"your room: {page.lobby_url}  (this process's page, on this machine only)")
+        lobby = lobby_client(url, _home(home), name, _policy(bot_seed), page, click.echo, add_bots=bots,
+                             expect=expected, is_bot=bot_seed is not None)
+        try:
+            _finish(_run_seat(lobby, lobby.host(game, chosen), home), as_json)
+        finally:
+            page.close()
+        return
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
                         is_bot=bot_seed is not None, start_with=start_with)
     _finish(_run_seat(client, client.host(game, chosen), home), as_json)

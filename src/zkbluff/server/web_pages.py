@@ -38,6 +38,8 @@ MAX_FILE = 32 * 1024 * 1024
 PAGES = {"/verify": ("verify.html", "text/html; charset=utf-8"),
          "/watch": ("watch.html", "text/html; charset=utf-8"),
          "/watch.js": ("watch.js", "text/javascript; charset=utf-8"),
+         "/lobby": ("lobby.html", "text/html; charset=utf-8"),
+         "/lobby.js": ("lobby.js", "text/javascript; charset=utf-8"),
          "/verify.js": ("verify.js", "text/javascript; charset=utf-8"),
          "/rules.css": ("style.css", "text/css; charset=utf-8")}
 
@@ -143,6 +145,10 @@ class SitePages(PageServer):
         self._send(req, 200, json.dumps(check_file(body, name)).encode(), "application/json")
 
     @property
+    def lobby_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/lobby?t={self.token}"
+
+    @property
     def watch_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/watch?t={self.token}"
 
@@ -239,3 +245,88 @@ def watch_on_page(url: str, code: str, say: Callable[[str], None] = print, linge
         return out
     finally:
         server.close()
+
+
+# ---------------------------------------------------------------- the lobby (host --web)
+
+#: the lobby's moves from its page, and the protocol message each one sends
+LOBBY_MOVES = ("add-bot", "remove-bot", "start")
+
+
+def lobby_client(url: str, home: Any, name: str, policy: Any, server: PageServer,
+                 say: Callable[[str], None] = print, **kw: Any) -> Any:
+    """A :class:`~zkbluff.server.client.SeatClient` whose room's lobby is also a page of
+    ``server`` (``GET /lobby``): the room code, the invite (``zkbluff join URL CODE``), the
+    seats; the owner's **Add bot**, **Remove** and **Start** come from the page (the client
+    never starts by itself). The seat's moves are ``policy``'s, as with ``zkbluff host``."""
+    import asyncio
+    import queue as queue_
+
+    from zkbluff.server.client import SeatClient
+
+    notes: list[str] = []
+
+    def said(text: str) -> None:
+        say(text)
+        if text.startswith("server: "):
+            notes.append(text[len("server: "):])
+            lobby.publish_room()
+
+    class Lobby(SeatClient):
+        room: dict[str, Any] = {}
+        _pump: Optional["asyncio.Task[None]"] = None
+
+        def _on_room(self, msg: Any) -> None:
+            super()._on_room(msg)
+            self.room = dict(msg)
+            if msg.get("state") != "lobby" and self._pump is not None:
+                self._pump.cancel()
+                self._pump = None
+            self.publish_room()
+
+        def publish_room(self) -> None:
+            m = self.room
+            members = [{"seat": i, "name": str(x.get("name")), "bot": bool(x.get("bot")),
+                        "connected": bool(x.get("connected", True))} for i, x in enumerate(m.get("members", []))]
+            code = str(m.get("code") or self.code or "")
+            server.publish({"kind": "lobby", "code": code, "title": str(m.get("title") or ""),
+                            "state": str(m.get("state") or "connecting"), "seats": m.get("seats"),
+                            "members": members, "owner": bool(m.get("owner")),
+                            "invite": f"zkbluff join {self.url} {code}" if code else "",
+                            "error": notes[-1] if notes else "", "over": self.result is not None,
+                            "result": (self.result or {}).get("summary")})
+
+        async def _on_message(self, conn: Any, msg: Any, arrived: Optional[float] = None) -> bool:
+            done = await super()._on_message(conn, msg, arrived)
+            if done:  # the result: said on the page
+                self.publish_room()
+            return done
+
+        async def _owner(self, conn: Any, msg: Any) -> None:
+            await super()._owner(conn, msg)
+            if self._pump is None or self._pump.done():
+                self._pump = asyncio.ensure_future(self._from_page(conn))
+
+        async def _from_page(self, conn: Any) -> None:
+            n_bots = 0
+            while True:
+                try:
+                    move = await asyncio.to_thread(server.inputs.get, True, 0.5)
+                except queue_.Empty:
+                    continue
+                action = move.get("action")
+                if action == "add-bot":
+                    n_bots += 1
+                    await conn.send({"type": "add-bot", "name": f"house {n_bots}"})
+                elif action == "remove-bot" and isinstance(move.get("seat"), int) \
+                        and not isinstance(move.get("seat"), bool):
+                    await conn.send({"type": "remove-bot", "seat": move["seat"]})
+                elif action == "start":
+                    self.started = True
+                    await conn.send({"type": "start"})
+                else:
+                    notes.append(f"not a lobby move: {str(action)[:40]}")
+                    self.publish_room()
+
+    lobby = Lobby(url, home, name, policy, said, autostart=False, **kw)
+    return lobby
