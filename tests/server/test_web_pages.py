@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
@@ -74,7 +74,7 @@ def test_a_file_that_is_no_transcript_is_refused_in_words() -> None:
 
 def test_the_verifier_and_rules_pages_need_the_token(server: SitePages) -> None:
     base = f"http://127.0.0.1:{server.port}"
-    for path in ("/verify", "/verify.js", "/rules/cheat", "/rules.css"):
+    for path in ("/verify", "/verify.js", "/rules/cheat", "/rules.css", "/watch", "/watch.js", "/lobby", "/lobby.js"):
         assert _get(base + path)[0] == 403
         assert _get(base + path, {"X-Zkbluff-Token": server.token[:-1]})[0] == 403
         assert _get(f"{base}{path}?t={server.token}", {"Host": "evil.example"})[0] == 403
@@ -360,3 +360,61 @@ def test_the_lobby_page_adds_removes_a_bot_and_starts(chromium: str, node_module
     from zkbluff.games.engine.verifier import verify_transcript
 
     assert verify_transcript(report["transcript"])["complete"]
+
+
+@pytest.mark.slow
+def test_host_web_prints_its_lobby_and_starts_only_from_the_page(tmp_path: Path) -> None:
+    """``zkbluff host GAME --web``: the command prints the lobby's URL; the room fills from
+    the page's Add bot but does not start by itself; the page's Start starts it, and the
+    command ends with the match (exit 0)."""
+    import asyncio
+
+    from serving import serving
+    from zkbluff.server.app import Server
+
+    import contextlib
+
+    ready: "queue.Queue[tuple[str, asyncio.AbstractEventLoop, asyncio.Event]]" = queue.Queue()
+
+    async def serve_it() -> None:
+        stop = asyncio.Event()
+        task, url = await serving(Server(tmp_path / "data"))
+        ready.put((url, asyncio.get_running_loop(), stop))
+        await stop.wait()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    serving_thread = threading.Thread(target=lambda: asyncio.run(serve_it()), daemon=True)
+    serving_thread.start()
+    url, loop, stop = ready.get(timeout=30)
+    proc, lobby = _start(["host", "proof-or-bluff", "-o", "mode=casual", "--server", url, "--bot", "2", "--web",
+                          "--home", str(tmp_path / "ann")], tmp_path, "your room: ")
+    try:
+        assert lobby.startswith("http://127.0.0.1:") and "/lobby?t=" in lobby
+        base, token = lobby.split("/lobby?t=")
+        auth = {"X-Zkbluff-Token": token, "Content-Type": "application/json"}
+
+        def state_when(ok: "Callable[[dict], bool]") -> dict:
+            since = 0
+            for _ in range(60):
+                s = json.loads(_get(f"{base}/state?since={since}", auth)[1])
+                if ok(s):
+                    return s
+                since = s["version"]
+            raise AssertionError(s)
+
+        state_when(lambda s: s.get("state") == "lobby" and s.get("owner"))
+        assert _get(f"{base}/act", auth, b'{"action": "add-bot"}')[0] == 202
+        full = state_when(lambda s: len(s.get("members", [])) == 2)
+        time.sleep(1.0)
+        assert json.loads(_get(f"{base}/state?since=0", auth)[1])["state"] == "lobby"  # not started by itself
+        assert full["members"][1]["bot"]
+        assert _get(f"{base}/act", auth, b'{"action": "start"}')[0] == 202
+        assert proc.wait(timeout=240) == 0, proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        loop.call_soon_threadsafe(stop.set)
+        serving_thread.join(timeout=30)
