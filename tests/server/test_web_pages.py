@@ -363,10 +363,12 @@ def test_the_lobby_page_adds_removes_a_bot_and_starts(chromium: str, node_module
 
 
 @pytest.mark.slow
-def test_host_web_prints_its_lobby_and_starts_only_from_the_page(tmp_path: Path) -> None:
-    """``zkbluff host GAME --web``: the command prints the lobby's URL; the room fills from
-    the page's Add bot but does not start by itself; the page's Start starts it, and the
-    command ends with the match (exit 0)."""
+@pytest.mark.parametrize("by_join", [False, True], ids=["add-bot", "join-web"])
+def test_host_web_prints_its_lobby_and_starts_only_from_the_page(tmp_path: Path, by_join: bool) -> None:
+    """``zkbluff host GAME --web``: the command prints the lobby's URL; the room fills (from
+    the page's Add bot, or a person's ``zkbluff join URL CODE --web``, whose own page shows
+    the same room, not as its owner) but does not start by itself; the page's Start starts
+    it, and the commands end with the match (exit 0)."""
     import asyncio
 
     from serving import serving
@@ -390,6 +392,7 @@ def test_host_web_prints_its_lobby_and_starts_only_from_the_page(tmp_path: Path)
     url, loop, stop = ready.get(timeout=30)
     proc, lobby = _start(["host", "proof-or-bluff", "-o", "mode=casual", "--server", url, "--bot", "2", "--web",
                           "--home", str(tmp_path / "ann")], tmp_path, "your room: ")
+    guest: "subprocess.Popen[str] | None" = None
     try:
         assert lobby.startswith("http://127.0.0.1:") and "/lobby?t=" in lobby
         base, token = lobby.split("/lobby?t=")
@@ -404,17 +407,33 @@ def test_host_web_prints_its_lobby_and_starts_only_from_the_page(tmp_path: Path)
                 since = s["version"]
             raise AssertionError(s)
 
-        state_when(lambda s: s.get("state") == "lobby" and s.get("owner"))
-        assert _get(f"{base}/act", auth, b'{"action": "add-bot"}')[0] == 202
+        room = state_when(lambda s: s.get("state") == "lobby" and s.get("owner"))
+        if by_join:  # a second person joins with `zkbluff join URL CODE --web`: their page shows the room
+            guest, their_lobby = _start(["join", url, room["code"], "--name", "bea", "--bot", "3", "--web",
+                                         "--home", str(tmp_path / "bea")], tmp_path, "your room: ")
+            their_base, their_token = their_lobby.split("/lobby?t=")
+            theirs: dict = {"members": []}
+            for _ in range(60):
+                theirs = json.loads(_get(f"{their_base}/state?since={theirs.get('version', 0)}",
+                                         {"X-Zkbluff-Token": their_token})[1])
+                if len(theirs.get("members", [])) == 2:
+                    break
+            assert theirs["code"] == room["code"] and not theirs["owner"] and theirs["invite"] == room["invite"]
+            assert [m["name"] for m in theirs["members"]] == ["host", "bea"]
+        else:
+            assert _get(f"{base}/act", auth, b'{"action": "add-bot"}')[0] == 202
         full = state_when(lambda s: len(s.get("members", [])) == 2)
         time.sleep(1.0)
         assert json.loads(_get(f"{base}/state?since=0", auth)[1])["state"] == "lobby"  # not started by itself
-        assert full["members"][1]["bot"]
+        assert full["members"][1]["bot"] is not by_join
         assert _get(f"{base}/act", auth, b'{"action": "start"}')[0] == 202
         assert proc.wait(timeout=240) == 0, proc.stderr.read()  # type: ignore[union-attr]
+        if guest is not None:
+            assert guest.wait(timeout=120) == 0, guest.stderr.read()  # type: ignore[union-attr]
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        for p in (proc, guest):
+            if p is not None and p.poll() is None:
+                p.kill()
+                p.wait()
         loop.call_soon_threadsafe(stop.set)
         serving_thread.join(timeout=30)

@@ -249,9 +249,11 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
 @bot_option
 @expect_option
 @json_option
+@click.option("--web", is_flag=True, help="the room's lobby on a page this process serves on 127.0.0.1 (the URL it "
+                                          "prints): its code, the invite and the seats")
 @typed_errors
 def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
-             as_json: bool) -> None:
+             as_json: bool, web: bool = False) -> None:
     """Take a seat at room CODE on the server at URL (or come back to yours). The table's
     game and options are shown when you are seated, its limits, trust model and keys when
     its header comes; --expect refuses one that differs (exit 1) before your seat signs
@@ -260,6 +262,19 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
     from zkbluff.server.client import SeatClient
     from zkbluff.server.expect import parse_expectations
 
+    if web:  # the same seat; the room's lobby also on a page (server/web_pages.py)
+        from zkbluff.server.web_pages import SitePages, lobby_client
+
+        page = SitePages()
+        page.start()
+        click.echo(f"your room: {page.lobby_url}  (this process's page, on this machine only)")
+        lobby = lobby_client(url, _home(home), name, _policy(bot_seed), page, click.echo,
+                             expect=parse_expectations(expect), is_bot=bot_seed is not None)
+        try:
+            _finish(_run_seat(lobby, lobby.join(code), home), as_json)
+        finally:
+            page.close()
+        return
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect),
                         is_bot=bot_seed is not None)
     _finish(_run_seat(client, client.join(code), home), as_json)
