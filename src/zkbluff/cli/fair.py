@@ -23,11 +23,25 @@ def fair_replay(record: str) -> None:
 
 
 @fair_group.command("verify")
-@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.argument("record", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option("--web", is_flag=True, help="serve the verifier page on 127.0.0.1 (drop a record or a transcript on it)")
 @typed_errors
-def fair_verify(record: str) -> None:
+def fair_verify(record: str | None, web: bool = False) -> None:
     """Exit 0 if the commitment and every listed outcome match, 1 on a mismatch, 2 if malformed."""
     from zkbluff.fair import verify_record
+
+    if web:
+        if record is not None:
+            raise click.UsageError("--web takes no RECORD: drop the file on the page")
+        from zkbluff.server.web_pages import serve_verifier
+
+        try:
+            serve_verifier(click.echo)
+        except KeyboardInterrupt:
+            click.echo("\nstopped")
+        return
+    if record is None:
+        raise click.UsageError("missing RECORD (or --web for the verifier page)")
 
     verify_record(read_json(record, "record"))
     click.echo("OK: the commitment opens and every recorded outcome recomputes")

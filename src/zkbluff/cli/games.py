@@ -419,11 +419,12 @@ def play_cmd(ctx: click.Context, game: str, mode: Optional[str], table: Optional
         rng = random.Random(base)
         human = 0
         if web:  # the same seat and match, its moves from a page (server/web_table.py)
+            from zkbluff.server.web_pages import SitePages
             from zkbluff.server.web_table import play_on_page
 
             private = f" --keys {keys}" if keys not in (None, "match") else ""
             try:
-                play_on_page(tab, path, bots, human, click.echo,
+                play_on_page(tab, path, bots, human, click.echo, server=SitePages(),
                              verify_command=f"zkbluff transcript verify {path}{private}", rng=rng)
             except KeyboardInterrupt:
                 click.echo(f"\nstopped. The transcript {path} is intact: `zkbluff play --resume {path}` continues it.")

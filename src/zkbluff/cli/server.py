@@ -204,10 +204,12 @@ def serve_cmd(host: str, port: int, data: str, proof_limit: float, idle_limit: f
 @bot_option
 @expect_option
 @json_option
+@click.option("--web", is_flag=True, help="the room's lobby on a page this process serves on 127.0.0.1 (the URL it "
+                                          "prints): its code with a copy button, the invite, Add bot / Remove, Start")
 @typed_errors
 def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tuple[str, ...],
              start_with: Optional[int], home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
-             as_json: bool) -> None:
+             as_json: bool, web: bool = False) -> None:
     """Create a room for GAME, take its first seat, and start once every seat is filled."""
     from zkbluff.cli.games import _options
     from zkbluff.server.client import SeatClient
@@ -221,6 +223,19 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
         extra += [f"--{key}={value}"]
     expected = parse_expectations(expect)
     chosen = _options(game, None, extra, spelt=lambda key: f"-o {key}")
+    if web:  # the same seat; the lobby's Add bot / Remove / Start from a page (server/web_pages.py)
+        from zkbluff.server.web_pages import SitePages, lobby_client
+
+        page = SitePages()
+        page.start()
+        click.echo(f"your room: {page.lobby_url}  (this process's page, on this machine only)")
+        lobby = lobby_client(url, _home(home), name, _policy(bot_seed), page, click.echo, add_bots=bots,
+                             expect=expected, is_bot=bot_seed is not None)
+        try:
+            _finish(_run_seat(lobby, lobby.host(game, chosen), home), as_json)
+        finally:
+            page.close()
+        return
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, add_bots=bots, expect=expected,
                         is_bot=bot_seed is not None, start_with=start_with)
     _finish(_run_seat(client, client.host(game, chosen), home), as_json)
@@ -234,9 +249,11 @@ def host_cmd(game: str, url: str, name: str, options: tuple[str, ...], bots: tup
 @bot_option
 @expect_option
 @json_option
+@click.option("--web", is_flag=True, help="the room's lobby on a page this process serves on 127.0.0.1 (the URL it "
+                                          "prints): its code, the invite and the seats")
 @typed_errors
 def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Optional[int], expect: tuple[str, ...],
-             as_json: bool) -> None:
+             as_json: bool, web: bool = False) -> None:
     """Take a seat at room CODE on the server at URL (or come back to yours). The table's
     game and options are shown when you are seated, its limits, trust model and keys when
     its header comes; --expect refuses one that differs (exit 1) before your seat signs
@@ -245,6 +262,19 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
     from zkbluff.server.client import SeatClient
     from zkbluff.server.expect import parse_expectations
 
+    if web:  # the same seat; the room's lobby also on a page (server/web_pages.py)
+        from zkbluff.server.web_pages import SitePages, lobby_client
+
+        page = SitePages()
+        page.start()
+        click.echo(f"your room: {page.lobby_url}  (this process's page, on this machine only)")
+        lobby = lobby_client(url, _home(home), name, _policy(bot_seed), page, click.echo,
+                             expect=parse_expectations(expect), is_bot=bot_seed is not None)
+        try:
+            _finish(_run_seat(lobby, lobby.join(code), home), as_json)
+        finally:
+            page.close()
+        return
     client = SeatClient(url, _home(home), name, _policy(bot_seed), click.echo, expect=parse_expectations(expect),
                         is_bot=bot_seed is not None)
     _finish(_run_seat(client, client.join(code), home), as_json)
@@ -253,10 +283,23 @@ def join_cmd(url: str, code: str, name: str, home: Optional[str], bot_seed: Opti
 @click.command("watch")
 @click.argument("url")
 @click.argument("code")
+@click.option("--web", is_flag=True, help="watch on a page this process serves on 127.0.0.1 (the URL it prints, "
+                                          "with its one-time token)")
 @typed_errors
-def watch_cmd(url: str, code: str) -> None:
+def watch_cmd(url: str, code: str, web: bool = False) -> None:
     """Watch room CODE: public lines only, each checked here as it comes."""
     from zkbluff.server.client import Spectator, run
+
+    if web:  # the same spectator, its narration also on a page (server/web_pages.py)
+        from zkbluff.server.web_pages import watch_on_page
+
+        try:
+            out = watch_on_page(url, code, click.echo)
+        except KeyboardInterrupt:
+            click.echo(f"\nstopped; `zkbluff watch {url} {code} --web` watches again")
+            sys.exit(2)
+        click.echo(f"{out['lines']} lines watched and verified")
+        return
 
     spectator = Spectator(url, click.echo)
     try:

@@ -14,7 +14,9 @@ def transcript_group() -> None:
 
 
 @transcript_group.command("verify")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False), required=False)
+@click.option("--web", is_flag=True, help="serve the drop-a-transcript verifier page on 127.0.0.1 (the URL it "
+                                          "prints, with its one-time token) instead of verifying FILE")
 @click.option("--keys", "keys_dir", type=click.Path(exists=True, file_okay=False), metavar="DIR",
               help="also trust the private key set in DIR (reported loudly); by default only the pinned "
                    "project keys and a verified per-match ceremony's keys are trusted")
@@ -23,13 +25,29 @@ def transcript_group() -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="print one JSON object {valid, line, code, message} (and the summary when valid) instead of text")
 @typed_errors
-def transcript_verify(file: str, keys_dir: str | None, seat_keys: tuple[str, ...], as_json: bool) -> None:
+def transcript_verify(file: str | None, keys_dir: str | None, seat_keys: tuple[str, ...], as_json: bool,
+                      web: bool = False) -> None:
     """Dispatch on the header's game; check every key is trusted, every signature, replay
     the rules, batch-verify every proof, check the closing line. Exit 0 valid, 1 with the
     first bad line (an untrusted key: line 1), 2 malformed (an unknown game included).
     A failure names its line and its reason code (docs/writing-your-own-verifier.md lists
     them), e.g. ``error: line 7: ... [line.signature]``. (The body is
-    :func:`zkbluff.cli_fast.transcript_verify`, which the plain forms reach without click.)"""
+    :func:`zkbluff.cli_fast.transcript_verify`, which the plain forms reach without click.)
+
+    With --web (and no FILE): a page on this machine where a dropped transcript (or seed
+    002 fairness record) is verified by this process (docs/web-table.md)."""
+    if web:
+        if file is not None or keys_dir or seat_keys or as_json:
+            raise click.UsageError("--web takes no FILE, --keys, --seat-key or --json: drop the file on the page")
+        from zkbluff.server.web_pages import serve_verifier
+
+        try:
+            serve_verifier(click.echo)
+        except KeyboardInterrupt:
+            click.echo("\nstopped")
+        return
+    if file is None:
+        raise click.UsageError("missing FILE (or --web for the verifier page)")
     from zkbluff.cli_fast import transcript_verify as run_verify
 
     known: dict[int, str] = {}

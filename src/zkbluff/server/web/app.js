@@ -112,6 +112,8 @@ function render(s) {
   $('title').textContent = s.game;
   $('match').textContent = `match ${s.match} · transcript ${s.transcript}`;
   document.body.dataset.game = s.kind;
+  $('rules-link').href = `rules/${encodeURIComponent(s.kind)}?t=${encodeURIComponent(token)}`;
+  $('verify-link').href = `verify?t=${encodeURIComponent(token)}`;
   for (const id of ['scores', 'pile', 'claim', 'turn', 'hand', 'actions', 'extra']) $(id).textContent = '';
   renderer.render(s, ui);
   const c = s.over ? null : s.clock;
