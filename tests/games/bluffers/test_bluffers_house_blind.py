@@ -10,7 +10,7 @@ import random
 import pytest
 
 from house_blind_helpers import coalition_view, fixed_shuffles, rotation
-from match_harness import StepClock, bots_for, step
+from match_harness import StepClock, bots_for, seeded_match, step
 from zkbluff.games.bluffers.rules import DECK, DRAW_ROUND_TAG
 from zkbluff.games.engine import house_blind_deal as hbd
 from zkbluff.games.engine.table import open_match
@@ -106,3 +106,78 @@ def test_a_coalition_of_the_house_and_every_seat_but_one_sees_the_same_for_two_h
     assert all(card is None for k, i, card in view_one[0] if 0 < k < final)  # no shuffled deck decrypts
     # the negative twin: with the honest seat's key too, the worlds differ
     assert coalition_view(one, (0, 1, 2)) != coalition_view(two, (0, 1, 2))
+
+
+# ---------------------------------------------------------------- faults
+
+def _withholding(monkeypatch, when):
+    """Seats withhold every deal line ``when(self, seat, due)`` says (the table then waits)."""
+    original = hbd.HouseBlindDeal._seat_line
+
+    def held(self, secrets, seat, view, prover):
+        due = self.due(view)
+        if due is not None and due[1] == seat and when(seat, due):
+            return None
+        return original(self, secrets, seat, view, prover)
+    monkeypatch.setattr(hbd.HouseBlindDeal, "_seat_line", held)
+
+
+def test_a_knocked_out_seat_that_withholds_its_key_line_keeps_its_place_and_drops_no_one(monkeypatch, tmp_path):
+    """Three seats: the first seat knocked out (place 3) withholds its key line of the next
+    round. Timed out, it is at fault — settled on the standing: it stays last (it does not
+    rise to 2nd) and the two standing seats keep their shared place 1; offline too."""
+    path = tmp_path / "ko_withholds.jsonl"
+    out: list[int] = []
+    _withholding(monkeypatch, lambda seat, due: bool(out) and seat == out[0] and due[2] < DRAW_ROUND_TAG)
+    tab, clock = seeded_match("bluffers", {"players": "3", "deal": "house-blind"}, seed=3, path=path)
+    bots, rng = bots_for(tab, 3), random.Random(3)
+    while not tab.over:
+        ko = tab.rules.public_state().knocked_out
+        if ko and not out:
+            out.append(ko[0])
+        step(tab, clock, bots, rng)
+    timeouts = [e["data"] for e in tab.writer.events if e["action"] == hbd.TIMEOUT]
+    assert timeouts and timeouts[0]["seat"] == out[0], (out, timeouts)  # the scenario happened
+    want = tuple(3 if s == out[0] else 1 for s in range(3))
+    assert tab.view.result().placements == want
+    report = verify_transcript(path)
+    assert report["complete"] and report["result"].placements == want
+
+
+def test_a_seat_at_fault_places_strictly_last_on_the_standing():
+    """The settlement rule itself: every other seat keeps its order on the standing, the
+    seat at fault goes below all of them (a worse standing place than everyone's is kept)."""
+    from types import SimpleNamespace
+
+    deal = hbd.HouseBlindDeal("bluffers", 4, DECK.size, lambda view: None, [5])
+    def placements(seat, standing):
+        pub = hbd.HouseBlindPublic(fault="withheld", fault_seat=seat)
+        return deal.outcome(SimpleNamespace(deal=pub), (0,) * 4, standing=standing).placements
+    assert placements(3, (1, 1, 3, 4)) == (1, 1, 3, 4)  # already last: kept
+    assert placements(2, (1, 1, 3, 4)) == (1, 1, 4, 3)  # knocked out later, withholds: below the first out
+    assert placements(0, (1, 1, 3, 4)) == (4, 1, 2, 3)  # a standing seat withholds: last; the rest keep order
+    assert placements(1, (1, 2, 2, 4)) == (1, 4, 2, 3)
+    assert placements(1, None) == (1, 2, 1, 1)  # no standing kept (Cheat): the seat at fault 2, the others 1
+    assert deal.outcome(SimpleNamespace(deal=hbd.HouseBlindPublic(fault="silent")), (0,) * 4,
+                        standing=(1, 1, 3, 4)).placements == (1, 1, 3, 4)  # the dealer at fault: the standing
+
+
+def test_a_seat_that_withholds_its_draw_key_line_is_timed_out_not_drawn_past(monkeypatch, tmp_path):
+    """The table card's draw binds no hand: its round is complete only once every seat's
+    key, shuffle and shares are in, so the dealer never draws on one key line; the seat
+    that withholds its key is timed out and placed last; offline too."""
+    path = tmp_path / "draw_withheld.jsonl"
+    _withholding(monkeypatch, lambda seat, due: seat == 1 and due[2] >= DRAW_ROUND_TAG)
+    tab, clock = table(3, path)
+    bots, rng = bots_for(tab, 2), random.Random(2)
+    for _ in range(60):
+        if tab.over:
+            break
+        step(tab, clock, bots, rng)
+    events = tab.writer.events
+    assert tab.over and [e["action"] for e in events[-2:]] == [hbd.TIMEOUT, "end"]
+    assert not any(e["action"] == "draw" for e in events)
+    assert events[-2]["data"]["seat"] == 1 and events[-2]["data"]["line"] == hbd.KEY
+    assert tab.view.result().placements == (1, 3, 1)
+    report = verify_transcript(path)
+    assert report["complete"] and report["result"].placements == (1, 3, 1)

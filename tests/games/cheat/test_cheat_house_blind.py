@@ -281,9 +281,9 @@ def test_a_seat_that_withholds_its_line_after_the_others_acted_is_at_fault_and_p
     tab.poll()
     assert tab.over and kinds(tab)[-2:] == [TIMEOUT, "end"]
     result = tab.view.result()
-    assert result.placements == (1, 1, 2)  # the withholder places last: withholding never helps
+    assert result.placements == (1, 1, 3)  # the withholder places strictly last: withholding never helps
     report = verify_transcript(path)
-    assert report["result"].placements == (1, 1, 2) and "seat 2 withheld" in report["result"].reason
+    assert report["result"].placements == (1, 1, 3) and "seat 2 withheld" in report["result"].reason
 
 
 def test_a_seat_sent_a_wrong_share_complains_and_any_verifier_upholds_it(monkeypatch, tmp_path):
@@ -327,7 +327,7 @@ def test_a_seat_sent_a_wrong_share_complains_and_any_verifier_upholds_it(monkeyp
     line = _signed(tab, view, 2, kind, d)
     view.apply(line)
     assert tab.spec.deal.fault(view.ledger)[0] == line["n"] and "seat 1" in tab.spec.deal.fault(view.ledger)[1]
-    assert view.over and view.result().placements == (1, 2, 1)  # the sender of the wrong share places last
+    assert view.over and view.result().placements == (1, 3, 1)  # the sender of the wrong share places strictly last
 
 
 def _signed(tab, view, seat, kind, data):
@@ -336,3 +336,45 @@ def _signed(tab, view, seat, kind, data):
     event = {"n": view.next_line, "prev": view.head, "seat": seat, "action": kind, "data": data,
              "at": tab.referee.clock()}
     return sign_line(tab.seats[seat].key, json.loads(json.dumps(event)))
+
+
+def test_a_wrong_share_fails_the_transcript_at_its_line_even_when_a_timeout_follows(monkeypatch, tmp_path):
+    """A house that does not check its share lines writes seat 1's wrong share of one of
+    seat 0's cards, drops seat 0's complaint and times seat 0 out: the offline verifier does
+    not blame the victim — the transcript fails at the share line (share.proof); the same
+    match with seat 1's honest share verifies, seat 0 at fault (the negative twin)."""
+    from zkbluff.protocol.elgamal import Share
+
+    def run(path, wrong):
+        def line(self, secrets, seat, view, prover):
+            due = self.due(view)
+            if seat == 0 and due is not None and due[0] == HAND:
+                return None  # the house censors seat 0's complaint and hand line
+            out = ORIGINAL(self, secrets, seat, view, prover)
+            if wrong and out is not None and seat == 1 and out[0] == SHARES:
+                owners = self._wanted(view)[1].owners
+                sh = [Share.from_json(s) for s in out[1]["shares"]]
+                i = next(k for k, s in enumerate(sh) if owners[s.card] == 0)
+                b = sh[i]
+                sh[i] = Share(b.seat, b.card, get_backend().g1_add(b.D, G), b.T1, b.T2, b.z)
+                out = (out[0], {**out[1], "shares": [s.to_json() for s in sh]})
+            return out
+        with monkeypatch.context() as m:
+            m.setattr(HouseBlindDeal, "_seat_line", line)
+            m.setattr(HouseBlindDeal, "_verify_shares", lambda *a, **k: None)  # the house's referee does not check
+            tab, clock = house_blind_table(3, path)
+            clock.now = tab.referee.deadline + 0.01
+            tab.poll()
+        assert kinds(tab)[-2:] == [TIMEOUT, "end"]
+        return tab
+
+    tab = run(tmp_path / "bad.jsonl", True)
+    bad = next(e for e in tab.writer.events if e["action"] == SHARES and e["seat"] == 1)
+    with pytest.raises(TranscriptError) as e:
+        report = verify_transcript(tmp_path / "bad.jsonl")
+        raise AssertionError(f"verified: {report['result']}")
+    assert e.value.code == "share.proof" and e.value.line == bad["n"], e.value
+    run(tmp_path / "ok.jsonl", False)
+    report = verify_transcript(tmp_path / "ok.jsonl")
+    assert report["complete"] and report["result"].placements == (3, 1, 1)
+    assert "seat 0 withheld its hand binding" in report["result"].reason

@@ -111,7 +111,9 @@ class Round:
 
     @property
     def complete(self) -> bool:
-        return len(self.hands) == len(self.binders)
+        """Every seat's key, shuffle and shares in and checked, and every binder's hand bound
+        (a public draw binds no hand: it is complete once its last share line is in)."""
+        return len(self.shares) == self.n and self.shares_checked and len(self.hands) == len(self.binders)
 
     @property
     def binders(self) -> list[int]:
@@ -484,17 +486,24 @@ class HouseBlindDeal(DealScheme):
 
     def outcome(self, ledger: Any, scores: tuple[int, ...],
                 standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:
-        """A seat at fault places last, every other seat first (withholding can only lose);
-        the engine's dealer at fault (it sent no deal after every hand was bound; it holds no
-        seat): settled on the ``standing`` at the fault."""
+        """Settled on the ``standing`` at the fault (the rules' standing places): the engine's
+        dealer at fault (it sent no deal after every hand was bound; it holds no seat) worsens
+        no seat's standing; a seat at fault places strictly last, below every other seat (a
+        standing place already worse than everyone's is kept), the others in their standing
+        order (withholding can only lose: a knocked-out seat cannot rise by it, nor turn a
+        leader's win into a draw). When the rules keep no standing: the seat at fault 2, every
+        other seat 1."""
         pub: HouseBlindPublic = ledger.deal
         if pub.fault is None:
             return None
-        if pub.fault_seat is None and standing is not None:
-            return Result(tuple(standing), scores,
-                          f"the deal ended the match: {pub.fault}; settled on the standing at the fault")
-        return Result(tuple(2 if s == pub.fault_seat else 1 for s in range(self.n_seats)), scores,
-                      f"the deal ended the match: {pub.fault}")
+        settled = "; settled on the standing at the fault"
+        if standing is None:
+            return Result(tuple(2 if s == pub.fault_seat else 1 for s in range(self.n_seats)), scores,
+                          f"the deal ended the match: {pub.fault}")
+        if pub.fault_seat is None:
+            return Result(tuple(standing), scores, f"the deal ended the match: {pub.fault}{settled}")
+        return Result(last_at_fault(tuple(standing), pub.fault_seat), scores,
+                      f"the deal ended the match: {pub.fault}{settled}, seat {pub.fault_seat} last")
 
     def fault(self, ledger: Any) -> Optional[tuple[int, str]]:
         """A fault the transcript proves: an upheld complaint, the dealer's silence; or (the
@@ -502,7 +511,9 @@ class HouseBlindDeal(DealScheme):
         needed) a share line that does not verify is :class:`TranscriptError` naming its line."""
         pub: HouseBlindPublic = ledger.deal
         x = pub.current
-        if pub.fault is None and x is not None and x.shares and not x.shares_checked:
+        # a seat's timeout ends no check: a share line before it must verify too (else a house that
+        # dropped a complaint would have the victim, timed out, blamed)
+        if (pub.fault is None or not pub.proven) and x is not None and x.shares and not x.shares_checked:
             try:
                 self._verify_shares(x.match_id, x, range(len(x.shares)))
             except InvalidShare as exc:  # the transcript fails at the share line, as a check at that line would
@@ -650,6 +661,14 @@ def describe_line(kind: str, data: Mapping[str, Any], who: str, names: Sequence[
     return proven(kind, data, who, names)
 
 
+def last_at_fault(standing: tuple[int, ...], seat: int) -> tuple[int, ...]:
+    """The places of ``standing`` (1 = best, ties share a place) with ``seat`` strictly
+    last: every other seat ranked among the others by its standing place, ``seat`` below all."""
+    n = len(standing)
+    others = [s for s in range(n) if s != seat]
+    return tuple(n if s == seat else 1 + sum(standing[t] < standing[s] for t in others) for s in range(n))
+
+
 def layout_now(deal: HouseBlindDeal, view: Any) -> DealLayout:
     want = deal._wanted(view)
     assert want is not None
@@ -681,6 +700,6 @@ def hands_then(n_hands: Sequence[int], hand: int, deck: int, board: int = 0) -> 
     return tuple(owners + [UNDEALT] * (deck - len(owners)))
 
 
-__all__ = ["HouseBlindDeal", "HouseBlindPublic", "Round", "SCHEME", "TRUST", "KEY", "SHUFFLE", "SHARES", "HAND",
+__all__ = ["HouseBlindDeal", "HouseBlindPublic", "Round", "last_at_fault", "SCHEME", "TRUST", "KEY", "SHUFFLE", "SHARES", "HAND",
            "COMPLAINT", "TIMEOUT", "binding_of", "describe_line", "binding_key_id", "full_deal", "hands_then", "InvalidProof",
            "InvalidShuffle"]
