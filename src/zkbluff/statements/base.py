@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from zkbluff.circuit.builder import LC, R1CS, ConstraintSystem, build, build_witness
 from zkbluff.errors import MalformedInput
@@ -159,15 +159,19 @@ class Statement:
     owner: Optional[str] = None
     #: valid random inputs for the tests and the vector generator: ``sample(rng) -> inputs``
     sample: Optional[Callable[[Any], dict]] = field(default=None, repr=False, compare=False)
+    #: what one proof discloses, in words, for the review: ``said(public values by name, who)``
+    #: (a game folder's own statements say it themselves; the shared ones are worded in the review)
+    said: Optional[Callable[[Mapping[str, int], str], str]] = field(default=None, repr=False, compare=False)
 
     @classmethod
     def declare(cls, name: str, params: tuple[tuple[str, Any], ...], inputs: Inputs,
                 synthesize: Callable[[ConstraintSystem, Optional[dict], dict], None],
                 native: Callable[[dict, dict], dict], doc: str = "", owner: Optional[str] = None,
-                sample: Optional[Callable[[Any], dict]] = None) -> "Statement":
+                sample: Optional[Callable[[Any], dict]] = None,
+                said: Optional[Callable[[Mapping[str, int], str], str]] = None) -> "Statement":
         """A statement whose public and private name lists come from its declaration."""
         return cls(name, params, inputs.public_names, inputs.private_names, synthesize, native, doc,
-                   declared=inputs, owner=owner, sample=sample)
+                   declared=inputs, owner=owner, sample=sample, said=said)
 
     @property
     def inputs(self) -> Inputs:

@@ -287,6 +287,7 @@ def test_every_function_of_the_deal_is_under_forty_lines():
 @dataclass(frozen=True)
 class Roll(Action):
     kind: ClassVar[str] = "roll"
+    role: ClassVar[Role] = Role.DEALER
     round: int
     sealed_hands: tuple[str, ...]
 
@@ -294,6 +295,7 @@ class Roll(Action):
 @dataclass(frozen=True)
 class Look(Action):
     kind: ClassVar[str] = "look"
+    role: ClassVar[Role] = Role.SEAT
 
 
 class RollRules(Rules):
@@ -347,7 +349,6 @@ class RollSpec(GameSpec):
     game = "roll-two"
     title = "Roll (two seats, the house rolls)"
     actions = (Roll, Look)
-    roles: ClassVar[Mapping[str, Role]] = {"roll": Role.DEALER, "look": Role.SEAT}
     n_seats = 2
     house_bot = random_bot = text = None  # type: ignore[assignment]
 

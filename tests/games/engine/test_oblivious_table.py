@@ -400,7 +400,7 @@ def test_the_deal_option_at_both_tables():
     for game in (CLASSIC, FIVE_UP):
         assert spec_for(game, {"deal": "oblivious"}).deal.__class__ is eng.ObliviousDeal
         assert spec_for(game, {"deal": "dealer"}).deal.__class__.__name__ == "ProvenDeal"
-        assert spec_class(game).option_values["deal"] == ("oblivious", "dealer")
+        assert spec_class(game).option_values["deal"] == ("oblivious", "dealer", "house-blind")
         with pytest.raises(MalformedInput, match="deal must be one of"):
             spec_for(game, {"deal": "house"})
     s = spec_for(CLASSIC, {"deal": "oblivious", "mode": "standard"})
@@ -408,7 +408,7 @@ def test_the_deal_option_at_both_tables():
     assert spec_for(FIVE_UP, {"deal": "oblivious"}).statements()[1] == "card.chosen_hand.v1@deck=52,hand=2"
     for args in (["demo", CLASSIC, "--deal", "house"], ["demo", "--deal", "house"], ["play", "--deal", "house"]):
         out = CliRunner().invoke(main, args)
-        assert out.exit_code == 2 and "deal must be one of ['oblivious', 'dealer'], got 'house'" in out.output
+        assert out.exit_code == 2 and "deal must be one of ['oblivious', 'dealer', 'house-blind'], got 'house'" in out.output
 
 
 def test_the_demo_plays_an_oblivious_match_and_verifies_it(tmp_path):

@@ -94,7 +94,8 @@ def disclosed(proof: Mapping[str, Any], names: Sequence[str]) -> str:
         values = {k: int(x) for k, x in zip(stmt.public, proof.get("public") or [])}
     except (MalformedInput, TypeError, ValueError):
         return f"{key} by {who}"
-    return f"{key.split('@')[0]} by {who}: {_said(stmt.name, values, who)}"
+    words = stmt.said(values, who) if stmt.said is not None else _said(stmt.name, values, who)
+    return f"{key.split('@')[0]} by {who}: {words}"
 
 
 # ---------------------------------------------------------------- the review

@@ -16,7 +16,7 @@ a die the seat no longer has. A seat's dice of a round are committed as
 from __future__ import annotations
 
 import random
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from zkbluff.circuit.builder import LC, ConstraintSystem
 from zkbluff.errors import MalformedInput
@@ -125,7 +125,7 @@ def roll_statement(dice: int = MAX_DICE) -> Statement:
                 "entropy": rng.randrange(r), "n_dice": rng.randint(1, dice), "context": rng.getrandbits(253)}
 
     return Statement.declare("dice.roll.v1", (("dice", dice), ("faces", FACES)), declared, synth, native,
-                             roll_statement.__doc__ or "", owner="liars_dice", sample=sample)
+                             roll_statement.__doc__ or "", owner="liars_dice", sample=sample, said=_roll_said)
 
 
 # ---------------------------------------------------------------- dice.count.v1
@@ -178,7 +178,21 @@ def count_statement(dice: int = MAX_DICE) -> Statement:
                 "wild": rng.randint(0, 1), "context": rng.getrandbits(253)}
 
     return Statement.declare("dice.count.v1", (("dice", dice), ("faces", FACES)), declared, synth, native,
-                             count_statement.__doc__ or "", owner="liars_dice", sample=sample)
+                             count_statement.__doc__ or "", owner="liars_dice", sample=sample, said=_count_said)
+
+
+def _roll_said(v: Mapping[str, int], who: str) -> str:
+    """What a ``dice.roll.v1`` proof discloses, for the review."""
+    return (f"{who}'s committed dice are the roll its committed secret and every seat's entropy give; "
+            f"the dice stay hidden")
+
+
+def _count_said(v: Mapping[str, int], who: str) -> str:
+    """What a ``dice.count.v1`` proof discloses, for the review: one number."""
+    face, count = v.get("face", 0), v.get("count", 0)
+    wild = " (ones wild)" if v.get("wild") and face != 1 else ""
+    return (f"one number: {count} of {who}'s dice show {face}{wild}; which dice, and the others, "
+            f"stay hidden")
 
 
 #: the statements Liar's Dice registers (the registry adds them after the shared catalog)
