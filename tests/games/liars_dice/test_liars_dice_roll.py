@@ -145,6 +145,7 @@ def test_a_seat_that_withholds_its_opening_is_timed_out_and_places_last(tmp_path
     holdout.deal_line = withhold  # type: ignore[method-assign]
     mh.play_to_end(tab, clock, until=lambda t: (tab.spec.deal.owed(t.view) or ("",))[0] == OPEN)
     assert tab.spec.deal.owed(tab.view)[:2] == (OPEN, [2])
+    held = tuple(tab.rules.s.dice)  # the dice each seat holds at the fault
     deadline = tab.referee.deadline
     clock.now = deadline
     assert tab.poll() is None  # at the deadline: not yet
@@ -153,7 +154,11 @@ def test_a_seat_that_withholds_its_opening_is_timed_out_and_places_last(tmp_path
     assert line["action"] == TIMEOUT and line["data"]["seat"] == 2 and line["data"]["line"] == OPEN
     assert tab.over
     result = tab.view.result()
-    assert result.placements == (1, 1, 2) and "seat 2 sent no roll.open" in result.reason
+    # strictly last; the others placed by the dice they hold (more dice, a better place), as at
+    # a dealer's fault: withholding lifts nobody and ties no leader
+    others = [s for s in range(3) if s != 2]
+    assert result.placements[2] == 3 and "seat 2 sent no roll.open" in result.reason
+    assert all(result.placements[s] == 1 + sum(held[t] > held[s] for t in others) for s in others)
     assert verify_transcript(path)["over"]
 
 

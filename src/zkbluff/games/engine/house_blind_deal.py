@@ -52,10 +52,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, ClassVar, Mapping, Optional, Sequence
 
 from zkbluff.errors import (
-    CommitmentMismatch, EarlyTimeout, IllegalMove, InvalidProof, InvalidShare, InvalidShuffle, MalformedInput,
+    CommitmentMismatch, IllegalMove, InvalidProof, InvalidShare, InvalidShuffle, MalformedInput,
     OutOfOrder, TranscriptError, UnfoundedComplaint,
 )
 from zkbluff.field import r
+from zkbluff.games.engine.deal_clock import OneLineDealClock, last_at_fault
 from zkbluff.games.engine.rules import Result
 from zkbluff.games.engine.spec import DealScheme, Role
 from zkbluff.protocol import dleq
@@ -197,11 +198,12 @@ def _at(exc: Exception, line: int) -> Exception:
     return exc
 
 
-class HouseBlindDeal(DealScheme):
+class HouseBlindDeal(OneLineDealClock, DealScheme):
     """The house-blind deal of ``n_seats`` seats over a deck of ``deck`` cards; see the module."""
 
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
+    timeout_kind: ClassVar[str] = TIMEOUT
     line_roles: ClassVar[Mapping[str, Role]] = {KEY: Role.SEAT, SHUFFLE: Role.SEAT, SHARES: Role.SEAT,
                                                 HAND: Role.SEAT, COMPLAINT: Role.SEAT, TIMEOUT: Role.REFEREE}
 
@@ -454,29 +456,11 @@ class HouseBlindDeal(DealScheme):
                                    f"(position {pos}, line {line}: share.proof)", fault_line=n, fault_seat=sender,
                                    proven=True)
 
-    # ---- time
-    def deal_deadline(self, view: Any) -> Optional[float]:
-        limits = view.header.get("limits", {})
-        if self.owed(view) is None or "deal" not in limits or view.head_at is None:
-            return None
-        return float(view.head_at) + float(limits["deal"])
-
-    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        deadline, step = self.deal_deadline(view), self.owed(view)
-        if deadline is None or step is None or now <= deadline:
-            return None
-        return TIMEOUT, {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
-
+    # ---- time (deal_deadline, referee_line: OneLineDealClock)
     def _check_timeout(self, view: Any, data: Any, event: Mapping[str, Any]) -> None:
-        step, deadline = self.owed(view), self.deal_deadline(view)
-        if step is None or deadline is None:
-            raise IllegalMove(f"{TIMEOUT}: nobody owes a deal line under a deal limit")
-        expected = {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
-        if data != expected:
-            raise IllegalMove(f"{TIMEOUT}: {data!r:.160}; the transcript gives {expected}", code="timeout.clock")
-        at = event.get("at")
-        if isinstance(at, bool) or not isinstance(at, (int, float)) or at <= deadline:
-            raise EarlyTimeout(f"{TIMEOUT}: declared at {at!r}, not after the deadline {deadline}")
+        deadline = self.check_timeout_line(view, data, event, code="timeout.clock")["deadline"]
+        step = self.owed(view)
+        assert step is not None  # the line was owed
         who = "the dealer" if step[1] is None else f"seat {step[1]}"
         what = {KEY: "its key", SHUFFLE: "its shuffle", SHARES: "its decryption shares", HAND: "its hand binding",
                 "deal": "the deal"}[step[0]]
@@ -659,14 +643,6 @@ def describe_line(kind: str, data: Mapping[str, Any], who: str, names: Sequence[
     from zkbluff.games.engine.proven_deal import describe_line as proven
 
     return proven(kind, data, who, names)
-
-
-def last_at_fault(standing: tuple[int, ...], seat: int) -> tuple[int, ...]:
-    """The places of ``standing`` (1 = best, ties share a place) with ``seat`` strictly
-    last: every other seat ranked among the others by its standing place, ``seat`` below all."""
-    n = len(standing)
-    others = [s for s in range(n) if s != seat]
-    return tuple(n if s == seat else 1 + sum(standing[t] < standing[s] for t in others) for s in range(n))
 
 
 def layout_now(deal: HouseBlindDeal, view: Any) -> DealLayout:

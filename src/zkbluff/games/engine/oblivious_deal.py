@@ -51,10 +51,11 @@ from types import SimpleNamespace
 from typing import Any, Callable, ClassVar, Mapping, Optional
 
 from zkbluff.errors import (
-    CommitmentMismatch, DealerFault, EarlyTimeout, IllegalMove, InvalidComplaint, MalformedInput, OutOfOrder,
+    CommitmentMismatch, DealerFault, IllegalMove, InvalidComplaint, MalformedInput, OutOfOrder,
     UnfoundedComplaint,
 )
 from zkbluff.games.engine.rules import Result
+from zkbluff.games.engine.deal_clock import OneLineDealClock
 from zkbluff.games.engine.spec import DealScheme, Role
 from zkbluff.protocol import oblivious_deal as od
 
@@ -125,11 +126,12 @@ def _rng(secrets: Mapping[str, Any], match_id: str, round_no: int, role: str) ->
                                      hashlib.sha256))
 
 
-class ObliviousDeal(DealScheme):
+class ObliviousDeal(OneLineDealClock, DealScheme):
     """The oblivious deal between seat ``chooser_seat`` and seat ``deck_seat``; see the module."""
 
     closing: ClassVar[Optional[str]] = None  # nothing is revealed after the match
     trust: ClassVar[str] = TRUST
+    timeout_kind: ClassVar[str] = TIMEOUT
     line_roles: ClassVar[Mapping[str, Role]] = {COMMIT: Role.SEAT, CHOOSE: Role.SEAT, TRANSFER: Role.SEAT,
                                                 HAND: Role.SEAT, COMPLAINT: Role.SEAT, TIMEOUT: Role.REFEREE}
 
@@ -303,34 +305,13 @@ class ObliviousDeal(DealScheme):
         view.ledger.deal = replace(pub, fault=f"seat {self.deck_seat} (the deck seat) sent a wrong card: {reason}",
                                    fault_line=n, fault_seat=self.deck_seat, proven=True)
 
-    # ---- time
-    def deal_deadline(self, view: Any) -> Optional[float]:
-        """While a seat owes its exchange line, or the dealer its deal: the last line's stamp
-        plus ``limits.deal``."""
-        limits = view.header.get("limits", {})
-        if self.owed(view) is None or "deal" not in limits or view.head_at is None:
-            return None
-        return float(view.head_at) + float(limits["deal"])
-
-    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        deadline, step = self.deal_deadline(view), self.owed(view)
-        if deadline is None or step is None or now <= deadline:
-            return None
-        return TIMEOUT, {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
-
+    # ---- time (deal_deadline, referee_line: OneLineDealClock)
     def _check_timeout(self, view: Any, data: Any, event: Mapping[str, Any]) -> None:
-        step, deadline = self.owed(view), self.deal_deadline(view)
-        if step is None or deadline is None:
-            raise IllegalMove("oblivious.timeout: nobody owes a deal line under a deal limit")
-        expected = {"seat": step[1], "line": step[0], "since": view.next_line - 1, "deadline": deadline}
-        if data != expected:
-            raise IllegalMove(f"oblivious.timeout: {data!r:.160}; the transcript gives {expected}")
-        at = event.get("at")
-        if isinstance(at, bool) or not isinstance(at, (int, float)) or at <= deadline:
-            raise EarlyTimeout(f"oblivious.timeout: declared at {at!r}, not after the deadline {deadline}")
-        who = "the dealer" if step[1] is None else f"seat {step[1]}"
-        view.ledger.deal = replace(view.ledger.deal, fault=f"{who} sent no {step[0]} by the deadline {deadline}",
-                                   fault_line=event["n"], fault_seat=step[1], proven=step[1] is None)
+        timed_out = self.check_timeout_line(view, data, event)
+        seat, deadline = timed_out["seat"], timed_out["deadline"]
+        who = "the dealer" if seat is None else f"seat {seat}"
+        view.ledger.deal = replace(view.ledger.deal, fault=f"{who} sent no {timed_out['line']} by the deadline "
+                                   f"{deadline}", fault_line=event["n"], fault_seat=seat, proven=seat is None)
 
     def outcome(self, ledger: Any, scores: tuple[int, ...],
                 standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:

@@ -36,10 +36,11 @@ import secrets as pysecrets
 from dataclasses import dataclass, replace
 from typing import Any, Callable, ClassVar, Mapping, Optional
 
-from zkbluff.errors import CommitmentMismatch, EarlyTimeout, IllegalMove, MalformedInput, OutOfOrder
+from zkbluff.errors import CommitmentMismatch, IllegalMove, MalformedInput, OutOfOrder
 from zkbluff.field import r
 from zkbluff.gadgets import native as nat
 from zkbluff.games.engine.rules import Result
+from zkbluff.games.engine.deal_clock import OneLineDealClock, last_at_fault
 from zkbluff.games.engine.spec import DealScheme, Role
 from zkbluff.games.liars_dice.statements import ROLL_ID, STATEMENTS, derive_dice, pack_dice
 from zkbluff.protocol.envelope import check_envelope
@@ -101,11 +102,12 @@ class RollPublic:
     proven: bool = False
 
 
-class DiceRoll(DealScheme):
+class DiceRoll(OneLineDealClock, DealScheme):
     """The roll for ``n_seats`` seats (see the module)."""
 
     closing: ClassVar[Optional[str]] = None
     trust: ClassVar[str] = TRUST
+    timeout_kind: ClassVar[str] = TIMEOUT
     line_roles: ClassVar[Mapping[str, Role]] = {COMMIT: Role.SEAT, OPEN: Role.SEAT, DICE: Role.SEAT,
                                                 TIMEOUT: Role.REFEREE}
     line_fields: Mapping[str, frozenset[str]] = {
@@ -236,33 +238,13 @@ class DiceRoll(DealScheme):
         return dice
 
     # ---- time
-    def deal_deadline(self, view: Any) -> Optional[float]:
-        limits = view.header.get("limits", {})
-        if self.owed(view) is None or "deal" not in limits or view.head_at is None:
-            return None
-        return float(view.head_at) + float(limits["deal"])
-
-    def _timeout_data(self, view: Any) -> Optional[dict[str, Any]]:
-        owed, deadline = self.owed(view), self.deal_deadline(view)
-        if owed is None or deadline is None:
-            return None
-        return {"seat": owed[1][0], "line": owed[0], "since": view.next_line - 1, "deadline": deadline}
-
-    def referee_line(self, view: Any, now: float) -> Optional[tuple[str, dict[str, Any]]]:
-        data = self._timeout_data(view)
-        if data is None or now <= data["deadline"]:
-            return None
-        return TIMEOUT, data
+    def owing_seat(self, who: Any) -> Optional[int]:
+        """The first of the seats that owe the line (None: the dealer owes its ``roll``)."""
+        first: Optional[int] = who[0]
+        return first
 
     def _check_timeout(self, view: Any, data: Any, event: Mapping[str, Any]) -> None:
-        expected = self._timeout_data(view)
-        if expected is None:
-            raise IllegalMove("roll.timeout: nobody owes a roll line under a deal limit")
-        if data != expected:
-            raise IllegalMove(f"roll.timeout: {data!r:.160}; the transcript gives {expected}")
-        at = event.get("at")
-        if isinstance(at, bool) or not isinstance(at, (int, float)) or at <= expected["deadline"]:
-            raise EarlyTimeout(f"roll.timeout: declared at {at!r}, not after the deadline {expected['deadline']}")
+        expected = self.check_timeout_line(view, data, event)
         seat = expected["seat"]
         who = "the dealer" if seat is None else f"seat {seat}"
         view.ledger.deal = replace(view.ledger.deal, fault=f"{who} sent no {expected['line']} by the deadline",
@@ -270,13 +252,17 @@ class DiceRoll(DealScheme):
 
     def outcome(self, ledger: Any, scores: tuple[int, ...],
                 standing: Optional[tuple[int, ...]] = None) -> Optional[Result]:
-        """A seat at fault places last, every other seat first; the dealer at fault: the
-        match is settled on the standing (the dice held)."""
+        """Settled on the standing (the dice held): the dealer at fault worsens no seat's place; a
+        seat at fault places strictly last (withholding cannot lift a seat or tie a leader).
+        Without a standing: the seat at fault 2, every other seat 1."""
         pub: RollPublic = ledger.deal
         if pub.fault is None:
             return None
         if pub.fault_seat is None and standing is not None:
             return Result(tuple(standing), scores, f"the roll ended the match: {pub.fault}; settled on the dice held")
+        if standing is not None and pub.fault_seat is not None:
+            return Result(last_at_fault(tuple(standing), pub.fault_seat), scores,
+                          f"the roll ended the match: {pub.fault}; settled on the dice held, seat {pub.fault_seat} last")
         return Result(tuple(2 if s == pub.fault_seat else 1 for s in range(self.n_seats)), scores,
                       f"the roll ended the match: {pub.fault}")
 
