@@ -6,7 +6,7 @@
 //
 // GAME: cheat (until one call made inside a calling window and one posted after a window closed
 // was refused: the process is then stopped by the test), mind-bluff (the series to its end, then
-// each game's review and Truth Replay stepped through), bluffers and five-up-two-down (to the end).
+// each game's review and Truth Replay stepped through), bluffers, five-up-two-down and liars-dice (to the end).
 // result: {"browser", "moves", "result", "log", "verified", "bodies" (every response body the page
 // received), "errors", and the game's own facts}
 'use strict';
@@ -154,6 +154,23 @@ async function fiveUp(page, facts) {
   }
 }
 
+async function liarsDice(page, facts) {
+  for (let i = 0; i < 300; i++) {
+    await waitActionable(page, ['#bid', '#dudo']);
+    if (await over(page)) break;
+    const v = await version(page);
+    if (await enabled(page, '#dudo') && facts.moves % 2 === 1) {
+      await page.click('#dudo'); facts.calls = (facts.calls || 0) + 1;
+    } else {
+      if (shot && !facts.shotTaken && facts.moves >= 1) { await page.screenshot({ path: shot, fullPage: true }); facts.shotTaken = true; }
+      facts.dice = await page.$$eval('#hand .die', (d) => d.length);
+      await page.click('#bid');  // the lowest raise, as the page offers it
+    }
+    facts.moves++;
+    await nextState(page, v);
+  }
+}
+
 (async () => {
   const browser = await launcher.launch({
     executablePath: chromium, headless: true,
@@ -169,7 +186,7 @@ async function fiveUp(page, facts) {
     page.on('response', (r) => { pending.push(r.text().then((t) => { bodies.push({ url: r.url(), status: r.status(), body: t }); }, () => {})); });
     await page.goto(url);
     const facts = { moves: 0 };
-    await { cheat, 'mind-bluff': mindBluff, bluffers, 'five-up-two-down': fiveUp }[game](page, facts);
+    await { cheat, 'mind-bluff': mindBluff, bluffers, 'five-up-two-down': fiveUp, 'liars-dice': liarsDice }[game](page, facts);
     if (game !== 'cheat') await page.waitForFunction(() => document.body.dataset.over === 'true', null, { timeout: 60000 });
     const result = game === 'cheat' ? null : await page.textContent('#result-words');
     const log = await page.$$eval('#log li', (items) => items.map((li) => li.innerText));

@@ -349,7 +349,7 @@ async def _away_three_turns_and_back(tmp_path):
     assert report["result"] is not None and bob_report["result"] is not None
     assert any(text.startswith("back in seat") for text in said)
     k = events.index(sealed_lines[-1])
-    assert any(e["seat"] == seat and e["action"] == "play" for e in events[k + 1:])  # her own plays after the seals
+    assert any(e["seat"] == seat and e["action"] in ("play", "call_bluff") for e in events[k + 1:])  # her own turns after the seals (a call is one)
     assert back.writer.events == events and bob.writer.events == events  # every copy equals the server's
     verified = verify_transcript(host.transcript)
     assert verified["complete"] and verified["lines"] == len(events)

@@ -153,6 +153,20 @@ def test_bluffers_a_match_clicked_against_the_house_bot(chromium: str, node_modu
 
 @pytest.mark.slow
 @pytest.mark.interop
+def test_liars_dice_a_match_clicked_against_the_house_bot(chromium: str, node_modules: Path, tmp_path: Path) -> None:
+    """Bids and Dudo clicked to the end: the seat sees its own dice, each call is settled by
+    every seat's proven count, and no die of another seat reaches the page."""
+    result, out, _ = _play("liars-dice", ["--seed", "3"], chromium, node_modules, tmp_path)
+    assert result["moves"] >= 2 and result.get("dice", 0) >= 1 and "dice" in result["result"], result["result"]
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert any(e["action"] == "bid" and e["seat"] == 0 for e in lines)
+    assert any(e["action"] == "count" for e in lines)  # a Dudo, settled by proven counts
+    _verifies(out, result)
+    _no_secret_in_any_response(result, out)
+
+
+@pytest.mark.slow
+@pytest.mark.interop
 def test_five_up_two_down_a_match_clicked(chromium: str, node_modules: Path, tmp_path: Path) -> None:
     result, out, _ = _play("five-up-two-down", ["--mode", "casual", "--seed", "3"], chromium, node_modules, tmp_path)
     assert result["moves"] >= 2 and result["result"]
@@ -185,7 +199,7 @@ def test_a_cheat_move_is_checked_against_the_seats_own_hand(move: dict[str, Any]
         TABLES["cheat"].intent(move, _CheatObs())
 
 
-@pytest.mark.parametrize("game", ["cheat", "mind-bluff", "bluffers", "five-up-two-down"])
+@pytest.mark.parametrize("game", ["cheat", "mind-bluff", "bluffers", "five-up-two-down", "liars-dice"])
 def test_each_seat_view_of_a_real_table_holds_its_own_secrets_only(game: str, tmp_path: Path) -> None:
     """A view is built from its seat's own observation: seat 0's view carries none of the
     other parties' secrets (nor its own beyond its hand), and its hand is its own."""

@@ -367,6 +367,63 @@ class BluffersWeb(WebGame):
         return Proceed() if obs.due not in (None, "turn") else None
 
 
+# ---------------------------------------------------------------- Liar's Dice
+
+class LiarsDiceWeb(WebGame):
+    """Liar's Dice: your own dice (only yours), every seat's dice count, the last bid in
+    words; bid a quantity and a face, or call Dudo. Counts are the client's own proofs."""
+
+    renderer = "liars-dice"
+    disclosures = frozenset({"count"})
+
+    def view(self, tab: Any, seat: int, names: Sequence[str]) -> dict[str, Any]:
+        from zkbluff.games.liars_dice.rules import FACES, Bid, Dudo, Phase
+
+        obs = tab.observation(seat)
+        s = obs.state
+        bids = [a for a in obs.legal if isinstance(a, Bid)]
+        may: list[str] = []
+        if not tab.over and s.phase is Phase.BID and s.to_move == seat:
+            may = (["bid"] if bids else []) + (["dudo"] if any(isinstance(a, Dudo) for a in obs.legal) else [])
+        bid = None
+        if s.bid is not None:
+            q, f, who = s.bid
+            bid = {"seat": who, "quantity": q, "face": f, "words": f"{_you(names, who, 'bid')} {q} × {f}"}
+        last = None
+        if s.last is not None:
+            e = s.last
+            last = {"words": "the round was void (a seat timed out); the dice are rolled again" if e.void else
+                    f"{names[e.caller]} called Dudo on {e.quantity} × {e.face}: {e.total} showed, so "
+                    f"{names[e.loser]} lost a die; nobody's dice were shown"}
+        return {
+            "seat": seat, "names": list(names), "dice": list(obs.dice), "diceCounts": list(s.dice),
+            "inPlay": s.in_play, "wild": s.wild, "round": s.round, "bid": bid, "last": last,
+            "phase": str(s.phase.value), "turn": None if tab.over or s.to_move is None else s.to_move,
+            "may": may, "faces": FACES, "lowest": ({"quantity": bids[0].quantity, "face": bids[0].face}
+                                                   if bids else None),
+        }
+
+    def intent(self, move: dict[str, Any], obs: Any) -> Any:
+        from zkbluff.games.liars_dice.moves import BidIntent, DudoIntent
+
+        kind = move.get("action")
+        if kind == "dudo":
+            return DudoIntent()
+        if kind == "bid":
+            quantity, face = move.get("quantity"), move.get("face")
+            if not isinstance(quantity, int) or not isinstance(face, int) or isinstance(quantity, bool) \
+                    or isinstance(face, bool):
+                raise MalformedInput("a bid is a whole quantity and a face")
+            return BidIntent(quantity, face)  # the rules refuse a bid that does not rise
+        raise _unknown(move, "bid or dudo")
+
+    def auto(self, obs: Any) -> Optional[Any]:
+        from zkbluff.games.liars_dice.moves import CountIntent
+        from zkbluff.games.liars_dice.rules import Phase
+
+        return CountIntent() if obs.state.phase is Phase.COUNT else None
+
+
 #: every game whose table the page draws, by the transcript header's ``game``
 TABLES: dict[str, WebGame] = {
     "proof-or-bluff": ProofOrBluffWeb(),
@@ -374,4 +431,5 @@ TABLES: dict[str, WebGame] = {
     "cheat": CheatWeb(),
     "mind-bluff": MindBluffWeb(),
     "bluffers": BluffersWeb(),
+    "liars-dice": LiarsDiceWeb(),
 }

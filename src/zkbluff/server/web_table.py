@@ -45,7 +45,7 @@ from zkbluff.errors import IllegalMove, MalformedInput
 #: the only addresses the page's server binds
 LOOPBACK = ("127.0.0.1",)
 #: the games whose table the page draws (the state :func:`seat_view` builds)
-WEB_GAMES = ("proof-or-bluff", "five-up-two-down", "cheat", "mind-bluff", "bluffers")
+WEB_GAMES = ("proof-or-bluff", "five-up-two-down", "cheat", "mind-bluff", "bluffers", "liars-dice")
 #: the page's files (package data beside this module): the generic page, and each game's renderer
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
