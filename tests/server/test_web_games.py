@@ -221,3 +221,26 @@ def test_each_seat_view_of_a_real_table_holds_its_own_secrets_only(game: str, tm
         assert not {c["id"] for c in view["hand"]} & theirs
     secrets_ = secret_values(tmp_path / "m.jsonl", 0)
     assert secrets_ and leaked([json.dumps(view)], secrets_) == set()
+
+
+@pytest.mark.parametrize("move", [
+    {"action": "bid", "quantity": True, "face": 3},      # a bool is not a quantity
+    {"action": "bid", "quantity": "2", "face": 3},       # nor is a string
+    {"action": "bid", "quantity": 2},                    # a face is needed
+    {"action": "raise", "quantity": 2, "face": 3},       # no such action
+])
+def test_a_liars_dice_page_move_that_is_not_a_bid_or_dudo_is_refused(move: dict[str, Any]) -> None:
+    from zkbluff.server.web_games import TABLES
+
+    with pytest.raises(MalformedInput):
+        TABLES["liars-dice"].intent(move, None)
+
+
+def test_a_liars_dice_bid_and_dudo_from_the_page_are_the_seats_intents() -> None:
+    """The positive twin: a whole bid and a Dudo become the seat's intents (whether the bid
+    rises is the rules' to judge, on the seat's own table)."""
+    from zkbluff.games.liars_dice.moves import BidIntent, DudoIntent
+    from zkbluff.server.web_games import TABLES
+
+    assert TABLES["liars-dice"].intent({"action": "bid", "quantity": 2, "face": 3}, None) == BidIntent(2, 3)
+    assert TABLES["liars-dice"].intent({"action": "dudo"}, None) == DudoIntent()
