@@ -1,4 +1,4 @@
-"""The first deal of a Proof or Bluff match through the match engine, oblivious against the
+"""The first deal of a Proof or Bluff match through the match engine, house-blind and oblivious against the
 house's deal in proof, printed as markdown.
 
     python benchmarks/oblivious_table.py [runs]
@@ -54,7 +54,7 @@ def main() -> None:
     print(f"| table | deal | first deal: wall (min / median) | CPU (min / median) |")
     print("|---|---|---|---|")
     for game, mode, shape in CASES:
-        for deal in ("oblivious", "dealer"):
+        for deal in ("house-blind", "oblivious", "dealer"):
             options = {"mode": mode, "deal": deal}
             for k in spec_for(game, options).statements():
                 load_keys(k)
