@@ -154,6 +154,13 @@ def main() -> None:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    # rows of sizes outside this run's range are kept, so `--min 19 --max 20` adds the big
+    # sizes (1 repetition each, see count) to a file that already has 2^10-2^18
+    kept: list[dict] = []
+    if args.out.exists():
+        with args.out.open(newline="") as f:
+            kept = [r for r in csv.DictReader(f)
+                    if not args.min <= int(r["input"].removeprefix("2^")) <= args.max]
     rows: list[dict] = []
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for lg in range(args.min, args.max + 1):
@@ -194,7 +201,7 @@ def main() -> None:
         with args.out.open("w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             w.writeheader()
-            w.writerows(rows)
+            w.writerows(sorted(kept + rows, key=lambda r: int(str(r["input"]).removeprefix("2^"))))
     print(f"run started {started}; wrote {args.out}", file=sys.stderr)
 
 
