@@ -139,6 +139,19 @@ def test_results_survive_a_reopen_in_wal_mode(tmp_path):
         SqliteResultStore(tmp_path / "junk.sqlite")
 
 
+def test_closing_twice_checkpoints_once_and_logs_no_error(tmp_path, caplog):
+    """A server that stops closes its store from two places (the app and its runner): the
+    second close is a no-op, not a logged "checkpoint at close failed"."""
+    s = SqliteResultStore(tmp_path / "r.sqlite")
+    s.record("m1", "bluffers", NOV, [seat("ana", 1, 5), seat("bo", 2, 1)])
+    with caplog.at_level("ERROR", logger="zkbluff"):
+        s.close()
+        s.close()
+    assert [r.getMessage() for r in caplog.records] == []
+    assert not (tmp_path / "r.sqlite-wal").exists() or (tmp_path / "r.sqlite-wal").stat().st_size == 0
+    assert SqliteResultStore(tmp_path / "r.sqlite").local_total("ana") == 5
+
+
 def test_the_leaderboard_is_the_same_on_sqlite_and_postgresql_for_the_same_matches(tmp_path, postgres_server):
     """Ties, bots, a seat that left, two months, two games, players whose order depends on
     case: both stores order bytes, even on a database whose collation is en-US (where

@@ -191,6 +191,7 @@ class SqliteResultStore(ResultStore):
     def __init__(self, path: Union[str, Path]):
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._closed = False
         try:  # created 0600 (it names every player's key); SQLite gives its -wal and -shm the same bits
             os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
             os.chmod(self.path, 0o600)
@@ -287,8 +288,12 @@ class SqliteResultStore(ResultStore):
 
     def close(self) -> None:
         """Checkpoint the WAL into the database file and close: after a stop the
-        ``.sqlite`` file alone holds every result (a copy of it is a whole backup)."""
+        ``.sqlite`` file alone holds every result (a copy of it is a whole backup). A second
+        close is a no-op (a stopping server closes from the app and from its runner)."""
         with self._lock:
+            if self._closed:
+                return
+            self._closed = True
             try:
                 self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             except sqlite3.Error as exc:
