@@ -60,3 +60,21 @@ def test_invalid_season_refused(store, bad):
 def test_default_season_is_this_month():
     assert check_season(None, datetime(2026, 5, 31, 23, 59, 59, tzinfo=timezone.utc)) == "2026-05"
     assert check_season("all") == "all" and check_season("2026-12") == "2026-12"
+
+
+@pytest.mark.parametrize("game", ["Bluffers", "liars dice", "", "x" * 41, 7])
+def test_a_malformed_game_filter_is_refused(store, game):
+    with pytest.raises(MalformedInput, match="game"):
+        board_json(store, "all", game=game)
+
+
+@pytest.mark.parametrize("limit", [0, 501, True, "5"])
+def test_a_limit_outside_1_to_500_is_refused(store, limit):
+    with pytest.raises(MalformedInput, match="limit"):
+        board_json(store, "all", limit=limit)
+
+
+def test_the_limit_cuts_the_board(store):
+    t = datetime(2026, 6, 1, tzinfo=timezone.utc)
+    store.record("l1", "bluffers", t, [seat("ann", 1, 20), seat("bob", 2, 10), seat("cat", 3, 5)])
+    assert [r["player"] for r in board_json(store, "2026-06", limit=2)["rows"]] == ["ann", "bob"]

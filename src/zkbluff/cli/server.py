@@ -321,16 +321,11 @@ def watch_cmd(url: str, code: str, web: bool = False) -> None:
 def leaderboard_cmd(season: Optional[str], game: Optional[str], data: str, limit: int,
                     results: Optional[str]) -> None:
     """Online points per player (matches with at least two real players), with tiers."""
-    import re
-    from datetime import datetime, timezone
-
     from zkbluff.errors import MalformedInput
-    from zkbluff.server.storage import open_result_store, season_of
+    from zkbluff.server.storage import open_result_store
+    from zkbluff.server.web_board import check_season
 
-    if season is None:
-        season = season_of(datetime.now(timezone.utc))
-    elif season != "all" and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", season):
-        raise MalformedInput(f"--season: expected YYYY-MM or all, got {season!r}")
+    season = check_season(season)
     path = Path(data) / "results.sqlite" if results is None else Path(results)
     if (results is None or "://" not in results) and not path.exists():
         raise MalformedInput(f"no results database at {path} (start `zkbluff serve --data {data}` first)")
